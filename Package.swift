@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "HandoffContent", dependencies: ["HandoffCore"]),
         // The daemon's YAML configuration file.
         .target(name: "HandoffConfig", dependencies: [
-            "HandoffCore",
+            "HandoffCore", "HandoffContent",
             .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore"]),

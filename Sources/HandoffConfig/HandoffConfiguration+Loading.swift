@@ -1,0 +1,101 @@
+import Foundation
+import HandoffCore
+import Yams
+
+extension HandoffConfiguration {
+    public init(contentsOf url: URL) throws(ConfigError) {
+        let text: String
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw .unreadable(file: url.path, reason: error.localizedDescription)
+        }
+        try self.init(yaml: text, file: url.path)
+    }
+
+    public init(yaml: String, file: String = "handoffd.yaml") throws(ConfigError) {
+        self.init()
+        let node: Node?
+        do { node = try Yams.compose(yaml: yaml) } catch { throw .syntax(file: file, reason: "\(error)") }
+        guard let node else { return }  // an empty file: all defaults
+        try Self.checkKeys(node, section: "", path: "", file: file)
+        let raw: ConfigFile
+        do { raw = try YAMLDecoder().decode(ConfigFile.self, from: node) } catch let error as DecodingError {
+            throw Self.describe(error, file: file)
+        } catch {
+            throw .syntax(file: file, reason: "\(error)")
+        }
+        try apply(raw, file: file)
+    }
+
+    private mutating func apply(_ raw: ConfigFile, file: String) throws(ConfigError) {
+        libraryPath = raw.library
+        if let l = raw.limits {
+            func positive(_ v: Int?, _ key: String) throws(ConfigError) -> Int? {
+                guard let v else { return nil }
+                if v <= 0 { throw .invalid(file: file, key: "limits.\(key)", reason: "must be a positive number") }
+                return v
+            }
+            sizePolicy.warnAbove = try positive(l.activity_warn_bytes, "activity_warn_bytes") ?? sizePolicy.warnAbove
+            sizePolicy.hardLimit = try positive(l.activity_max_bytes, "activity_max_bytes") ?? sizePolicy.hardLimit
+            codecLimits.maxDepth = try positive(l.decode_max_depth, "decode_max_depth") ?? codecLimits.maxDepth
+            codecLimits.maxValues = try positive(l.decode_max_values, "decode_max_values") ?? codecLimits.maxValues
+            codecLimits.maxBytes = try positive(l.decode_max_bytes, "decode_max_bytes") ?? codecLimits.maxBytes
+            if sizePolicy.hardLimit > codecLimits.maxBytes {
+                throw .invalid(file: file, key: "limits.activity_max_bytes",
+                               reason: "(\(sizePolicy.hardLimit)) exceeds limits.decode_max_bytes (\(codecLimits.maxBytes)); peers could not decode such activities")
+            }
+        }
+        if let entries = raw.activity_types {
+            var list: [ActivityTypeDeclaration] = []
+            for (i, e) in entries.enumerated() {
+                let key = "\(DeclaredActivityTypes.configKey)[\(i)].type"
+                do throws(ActivityError) {
+                    list.append(ActivityTypeDeclaration(type: try ActivityType(e.type),
+                                                        requiredKeys: Set(e.required_keys ?? []),
+                                                        payload: e.payload))
+                } catch {
+                    throw .invalid(file: file, key: key, reason: error.description)
+                }
+            }
+            do throws(ActivityError) { activityTypes = try DeclaredActivityTypes(list) } catch {
+                throw .invalid(file: file, key: DeclaredActivityTypes.configKey, reason: error.description)
+            }
+        }
+    }
+
+    private static func checkKeys(_ node: Node, section: String, path: String, file: String) throws(ConfigError) {
+        if let mapping = node.mapping {
+            let known = ConfigFile.knownKeys[section]
+            for (k, v) in mapping {
+                let name = k.string ?? "\(k)"
+                let keyPath = path.isEmpty ? name : "\(path).\(name)"
+                if let known, !known.contains(name) { throw .unknownKey(file: file, key: keyPath) }
+                try checkKeys(v, section: section.isEmpty ? name : "\(section).\(name)", path: keyPath, file: file)
+            }
+        } else if let sequence = node.sequence {
+            for (i, item) in sequence.enumerated() {
+                try checkKeys(item, section: section + "[]", path: "\(path)[\(i)]", file: file)
+            }
+        }
+    }
+
+    private static func describe(_ error: DecodingError, file: String) -> ConfigError {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("") { p, k in
+                if let i = k.intValue { return "\(p)[\(i)]" }
+                return p.isEmpty ? k.stringValue : "\(p).\(k.stringValue)"
+            }
+        }
+        switch error {
+        case .keyNotFound(let key, let ctx):
+            return .invalid(file: file, key: path(ctx.codingPath + [key]), reason: "is missing")
+        case .typeMismatch(let type, let ctx):
+            return .invalid(file: file, key: path(ctx.codingPath), reason: "must be \(type)")
+        case .valueNotFound(let type, let ctx):
+            return .invalid(file: file, key: path(ctx.codingPath), reason: "must be \(type), not empty")
+        case .dataCorrupted(let ctx):
+            return .invalid(file: file, key: path(ctx.codingPath), reason: ctx.debugDescription)
+        @unknown default:
+            return .syntax(file: file, reason: "\(error)")
+        }
+    }
+}

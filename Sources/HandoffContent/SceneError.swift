@@ -1,0 +1,25 @@
+import Foundation
+
+/// Why a route or a restoration activity was not applied to a scene.
+public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownBook(UUID)
+    case characterNotInTab(character: UUID, tab: UUID)
+    case navigationWithoutTab
+    case notARestorationActivity(String)
+    case malformedRestoration(String)
+
+    public var description: String {
+        switch self {
+        case .unknownBook(let id):
+            "book \(id.uuidString) is not in the library; the scene keeps its previous tab"
+        case .characterNotInTab(let c, let tab):
+            "character \(c.uuidString) does not belong to the tab's book \(tab.uuidString); the navigation is not applied"
+        case .navigationWithoutTab:
+            "a navigation path needs a selected book tab"
+        case .notARestorationActivity(let type):
+            "activity '\(type)' is not a scene restoration activity"
+        case .malformedRestoration(let detail):
+            "the restoration activity is damaged: \(detail); the scene starts fresh"
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// One entry of the machine's declared activity types (Info.plist's NSUserActivityTypes), with the
+/// userInfo keys every activity of that type must carry and the payload type it carries, if any.
+public struct ActivityTypeDeclaration: Sendable, Equatable {
+    public let type: ActivityType
+    public let requiredKeys: Set<String>
+    /// The typed payload's name (see `UserActivity.payloadTypeName`), when the type carries one.
+    public let payload: String?
+
+    public init(type: ActivityType, requiredKeys: Set<String> = [], payload: String? = nil) {
+        self.type = type
+        self.requiredKeys = requiredKeys
+        self.payload = payload
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// Decodes the canonical encoding from untrusted bytes.
+///
+/// Every length and count is checked against the bytes that remain before anything is allocated,
+/// recursion stops at `limits.maxDepth`, and non-canonical forms are refused so that one value has
+/// exactly one accepted encoding.
+public struct BoundedDecoder: Sendable {
+    public var limits: CodecLimits
+
+    public init(limits: CodecLimits = .default) { self.limits = limits }
+
+    public func decode(_ data: Data) throws(CodecError) -> PropertyListValue {
+        if data.count > limits.maxBytes {
+            throw .inputTooLarge(size: data.count, limit: limits.maxBytes)
+        }
+        var reader = Reader(bytes: Array(data), limits: limits)
+        try reader.expectHeader()
+        let value = try reader.readValue(depth: 1)
+        if reader.offset != reader.bytes.count {
+            throw .trailingBytes(count: reader.bytes.count - reader.offset)
+        }
+        return value
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        let limits: CodecLimits
+        var offset = 0
+        var valueCount = 0
+
+        var remaining: Int { bytes.count - offset }
+
+        mutating func expectHeader() throws(CodecError) {
+            guard bytes.count >= 2, bytes[0] == WireFormat.magic[0], bytes[1] == WireFormat.magic[1] else {
+                throw .badMagic
+            }
+            guard bytes.count >= 3 else { throw .truncated(offset: 2) }
+            guard bytes[2] == WireFormat.version else { throw .unsupportedFormatVersion(bytes[2]) }
+            offset = 3
+        }
+
+        mutating func readValue(depth: Int) throws(CodecError) -> PropertyListValue {
+            valueCount += 1
+            if valueCount > limits.maxValues { throw .tooManyValues(limit: limits.maxValues) }
+            let tagOffset = offset
+            let raw = try readByte()
+            guard let tag = WireTag(rawValue: raw) else { throw .unknownTag(raw, offset: tagOffset) }
+            switch tag {
+            case .string:
+                return .string(try readString())
+            case .integer:
+                return .integer(Varint.unzigzag(try readVarint()))
+            case .real:
+                return .real(Double(bitPattern: try readFixed()))
+            case .boolFalse:
+                return .bool(false)
+            case .boolTrue:
+                return .bool(true)
+            case .date:
+                let seconds = Double(bitPattern: try readFixed())
+                guard seconds.isFinite else { throw .nonCanonical("date is not finite", offset: tagOffset) }
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case .data:
+                return .data(Data(try readLengthPrefixed()))
+            case .array:
+                if depth > limits.maxDepth { throw .depthExceeded(limit: limits.maxDepth) }
+                let count = try readCount(minimumBytesEach: 1)
+                var items: [PropertyListValue] = []
+                items.reserveCapacity(count)
+                for _ in 0..<count { items.append(try readValue(depth: depth + 1)) }
+                return .array(items)
+            case .dictionary:
+                if depth > limits.maxDepth { throw .depthExceeded(limit: limits.maxDepth) }
+                let count = try readCount(minimumBytesEach: 2)
+                var dict: [String: PropertyListValue] = [:]
+                dict.reserveCapacity(count)
+                var previousKey: ArraySlice<UInt8>? = nil
+                for _ in 0..<count {
+                    let keyOffset = offset
+                    let keyBytes = try readLengthPrefixed()
+                    if let previousKey, !previousKey.lexicographicallyPrecedes(keyBytes) {
+                        throw .nonCanonical("dictionary keys out of order or repeated", offset: keyOffset)
+                    }
+                    guard let key = String(validating: keyBytes, as: UTF8.self) else {
+                        throw .invalidUTF8(offset: keyOffset)
+                    }
+                    // Swift compares strings by canonical equivalence: two different byte sequences
+                    // can be the same key, which must not silently overwrite each other.
+                    if dict[key] != nil {
+                        throw .nonCanonical("two keys are canonically equivalent", offset: keyOffset)
+                    }
+                    previousKey = keyBytes
+                    dict[key] = try readValue(depth: depth + 1)
+                }
+                return .dictionary(dict)
+            }
+        }
+
+        mutating func readByte() throws(CodecError) -> UInt8 {
+            guard offset < bytes.count else { throw .truncated(offset: offset) }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func readVarint() throws(CodecError) -> UInt64 {
+            let start = offset
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = try readByte()
+                if shift == 63 && byte > 1 { throw .nonCanonical("varint overflows 64 bits", offset: start) }
+                result |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 {
+                    if byte == 0 && offset - start > 1 {
+                        throw .nonCanonical("varint has redundant bytes", offset: start)
+                    }
+                    return result
+                }
+                shift += 7
+            }
+        }
+
+        mutating func readCount(minimumBytesEach: Int) throws(CodecError) -> Int {
+            let start = offset
+            let count = try readVarint()
+            // Each element needs at least a byte or two, so a count above this is a lie.
+            guard count <= UInt64(remaining / minimumBytesEach) else { throw .truncated(offset: start) }
+            let n = Int(count)
+            if n > limits.maxValues - valueCount { throw .tooManyValues(limit: limits.maxValues) }
+            return n
+        }
+
+        mutating func readLengthPrefixed() throws(CodecError) -> ArraySlice<UInt8> {
+            let start = offset
+            let length = try readVarint()
+            guard length <= UInt64(remaining) else { throw .truncated(offset: start) }
+            let end = offset + Int(length)
+            defer { offset = end }
+            return bytes[offset..<end]
+        }
+
+        mutating func readString() throws(CodecError) -> String {
+            let start = offset
+            let slice = try readLengthPrefixed()
+            guard let s = String(validating: slice, as: UTF8.self) else { throw .invalidUTF8(offset: start) }
+            return s
+        }
+
+        mutating func readFixed() throws(CodecError) -> UInt64 {
+            guard remaining >= 8 else { throw .truncated(offset: offset) }
+            var v: UInt64 = 0
+            for i in 0..<8 { v = (v << 8) | UInt64(bytes[offset + i]) }
+            offset += 8
+            return v
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Writes the one canonical encoding of a value: dictionary keys in UTF-8 byte order, minimal
+/// varints, fixed-width big-endian reals. Equal values give identical bytes, so encodings can be
+/// hashed and compared.
+public struct CanonicalEncoder: Sendable {
+    public var limits: CodecLimits
+
+    public init(limits: CodecLimits = .default) { self.limits = limits }
+
+    public func encode(_ value: PropertyListValue) throws(CodecError) -> Data {
+        var writer = Writer(limits: limits)
+        writer.bytes.append(contentsOf: WireFormat.magic)
+        writer.bytes.append(WireFormat.version)
+        try writer.write(value, depth: 1)
+        if writer.bytes.count > limits.maxBytes {
+            throw .inputTooLarge(size: writer.bytes.count, limit: limits.maxBytes)
+        }
+        return Data(writer.bytes)
+    }
+
+    private struct Writer {
+        let limits: CodecLimits
+        var bytes: [UInt8] = []
+        var valueCount = 0
+
+        mutating func write(_ value: PropertyListValue, depth: Int) throws(CodecError) {
+            valueCount += 1
+            if valueCount > limits.maxValues { throw .tooManyValues(limit: limits.maxValues) }
+            switch value {
+            case .string(let s):
+                tag(.string)
+                writeBytes(Array(s.utf8))
+            case .integer(let i):
+                tag(.integer)
+                writeVarint(Varint.zigzag(i))
+            case .real(let d):
+                tag(.real)
+                writeFixed(d.bitPattern)
+            case .bool(let b):
+                tag(b ? .boolTrue : .boolFalse)
+            case .date(let date):
+                tag(.date)
+                writeFixed(date.timeIntervalSinceReferenceDate.bitPattern)
+            case .data(let d):
+                tag(.data)
+                writeBytes(Array(d))
+            case .array(let items):
+                if depth > limits.maxDepth { throw .depthExceeded(limit: limits.maxDepth) }
+                tag(.array)
+                writeVarint(UInt64(items.count))
+                for item in items { try write(item, depth: depth + 1) }
+            case .dictionary(let dict):
+                if depth > limits.maxDepth { throw .depthExceeded(limit: limits.maxDepth) }
+                tag(.dictionary)
+                writeVarint(UInt64(dict.count))
+                let keys = dict.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                for key in keys {
+                    writeBytes(Array(key.utf8))
+                    try write(dict[key]!, depth: depth + 1)
+                }
+            }
+            if bytes.count > limits.maxBytes {
+                throw .inputTooLarge(size: bytes.count, limit: limits.maxBytes)
+            }
+        }
+
+        mutating func tag(_ t: WireTag) { bytes.append(t.rawValue) }
+
+        mutating func writeBytes(_ b: [UInt8]) {
+            writeVarint(UInt64(b.count))
+            bytes.append(contentsOf: b)
+        }
+
+        mutating func writeVarint(_ v: UInt64) { Varint.append(v, to: &bytes) }
+
+        mutating func writeFixed(_ v: UInt64) {
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        }
+    }
+}

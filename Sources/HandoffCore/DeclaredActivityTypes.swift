@@ -1,0 +1,52 @@
+import Foundation
+
+/// The activity types this machine publishes and accepts. Anything else is refused with an error
+/// that names the type and the configuration key that declares types.
+public struct DeclaredActivityTypes: Sendable {
+    /// The configuration key that lists declared types; named in every "undeclared" error.
+    public static let configKey = "activity_types"
+
+    public let declarations: [ActivityType: ActivityTypeDeclaration]
+
+    public init(_ list: [ActivityTypeDeclaration]) throws(ActivityError) {
+        var map: [ActivityType: ActivityTypeDeclaration] = [:]
+        for d in list {
+            if map[d.type] != nil { throw .duplicateDeclaration(d.type.rawValue) }
+            map[d.type] = d
+        }
+        declarations = map
+    }
+
+    public var types: [ActivityType] { declarations.keys.sorted() }
+
+    public func declaration(for type: ActivityType) throws(ActivityError) -> ActivityTypeDeclaration {
+        guard let d = declarations[type] else {
+            throw .undeclaredType(type.rawValue, configKey: Self.configKey)
+        }
+        return d
+    }
+
+    /// Checks an activity against its declaration, its own rules and the clock. Used before an
+    /// activity is advertised and again before it is continued.
+    public func validate(_ activity: UserActivity, at now: Date) throws(ActivityError) {
+        let declaration = try declaration(for: activity.type)
+        if activity.isExpired(at: now), let date = activity.expirationDate { throw .expired(date) }
+        let required = activity.requiredUserInfoKeys.union(declaration.requiredKeys)
+        for key in required.sorted() where activity.userInfo[key] == nil {
+            throw .missingRequiredKey(key)
+        }
+        if let payload = declaration.payload {
+            guard let found = activity.typedPayloadTypeName else { throw .payloadMissing }
+            if found != payload { throw .payloadTypeMismatch(expected: payload, found: found) }
+        }
+    }
+
+    /// `validate`, plus what only matters when advertising: Handoff eligibility and size.
+    public func validateForPublishing(
+        _ activity: UserActivity, at now: Date, sizePolicy: ActivitySizePolicy = .default
+    ) throws(ActivityError) -> ActivitySize {
+        guard activity.isEligibleForHandoff else { throw .notEligibleForHandoff }
+        try validate(activity, at: now)
+        return try activity.measureSize(policy: sizePolicy)
+    }
+}

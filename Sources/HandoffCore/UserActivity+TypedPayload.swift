@@ -1,0 +1,51 @@
+import Foundation
+
+/// A payload type may name itself, so that the name on the wire does not depend on the Swift type
+/// name in whichever program sends it.
+public protocol NamedActivityPayload {
+    static var payloadTypeName: String { get }
+}
+
+extension UserActivity {
+    /// The userInfo key under which the typed payload is stored.
+    public static let typedPayloadKey = reservedKeyPrefix + "payload"
+
+    public static func payloadTypeName<T>(of type: T.Type) -> String {
+        (type as? NamedActivityPayload.Type)?.payloadTypeName ?? String(describing: type)
+    }
+
+    /// The name of the payload type this activity carries, if any.
+    public var typedPayloadTypeName: String? {
+        userInfo[Self.typedPayloadKey]?.dictionaryValue?["type"]?.stringValue
+    }
+
+    /// Stores `value` as JSON inside userInfo, tagged with its type name.
+    public mutating func setTypedPayload<T: Encodable>(_ value: T) throws(ActivityError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json: Data
+        do { json = try encoder.encode(value) } catch { throw .payloadCorrupt("encoding failed: \(error)") }
+        var info = userInfo
+        info[Self.typedPayloadKey] = .dictionary([
+            "type": .string(Self.payloadTypeName(of: T.self)),
+            "json": .data(json),
+        ])
+        setUserInfoUnchecked(info)
+    }
+
+    /// Decodes the typed payload as `T`. Throws if there is none, if it was stored as another type,
+    /// or if its bytes do not decode.
+    public func typedPayload<T: Decodable>(_ type: T.Type) throws(ActivityError) -> T {
+        guard let entry = userInfo[Self.typedPayloadKey] else { throw .payloadMissing }
+        guard let dict = entry.dictionaryValue, let name = dict["type"]?.stringValue,
+            let json = dict["json"]?.dataValue
+        else { throw .payloadCorrupt("the payload entry is not a {type, json} dictionary") }
+        let expected = Self.payloadTypeName(of: T.self)
+        guard name == expected else { throw .payloadTypeMismatch(expected: expected, found: name) }
+        do {
+            return try JSONDecoder().decode(T.self, from: json)
+        } catch {
+            throw .payloadCorrupt("\(error)")
+        }
+    }
+}
