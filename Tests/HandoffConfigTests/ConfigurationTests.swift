@@ -1,0 +1,80 @@
+import Foundation
+import HandoffContent
+import HandoffCore
+import Testing
+@testable import HandoffConfig
+
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct ConfigurationTests {
+    @Test func shippedFileEqualsTheBuiltInDefaults() throws {
+        let shipped = try HandoffConfiguration(contentsOf: repositoryRoot.appendingPathComponent("config/handoffd.yaml"))
+        let defaults = HandoffConfiguration()
+        #expect(shipped.sizePolicy == defaults.sizePolicy)
+        #expect(shipped.codecLimits == defaults.codecLimits)
+        #expect(shipped.activityTypes.declarations == defaults.activityTypes.declarations)
+        #expect(shipped.libraryPath == nil)
+        #expect(defaults.activityTypes.types.count == HawkNotes.declarations.count)
+    }
+
+    @Test func emptyFileIsAllDefaults() throws {
+        let c = try HandoffConfiguration(yaml: "# nothing\n")
+        #expect(c.activityTypes.types == HandoffConfiguration().activityTypes.types)
+    }
+
+    @Test func valuesAreRead() throws {
+        let c = try HandoffConfiguration(yaml: """
+            library: /srv/lib.json
+            limits: { activity_max_bytes: 1000, decode_max_depth: 8 }
+            activity_types:
+              - type: org.example.note
+                required_keys: [noteID]
+            """)
+        #expect(c.libraryPath == "/srv/lib.json")
+        #expect(c.sizePolicy.hardLimit == 1000 && c.codecLimits.maxDepth == 8)
+        #expect(c.codecLimits.maxValues == CodecLimits.default.maxValues)
+        #expect(c.activityTypes.types.map(\.rawValue) == ["org.example.note"])
+        // Declared types replace the defaults, so a Hawk Notes type is now undeclared, naming the key.
+        let a = UserActivity(type: HawkNotes.bookDetail)
+        #expect(throws: ActivityError.undeclaredType(HawkNotes.bookDetail.rawValue, configKey: "activity_types")) {
+            try c.activityTypes.validate(a, at: Date())
+        }
+    }
+
+    @Test func unknownKeysNameTheirPath() {
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "activty_types")) { try HandoffConfiguration(yaml: "activty_types: []", file: "f") }
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_bytes")) { try HandoffConfiguration(yaml: "limits: {max_bytes: 1}", file: "f") }
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "activity_types[0].requires")) {
+            try HandoffConfiguration(yaml: "activity_types: [{type: a.b, requires: [x]}]", file: "f")
+        }
+    }
+
+    @Test func wrongKindsNameTheirKey() {
+        let e = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "limits: {decode_max_depth: deep}") }
+        #expect(e?.key == "limits.decode_max_depth")
+        let e2 = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "activity_types: [{payload: X}]") }
+        #expect(e2?.key == "activity_types[0].type")
+    }
+
+    @Test func invalidValues() {
+        let e = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "activity_types: [{type: a.b}, {type: nodots}]") }
+        #expect(e?.key == "activity_types[1].type")
+        let dup = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "activity_types: [{type: a.b}, {type: a.b}]") }
+        #expect(dup?.key == "activity_types")
+        let neg = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "limits: {decode_max_values: -1}") }
+        #expect(neg?.key == "limits.decode_max_values")
+        let over = #expect(throws: ConfigError.self) {
+            try HandoffConfiguration(yaml: "limits: {activity_max_bytes: 300000}")
+        }
+        #expect(over?.key == "limits.activity_max_bytes")
+    }
+
+    @Test func syntaxAndUnreadable() {
+        let e = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "limits: [unclosed") }
+        guard case .syntax? = e else { Issue.record("got \(String(describing: e))"); return }
+        let u = #expect(throws: ConfigError.self) { try HandoffConfiguration(contentsOf: URL(fileURLWithPath: "/nonexistent.yaml")) }
+        guard case .unreadable(let file, _)? = u else { Issue.record("got \(String(describing: u))"); return }
+        #expect(file == "/nonexistent.yaml")
+    }
+}

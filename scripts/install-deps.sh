@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian packages handoffd needs to build and test. Safe to run again: it calls
+# apt-get only when a package is missing.
+#
+# avahi-daemon's package starts the daemon on install. Our rule is that no avahi-daemon ever runs
+# in this machine's own network namespace, so service starts are denied while we install.
+set -euo pipefail
+
+PACKAGES=(
+  pkg-config            # SwiftPM finds libavahi-client through it
+  libavahi-client-dev   # the Avahi client library handoffd links
+  avahi-daemon          # started only inside test network namespaces
+  avahi-utils           # avahi-publish / avahi-browse: raw floor and foreign-publisher tests
+  dbus-daemon           # each test host runs its own system bus
+  iproute2              # ip netns, veth, bridge
+  util-linux            # nsenter, unshare
+  libsqlite3-dev        # GRDB's SQLite
+  procps                # pgrep/ps in test harnesses
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run this script as root to install them" >&2
+  exit 1
+fi
+
+made_policy=0
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  made_policy=1
+fi
+cleanup() { [ "$made_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d; true; }
+trap cleanup EXIT
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
