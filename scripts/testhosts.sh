@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Test hosts on one machine: each host is a network namespace joined to a bridge that lives in a
+# namespace of its own, plus a mount namespace in which the host has private /run/dbus and
+# /run/avahi-daemon, its own dbus-daemon and its own avahi-daemon. Nothing here creates a link,
+# address or process in the machine's own network namespace: veth pairs are made inside the
+# bridge namespace and their far ends moved straight into the host namespaces.
+#
+#   testhosts.sh up SET N            make hosts SET1..SETN (removes an older SET first)
+#   testhosts.sh down SET            remove every process, namespace and file of SET
+#   testhosts.sh exec HOST CMD...    run CMD inside HOST's network and mount namespaces
+#   testhosts.sh avahi HOST start|stop|kill|restart
+#   testhosts.sh dbus HOST start|stop
+#   testhosts.sh pid HOST            print the host's anchor PID (for nsenter -t PID -m -n)
+#   testhosts.sh addr HOST           print the host's IPv4 address
+#   testhosts.sh list                sets that exist
+#
+# SET is a short lowercase name (letters and digits, at most 8). Processes are ended by the PIDs
+# recorded here, or by `ip netns pids` of namespaces this script made; never by name.
+set -euo pipefail
+
+STATE=/run/handoff-testhosts
+die() { echo "testhosts: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (network and mount namespaces)"
+for tool in ip nsenter unshare dbus-daemon avahi-daemon; do
+  command -v "$tool" >/dev/null || die "$tool is missing; run scripts/install-deps.sh"
+done
+
+set_of() { echo "${1%%[0-9]*}"; }
+ns_of() { echo "hdt-$1"; }
+dir_of() { echo "$STATE/$(set_of "$1")/$1"; }
+anchor_of() {
+  local f; f="$(dir_of "$1")/anchor.pid"
+  [ -f "$f" ] || die "no host $1 (run: testhosts.sh up $(set_of "$1") N)"
+  cat "$f"
+}
+in_host() { local pid; pid=$(anchor_of "$1"); shift; nsenter -t "$pid" -m -n -- "$@"; }
+
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: poll until COMMAND succeeds
+  local limit=$1 what=$2; shift 2
+  local end=$(( $(date +%s%N) + limit * 1000000000 ))
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s%N)" -lt "$end" ] || die "timed out after ${limit}s waiting for $what"
+    sleep 0.05
+  done
+}
+
+kill_pidfile() {  # kill_pidfile FILE SIGNAL: end the recorded process if it is still ours
+  local f=$1 sig=${2:-TERM} pid
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill "-$sig" "$pid" 2>/dev/null || true
+    local n=0
+    while kill -0 "$pid" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.02; n=$((n + 1)); done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+avahi_conf() {  # avahi_conf HOST: the host's avahi-daemon.conf
+  cat <<EOF
+[server]
+host-name=$1
+use-ipv4=yes
+use-ipv6=yes
+allow-interfaces=eth0
+enable-dbus=yes
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-hinfo=no
+publish-workstation=no
+[reflector]
+[rlimits]
+EOF
+}
+
+avahi_running() { in_host "$1" avahi-daemon -c; }
+
+avahi_ctl() {
+  local host=$1 action=$2 d; d=$(dir_of "$host")
+  case "$action" in
+    start)
+      avahi_running "$host" && return 0
+      # A killed daemon leaves its pid file; avahi refuses to start over it.
+      in_host "$host" rm -f /run/avahi-daemon/pid
+      in_host "$host" avahi-daemon --no-drop-root --no-chroot --no-rlimits -f "$d/avahi-daemon.conf" -D
+      wait_for 10 "avahi-daemon on $host" avahi_running "$host"
+      in_host "$host" cat /run/avahi-daemon/pid > "$d/avahi.pid"
+      ;;
+    stop) kill_pidfile "$d/avahi.pid" TERM ;;
+    kill) kill_pidfile "$d/avahi.pid" KILL ;;
+    restart) avahi_ctl "$host" stop; avahi_ctl "$host" start ;;
+    *) die "avahi: start|stop|kill|restart" ;;
+  esac
+}
+
+dbus_ctl() {
+  local host=$1 action=$2 d; d=$(dir_of "$host")
+  case "$action" in
+    start)
+      in_host "$host" rm -f /run/dbus/pid /run/dbus/system_bus_socket
+      in_host "$host" dbus-daemon --system --fork --print-pid > "$d/dbus.pid"
+      wait_for 10 "dbus on $host" in_host "$host" test -S /run/dbus/system_bus_socket
+      ;;
+    stop) kill_pidfile "$d/dbus.pid" TERM; in_host "$host" rm -f /run/dbus/system_bus_socket ;;
+    *) die "dbus: start|stop" ;;
+  esac
+}
+
+host_up() {  # host_up SET INDEX
+  local set=$1 i=$2 host="$1$2" ns d br
+  ns=$(ns_of "$host"); br=$(ns_of "$set-br"); d=$(dir_of "$host")
+  mkdir -p "$d"
+  ip netns add "$ns"
+  ip -n "$br" link add "v$i" type veth peer name eth0 netns "$ns"
+  ip -n "$br" link set "v$i" master br0 up
+  ip -n "$ns" link set lo up
+  ip -n "$ns" addr add "10.213.$(set_number "$set").$i/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  avahi_conf "$host" > "$d/avahi-daemon.conf"
+  # The anchor holds the host's mount namespace (private /run/dbus, /run/avahi-daemon) alive.
+  ip netns exec "$ns" unshare --mount --propagation private sleep infinity &
+  echo $! > "$d/anchor.pid"
+  local pid; pid=$(cat "$d/anchor.pid")
+  wait_for 5 "anchor of $host" test "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" -a "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$(command -v sleep)")"
+  in_host "$host" mount -t tmpfs -o mode=755 tmpfs /run/dbus
+  in_host "$host" mkdir -p /run/avahi-daemon
+  in_host "$host" mount -t tmpfs -o mode=755 tmpfs /run/avahi-daemon
+  dbus_ctl "$host" start
+  avahi_ctl "$host" start
+}
+
+set_number() {  # a stable number 1..250 for a set name, so concurrent sets use distinct subnets
+  echo $(( $(printf '%s' "$1" | cksum | cut -d' ' -f1) % 250 + 1 ))
+}
+
+set_down() {
+  local set=$1 d
+  [ -d "$STATE/$set" ] || { ip netns list | grep -q "^hdt-$set" || return 0; }
+  for d in "$STATE/$set"/*/; do
+    [ -d "$d" ] || continue
+    kill_pidfile "$d/avahi.pid" TERM
+    kill_pidfile "$d/dbus.pid" TERM
+    kill_pidfile "$d/anchor.pid" KILL
+  done
+  # Anything still inside our namespaces was started there by a test: end it by PID.
+  local ns
+  for ns in $(ip netns list | awk '{print $1}' | grep "^hdt-$set[0-9]*$\|^hdt-$set-br$" || true); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+    ip netns delete "$ns" 2>/dev/null || true
+  done
+  rm -rf "${STATE:?}/$set"
+}
+
+cmd=${1:-}; shift || true
+case "$cmd" in
+  up)
+    set=${1:?SET}; n=${2:?N}
+    [[ "$set" =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "SET must be lowercase letters/digits, at most 8"
+    [[ "$set" =~ [0-9]$ ]] && die "SET must not end in a digit"
+    set_down "$set"
+    mkdir -p "$STATE/$set"
+    br=$(ns_of "$set-br")
+    ip netns add "$br"
+    ip -n "$br" link add br0 type bridge
+    ip -n "$br" link set br0 type bridge mcast_snooping 0
+    ip -n "$br" link set br0 up
+    for i in $(seq 1 "$n"); do host_up "$set" "$i"; done
+    echo "testhosts: ${set}1..${set}${n} up"
+    ;;
+  down) set_down "${1:?SET}" ;;
+  exec) host=${1:?HOST}; shift; in_host "$host" "$@" ;;
+  avahi) avahi_ctl "${1:?HOST}" "${2:?action}" ;;
+  dbus) dbus_ctl "${1:?HOST}" "${2:?action}" ;;
+  pid) anchor_of "${1:?HOST}" ;;
+  addr) echo "10.213.$(set_number "$(set_of "$1")").${1##*[a-z]}" ;;
+  list) ls "$STATE" 2>/dev/null || true ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
+esac
