@@ -1,0 +1,117 @@
+import CAvahi
+import Foundation
+import HandoffDiscovery
+import Logging
+
+/// The client's life: created with NO_FAIL (it waits for a missing daemon), replaced after it
+/// fails, retried while the D-Bus system bus is missing. Everything runs under the poll lock.
+extension AvahiDiscovery {
+    /// Where libdbus looks for the system bus.
+    static var systemBusSocket: String {
+        if let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"],
+           let path = address.split(separator: ",").first(where: { $0.hasPrefix("unix:path=") }) {
+            return String(path.dropFirst("unix:path=".count))
+        }
+        return "/run/dbus/system_bus_socket"
+    }
+
+    func makeClient() {
+        var error: Int32 = 0
+        let made = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, clientCallback, context, &error)
+        guard let made else {
+            let socket = Self.systemBusSocket
+            let problem: DiscoveryError = FileManager.default.fileExists(atPath: socket)
+                ? .avahi(code: error, message: avahiErrorText(error), during: "connecting to avahi-daemon")
+                : .dbusUnavailable(socket: socket)
+            report(problem)
+            schedule(.reconnect, afterMilliseconds: 500)
+            return
+        }
+        client = made
+    }
+
+    /// Logs and emits a problem once until it changes or clears, so a long outage is one line.
+    func report(_ problem: DiscoveryError) {
+        guard reportedProblem != problem.description else { return }
+        reportedProblem = problem.description
+        logger.error("discovery unavailable", metadata: ["error": "\(problem)"])
+        emit(.failure(problem))
+    }
+
+    func clientStateChanged(_ c: OpaquePointer, _ state: AvahiClientState) {
+        // Inside avahi_client_new the pointer is not stored yet: use the one passed here.
+        client = c
+        switch state {
+        case AVAHI_CLIENT_S_RUNNING:
+            if reportedProblem != nil { logger.info("avahi-daemon is available again") }
+            reportedProblem = nil
+            logger.debug("avahi client running", metadata: ["avahi.version": "\(String(cString: avahi_client_get_version_string(c)))"])
+            execute(machine.clientBecameRunning())
+            startBrowsing()
+        case AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
+            execute(machine.serverNotRunning())
+        case AVAHI_CLIENT_CONNECTING:
+            if reportedProblem == nil {
+                reportedProblem = "waiting"
+                logger.warning("avahi-daemon is not running; waiting for it (start it with: systemctl start avahi-daemon)")
+            }
+            forgetClientObjects(reason: "avahi-daemon is not running")
+        case AVAHI_CLIENT_FAILURE:
+            let code = avahi_client_errno(c)
+            let reason = avahiErrorText(code)
+            logger.warning("lost avahi-daemon; reconnecting", metadata: ["avahi.error": "\(reason)"])
+            forgetClientObjects(reason: reason)
+            // Not freed here, inside its own callback: a zero-delay timer replaces it.
+            schedule(.reconnect, afterMilliseconds: 0)
+        default:
+            break
+        }
+    }
+
+    /// The client's group, browser, resolvers and record browsers die with it; drop our pointers
+    /// and everything the peers table learnt through them.
+    func forgetClientObjects(reason: String) {
+        group = nil
+        browser = nil
+        for lookup in lookups.values { if let t = lookup.retryTimer { freeTimeout(t); timers[t] = nil } }
+        lookups = [:]
+        recordBrowsers = [:]
+        execute(machine.clientLost(reason: reason))
+        emit(table.removeAll())
+    }
+
+    func reconnect() {
+        guard !stopped else { return }
+        if let client { avahi_client_free(client) }
+        client = nil
+        makeClient()
+    }
+
+    func schedule(_ purpose: TimerPurpose, afterMilliseconds ms: UInt32) {
+        guard let api = avahi_threaded_poll_get(poll) else { return }
+        var tv = timeval()
+        avahi_elapse_time(&tv, ms, 0)
+        guard let t = api.pointee.timeout_new(api, &tv, timeoutCallback, context) else { return }
+        timers[t] = purpose
+        if case .retryResolve(let key) = purpose { lookups[key]?.retryTimer = t }
+    }
+
+    func freeTimeout(_ t: OpaquePointer) {
+        avahi_threaded_poll_get(poll)?.pointee.timeout_free(t)
+    }
+
+    func timerFired(_ t: OpaquePointer) {
+        guard let purpose = timers.removeValue(forKey: t) else { return }
+        freeTimeout(t)
+        guard !stopped else { return }
+        switch purpose {
+        case .reconnect:
+            reconnect()
+        case .restartBrowser:
+            startBrowsing()
+        case .retryResolve(let key):
+            lookups[key]?.retryTimer = nil
+            startResolver(key)
+        }
+    }
+}

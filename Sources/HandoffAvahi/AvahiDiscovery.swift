@@ -1,0 +1,134 @@
+import CAvahi
+import Foundation
+import HandoffDiscovery
+import Logging
+
+/// Discovery over a real avahi-daemon, through libavahi-client on an AvahiThreadedPoll.
+///
+/// Threading: Avahi calls back on the poll's thread with the poll's lock held; every public method
+/// takes that lock. All mutable state below is touched only under it, which is what makes the
+/// class safe to share. Never call a public method from inside an Avahi callback (the lock is not
+/// recursive); events leave through an AsyncStream for that reason.
+public final class AvahiDiscovery: Discovery, @unchecked Sendable {
+    public static let serviceType = "_handoff._tcp"
+
+    public let events: AsyncStream<DiscoveryEvent>
+    let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    let logger: Logger
+    let serviceType: String
+    let poll: OpaquePointer
+    /// Passed as userdata to every callback; retained until shutdown so callbacks never outlive us.
+    var context: UnsafeMutableRawPointer!
+
+    // Guarded by the poll lock.
+    var client: OpaquePointer?
+    var group: OpaquePointer?
+    var browser: OpaquePointer?
+    var machine: AdvertiserMachine
+    var table = PeerTable()
+    var lookups: [PeerTable.InstanceKey: Lookup] = [:]
+    var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
+    var timers: [OpaquePointer: TimerPurpose] = [:]
+    var reportedProblem: String?
+    var stopped = false
+
+    struct Lookup {
+        let domain: String
+        var resolver: OpaquePointer?
+        var recordBrowser: OpaquePointer?
+        var retryTimer: OpaquePointer?
+        var failures = 0
+    }
+
+    enum TimerPurpose: Equatable {
+        case reconnect
+        case restartBrowser
+        case retryResolve(PeerTable.InstanceKey)
+    }
+
+    /// Starts the Avahi client at once. If avahi-daemon is not running yet the client waits for it
+    /// and publishes as soon as it appears.
+    public init(serviceType: String = AvahiDiscovery.serviceType, logger: Logger = Logger(label: "handoffd.discovery")) throws(DiscoveryError) {
+        self.serviceType = serviceType
+        self.logger = logger
+        (events, continuation) = AsyncStream.makeStream()
+        guard let poll = avahi_threaded_poll_new() else {
+            throw .avahi(code: -1, message: "out of memory", during: "creating the Avahi poll thread")
+        }
+        self.poll = poll
+        // Milliseconds since 1970: grows across restarts, so peers holding our old TXT take the new one.
+        machine = AdvertiserMachine(initialSequence: UInt64(Date().timeIntervalSince1970 * 1000),
+                                    alternativeName: avahiAlternativeServiceName)
+        context = Unmanaged.passRetained(self).toOpaque()
+        // Before the poll thread runs no lock is needed; callbacks fire inside avahi_client_new.
+        makeClient()
+        if avahi_threaded_poll_start(poll) < 0 {
+            Unmanaged<AvahiDiscovery>.fromOpaque(context).release()
+            throw .avahi(code: -1, message: "thread start failed", during: "starting the Avahi poll thread")
+        }
+    }
+
+    public var peers: [DiscoveredPeer] { locked { table.peers } }
+
+    /// The name our advert holds once established; differs from the requested one after a collision.
+    public var nameInUse: String? { locked { machine.nameInUse } }
+
+    public func publish(_ advert: ServiceAdvert) throws(DiscoveryError) {
+        try lockedThrowing { () throws(DiscoveryError) in
+            if stopped { throw .stopped }
+            execute(try machine.publish(advert))
+        }
+    }
+
+    public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
+        try lockedThrowing { () throws(DiscoveryError) in
+            if stopped { throw .stopped }
+            execute(try machine.updateTXT(txt))
+        }
+    }
+
+    public func withdraw() { locked { execute(machine.withdraw()) } }
+
+    /// Withdraws the advert (avahi sends the goodbye), frees the client and stops the poll thread.
+    public func shutdown() {
+        let wasRunning: Bool = locked {
+            if stopped { return false }
+            stopped = true
+            execute(machine.withdraw())
+            for t in timers.keys { freeTimeout(t) }
+            timers = [:]
+            // Freeing the client frees its group, browsers and resolvers too.
+            if let client { avahi_client_free(client) }
+            client = nil; group = nil; browser = nil
+            lookups = [:]; recordBrowsers = [:]
+            return true
+        }
+        guard wasRunning else { return }
+        avahi_threaded_poll_stop(poll)
+        avahi_threaded_poll_free(poll)
+        continuation.finish()
+        Unmanaged<AvahiDiscovery>.fromOpaque(context).release()
+    }
+
+    func emit(_ event: DiscoveryEvent) { continuation.yield(event) }
+    func emit(_ events: [DiscoveryEvent]) { for e in events { continuation.yield(e) } }
+
+    func locked<T>(_ body: () -> T) -> T {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        return body()
+    }
+
+    func lockedThrowing<T>(_ body: () throws(DiscoveryError) -> T) throws(DiscoveryError) -> T {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        return try body()
+    }
+}
+
+/// Avahi's own renaming rule ("name" -> "name #2").
+@Sendable func avahiAlternativeServiceName(_ name: String) -> String {
+    guard let alt = avahi_alternative_service_name(name) else { return fakeAlternativeServiceName(name) }
+    defer { avahi_free(alt) }
+    return String(cString: alt)
+}

@@ -1,0 +1,114 @@
+/// The advertiser's desired state and what it takes to reach it, as a pure state machine. The
+/// desired advert lives here, in Swift, so that it can be replayed onto a new Avahi client after
+/// avahi-daemon restarts, and renamed after a collision. The executor (Avahi or the fake) performs
+/// the actions and feeds back what Avahi reports.
+public struct AdvertiserMachine: Sendable {
+    public enum Action: Sendable, Equatable {
+        /// Add the service to the entry group (creating the group if there is none).
+        case addService(name: String, port: UInt16, txt: TXTRecord)
+        case commit
+        case updateTXT(name: String, txt: TXTRecord)
+        case resetGroup
+        case emit(DiscoveryEvent)
+    }
+
+    public private(set) var desired: ServiceAdvert?
+    /// The name asked of Avahi: the desired one, or Avahi's alternative after a collision.
+    public private(set) var nameInUse: String?
+    /// The full TXT as published, with txtvers and seq.
+    public private(set) var publishedTXT: TXTRecord?
+    public private(set) var sequence: UInt64
+    public private(set) var isClientRunning = false
+    /// The service is in an entry group (registering or established).
+    public private(set) var groupActive = false
+    private let alternativeName: @Sendable (String) -> String
+
+    /// `initialSequence` should grow across restarts (a clock reading), so that peers that still
+    /// hold an old record take the new one.
+    public init(initialSequence: UInt64, alternativeName: @escaping @Sendable (String) -> String) {
+        sequence = initialSequence
+        self.alternativeName = alternativeName
+    }
+
+    public mutating func publish(_ advert: ServiceAdvert) throws(DiscoveryError) -> [Action] {
+        let txt = try compose(advert.txt, sequence: sequence + 1)
+        sequence += 1
+        if desired?.instanceName != advert.instanceName { nameInUse = advert.instanceName }
+        desired = advert
+        publishedTXT = txt
+        guard isClientRunning else { return [] }
+        let reset: [Action] = groupActive ? [.resetGroup] : []
+        groupActive = true
+        return reset + [.addService(name: nameInUse!, port: advert.port, txt: txt), .commit]
+    }
+
+    public mutating func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) -> [Action] {
+        guard var d = desired else { return [] }
+        let full = try compose(txt, sequence: sequence + 1)
+        sequence += 1
+        d.txt = txt
+        desired = d
+        publishedTXT = full
+        guard isClientRunning, groupActive, let name = nameInUse else { return [] }
+        return [.updateTXT(name: name, txt: full)]
+    }
+
+    public mutating func withdraw() -> [Action] {
+        desired = nil
+        nameInUse = nil
+        publishedTXT = nil
+        guard groupActive else { return [] }
+        groupActive = false
+        return [.resetGroup]
+    }
+
+    /// The Avahi server reached RUNNING: replay the desired advert.
+    public mutating func clientBecameRunning() -> [Action] {
+        var actions: [Action] = isClientRunning ? [] : [.emit(.avahiUp)]
+        isClientRunning = true
+        if let d = desired, let txt = publishedTXT, let name = nameInUse, !groupActive {
+            groupActive = true
+            actions += [.addService(name: name, port: d.port, txt: txt), .commit]
+        }
+        return actions
+    }
+
+    /// The server is re-registering its host name (REGISTERING or COLLISION state): our records
+    /// must be withdrawn now and added again once it is RUNNING.
+    public mutating func serverNotRunning() -> [Action] {
+        isClientRunning = false
+        guard groupActive else { return [] }
+        groupActive = false
+        return [.resetGroup]
+    }
+
+    /// The client is gone (daemon stopped, D-Bus lost); its entry group died with it.
+    public mutating func clientLost(reason: String) -> [Action] {
+        let wasUp = isClientRunning
+        isClientRunning = false
+        groupActive = false
+        return wasUp ? [.emit(.avahiDown(reason: reason))] : []
+    }
+
+    public mutating func groupEstablished() -> [Action] {
+        guard let name = nameInUse, groupActive else { return [] }
+        return [.emit(.published(name: name))]
+    }
+
+    /// Another host (or a local client) holds our name: take Avahi's alternative and keep it.
+    public mutating func collision() -> [Action] {
+        guard let d = desired, let name = nameInUse, let txt = publishedTXT else { return [] }
+        let next = alternativeName(name)
+        nameInUse = next
+        groupActive = true
+        return [.resetGroup, .addService(name: next, port: d.port, txt: txt), .commit]
+    }
+
+    public mutating func groupFailed(code: Int32, message: String) -> [Action] {
+        [.emit(.failure(.avahi(code: code, message: message, during: "registering the service")))]
+    }
+
+    private func compose(_ txt: TXTRecord, sequence: UInt64) throws(DiscoveryError) -> TXTRecord {
+        do throws(TXTError) { return try HandoffTXT.compose(txt, sequence: sequence) } catch { throw .txt(error) }
+    }
+}

@@ -1,0 +1,33 @@
+/// One address a peer was resolved to, with the interface it was seen on (needed to connect to an
+/// IPv6 link-local address).
+public struct PeerAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public enum Family: String, Sendable { case ipv4, ipv6 }
+
+    public let address: String
+    public let interfaceIndex: Int32
+    public let family: Family
+
+    public init(address: String, interfaceIndex: Int32, family: Family) {
+        self.address = address
+        self.interfaceIndex = interfaceIndex
+        self.family = family
+    }
+
+    public static func < (a: PeerAddress, b: PeerAddress) -> Bool {
+        (a.family == .ipv4 ? 0 : 1, a.address, a.interfaceIndex) < (b.family == .ipv4 ? 0 : 1, b.address, b.interfaceIndex)
+    }
+
+    public var description: String { family == .ipv6 ? "[\(address)%\(interfaceIndex)]" : address }
+}
+
+/// Another handoffd, as discovery sees it: resolved, with a well-formed handoffd TXT.
+public struct DiscoveredPeer: Sendable, Equatable {
+    public let name: String
+    public var hostName: String
+    public var port: UInt16
+    /// IPv4 first, then IPv6.
+    public var addresses: [PeerAddress]
+    /// The TXT with the highest sequence number seen, including `txtvers` and `seq`.
+    public var txt: TXTRecord
+    public var sequence: UInt64
+}

@@ -1,0 +1,24 @@
+/// What this machine advertises: one `_handoff._tcp` instance.
+public struct ServiceAdvert: Sendable, Equatable {
+    public static let maxNameBytes = 63
+
+    public let instanceName: String
+    public let port: UInt16
+    public var txt: TXTRecord
+
+    /// The name must be 1-63 bytes of UTF-8 without control characters (a DNS label).
+    public init(instanceName: String, port: UInt16, txt: TXTRecord = .empty) throws(DiscoveryError) {
+        try Self.check(name: instanceName)
+        self.instanceName = instanceName
+        self.port = port
+        self.txt = txt
+    }
+
+    public static func check(name: String) throws(DiscoveryError) {
+        let bytes = name.utf8.count
+        if bytes == 0 || bytes > maxNameBytes { throw .invalidInstanceName(name, reason: "must be 1 to \(maxNameBytes) bytes, is \(bytes)") }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidInstanceName(name, reason: "must not contain control characters")
+        }
+    }
+}
