@@ -45,15 +45,21 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: poll until COMMAND succ
   done
 }
 
+alive() {  # alive PID: running and not a zombie (daemons are reaped late by PID 1)
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
 kill_pidfile() {  # kill_pidfile FILE SIGNAL: end the recorded process if it is still ours
   local f=$1 sig=${2:-TERM} pid
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+  if [ -n "$pid" ] && alive "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
     local n=0
-    while kill -0 "$pid" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.02; n=$((n + 1)); done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    while alive "$pid" && [ $n -lt 100 ]; do sleep 0.02; n=$((n + 1)); done
+    alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$f"
 }
@@ -87,7 +93,8 @@ avahi_ctl() {
       avahi_running "$host" && return 0
       # A killed daemon leaves its pid file; avahi refuses to start over it.
       in_host "$host" rm -f /run/avahi-daemon/pid
-      in_host "$host" avahi-daemon --no-drop-root --no-chroot --no-rlimits -f "$d/avahi-daemon.conf" -D
+      in_host "$host" avahi-daemon --no-drop-root --no-chroot --no-rlimits -f "$d/avahi-daemon.conf" -D \
+        </dev/null >>"$d/avahi.log" 2>&1
       wait_for 10 "avahi-daemon on $host" avahi_running "$host"
       in_host "$host" cat /run/avahi-daemon/pid > "$d/avahi.pid"
       ;;
@@ -103,7 +110,7 @@ dbus_ctl() {
   case "$action" in
     start)
       in_host "$host" rm -f /run/dbus/pid /run/dbus/system_bus_socket
-      in_host "$host" dbus-daemon --system --fork --print-pid > "$d/dbus.pid"
+      in_host "$host" dbus-daemon --system --fork --print-pid </dev/null > "$d/dbus.pid" 2>>"$d/dbus.log"
       wait_for 10 "dbus on $host" in_host "$host" test -S /run/dbus/system_bus_socket
       ;;
     stop) kill_pidfile "$d/dbus.pid" TERM; in_host "$host" rm -f /run/dbus/system_bus_socket ;;
@@ -123,15 +130,21 @@ host_up() {  # host_up SET INDEX
   ip -n "$ns" link set eth0 up
   avahi_conf "$host" > "$d/avahi-daemon.conf"
   # The anchor holds the host's mount namespace (private /run/dbus, /run/avahi-daemon) alive.
-  ip netns exec "$ns" unshare --mount --propagation private sleep infinity &
+  # Its stdio goes to /dev/null: a caller reading our output to EOF must not wait on it.
+  ip netns exec "$ns" unshare --mount --propagation private sleep infinity </dev/null >/dev/null 2>&1 &
   echo $! > "$d/anchor.pid"
   local pid; pid=$(cat "$d/anchor.pid")
-  wait_for 5 "anchor of $host" test "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" -a "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$(command -v sleep)")"
+  wait_for 5 "anchor of $host" anchor_ready "$pid"
   in_host "$host" mount -t tmpfs -o mode=755 tmpfs /run/dbus
   in_host "$host" mkdir -p /run/avahi-daemon
   in_host "$host" mount -t tmpfs -o mode=755 tmpfs /run/avahi-daemon
   dbus_ctl "$host" start
   avahi_ctl "$host" start
+}
+
+anchor_ready() {  # the anchor has left our mount namespace and become `sleep`
+  [ "$(readlink "/proc/$1/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] &&
+    [ "$(readlink "/proc/$1/exe")" = "$(readlink -f "$(command -v sleep)")" ]
 }
 
 set_number() {  # a stable number 1..250 for a set name, so concurrent sets use distinct subnets

@@ -1,0 +1,42 @@
+import Foundation
+import HandoffTestSupport
+import Testing
+
+/// A handoff-discovery-probe running inside one test host.
+struct Probe {
+    let child: ChildProcess
+
+    static func start(_ hosts: TestHostSet, _ i: Int) throws -> Probe {
+        let p = Probe(child: try hosts.spawn(i, BuiltProducts.path("handoff-discovery-probe")))
+        #expect(p.wait("ready", timeout: 5) { $0["ready"] != nil } != nil)
+        return p
+    }
+
+    func send(_ command: String) { child.send(command) }
+
+    /// Waits for a JSON line; records a test issue naming `what` if none comes by the deadline.
+    @discardableResult
+    func wait(_ what: String, from: Int = 0, timeout: Double = 5, _ match: (JSONLine) -> Bool) -> JSONLine? {
+        let line = child.waitForJSON(from: from, timeout: timeout, match)
+        if line == nil {
+            Issue.record("timed out after \(timeout)s waiting for \(what); output:\n\(child.output.suffix(20).joined(separator: "\n"))")
+        }
+        return line
+    }
+
+    func event(_ name: String, from: Int = 0, timeout: Double = 5, _ match: (JSONLine) -> Bool = { _ in true }) -> JSONLine? {
+        wait("event \(name)", from: from, timeout: timeout) { $0.event == name && match($0) }
+    }
+
+    /// The peer names the probe lists right now.
+    func peerNames() -> [String]? {
+        let from = child.output.count
+        send("peers")
+        guard let line = wait("peers", from: from, timeout: 5, { $0["peers"] != nil }) else { return nil }
+        return (line["peers"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted()
+    }
+
+    var lineCount: Int { child.output.count }
+}
+
+func seconds(_ ns: UInt64) -> Double { Double(ns) / 1e9 }

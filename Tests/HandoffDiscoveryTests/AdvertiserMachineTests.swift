@@ -1,0 +1,97 @@
+import Testing
+@testable import HandoffDiscovery
+
+@Suite struct AdvertiserMachineTests {
+    typealias A = AdvertiserMachine.Action
+    func machine() -> AdvertiserMachine { AdvertiserMachine(initialSequence: 100, alternativeName: fakeAlternativeServiceName) }
+    func advert(_ name: String = "alpha", txt: TXTRecord = .empty) -> ServiceAdvert { try! ServiceAdvert(instanceName: name, port: 7000, txt: txt) }
+    func full(_ seq: UInt64, _ txt: TXTRecord = .empty) -> TXTRecord { try! HandoffTXT.compose(txt, sequence: seq) }
+
+    @Test func publishWaitsForTheClient() throws {
+        var m = machine()
+        #expect(try m.publish(advert()).isEmpty)
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(101)), .commit])
+        #expect(m.groupEstablished() == [.emit(.published(name: "alpha"))])
+    }
+
+    @Test func publishWhileRunning() throws {
+        var m = machine()
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp)])
+        #expect(try m.publish(advert()) == [.addService(name: "alpha", port: 7000, txt: full(101)), .commit])
+        // A second publish replaces the first in the same group.
+        #expect(try m.publish(advert("beta")) == [.resetGroup, .addService(name: "beta", port: 7000, txt: full(102)), .commit])
+    }
+
+    @Test func txtUpdatesInPlaceAndRaisesTheSequence() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        let txt = try TXTRecord(["tok": "1"])
+        #expect(try m.updateTXT(txt) == [.updateTXT(name: "alpha", txt: full(102, txt))])
+        #expect(m.sequence == 102)
+        #expect(m.desired?.txt == txt)
+    }
+
+    @Test func tooLargeTXTIsATypedErrorAndChangesNothing() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        let big = try TXTRecord(["a": String(repeating: "x", count: 250), "b": String(repeating: "x", count: 130)])
+        let e = #expect(throws: DiscoveryError.self) { try m.updateTXT(big) }
+        guard case .txt(.recordTooLarge)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(m.sequence == 101)
+        #expect(m.publishedTXT == full(101))
+    }
+
+    @Test func collisionTakesTheAlternativeNameAndKeepsIt() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        #expect(m.collision() == [.resetGroup, .addService(name: "alpha #2", port: 7000, txt: full(101)), .commit])
+        #expect(m.collision() == [.resetGroup, .addService(name: "alpha #3", port: 7000, txt: full(101)), .commit])
+        #expect(m.groupEstablished() == [.emit(.published(name: "alpha #3"))])
+        // The taken name survives a TXT update and a reconnect.
+        #expect(try m.updateTXT(.empty) == [.updateTXT(name: "alpha #3", txt: full(102))])
+        _ = m.clientLost(reason: "x")
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha #3", port: 7000, txt: full(102)), .commit])
+    }
+
+    @Test func disconnectReplaysTheDesiredStateOnANewClient() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        #expect(m.clientLost(reason: "Daemon connection failed") == [.emit(.avahiDown(reason: "Daemon connection failed"))])
+        #expect(!m.groupActive)
+        // Updates while down are kept and go out with the re-publication.
+        let txt = try TXTRecord(["tok": "9"])
+        #expect(try m.updateTXT(txt).isEmpty)
+        #expect(m.clientLost(reason: "again").isEmpty)
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(102, txt)), .commit])
+    }
+
+    @Test func hostNameReRegistrationResetsThenReplays() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        #expect(m.serverNotRunning() == [.resetGroup])
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(101)), .commit])
+    }
+
+    @Test func withdraw() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        #expect(m.withdraw() == [.resetGroup])
+        #expect(m.withdraw().isEmpty)
+        #expect(m.collision().isEmpty)
+        #expect(try m.updateTXT(.empty).isEmpty)
+        _ = m.clientLost(reason: "x")
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp)])
+    }
+
+    @Test func alternativeNames() {
+        #expect(fakeAlternativeServiceName("a") == "a #2")
+        #expect(fakeAlternativeServiceName("a #2") == "a #3")
+        #expect(fakeAlternativeServiceName("a #x") == "a #x #2")
+    }
+}

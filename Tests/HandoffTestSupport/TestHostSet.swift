@@ -1,0 +1,98 @@
+import Foundation
+
+/// A set of test hosts made by scripts/testhosts.sh: network namespaces on a private bridge, each
+/// with its own dbus-daemon and avahi-daemon. Everything is removed by `tearDown` (also on deinit).
+public final class TestHostSet: @unchecked Sendable {
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let script = repositoryRoot.appendingPathComponent("scripts/testhosts.sh").path
+
+    /// Why test hosts cannot be made here, or nil when they can.
+    public static let unavailableReason: String? = {
+        if getuid() != 0 { return "needs root to create network namespaces; run scripts/test.sh as root" }
+        for tool in ["/usr/sbin/avahi-daemon", "/usr/bin/dbus-daemon", "/usr/bin/nsenter"] where !FileManager.default.fileExists(atPath: tool) {
+            return "\(tool) is missing; run scripts/install-deps.sh"
+        }
+        return nil
+    }()
+
+    public let name: String
+    public let count: Int
+    private var children: [ChildProcess] = []
+    private let lock = NSLock()
+    private var down = false
+
+    /// Makes hosts NAME1...NAMEcount. Names are random so that a crashed run cannot collide.
+    public init(count: Int) throws {
+        let letters = "abcdefghijklmnopqrstuvwxyz"
+        name = "t" + String((0..<6).map { _ in letters.randomElement()! })
+        self.count = count
+        try Self.script(["up", name, String(count)])
+    }
+
+    public func host(_ i: Int) -> String { "\(name)\(i)" }
+
+    /// The IPv4 address of host i.
+    public func address(_ i: Int) throws -> String { try Self.script(["addr", host(i)]).trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    /// Starts a program inside host i (its network and mount namespaces).
+    public func spawn(_ i: Int, _ executable: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
+        let pid = try Self.script(["pid", host(i)]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let env = environment.map { "\($0.key)=\($0.value)" }
+        let log = "/run/handoff-testhosts/\(name)/\(host(i))/children.log"
+        let child = try ChildProcess("/usr/bin/nsenter", ["-t", pid, "-m", "-n", "--", "/usr/bin/env"] + env + [executable] + arguments,
+                                     stderrPath: log)
+        lock.withLock { children.append(child) }
+        return child
+    }
+
+    /// Runs a program inside host i to completion and returns its output.
+    @discardableResult
+    public func run(_ i: Int, _ arguments: [String]) throws -> String { try Self.script(["exec", host(i)] + arguments) }
+
+    /// start | stop | kill | restart host i's avahi-daemon.
+    public func avahi(_ i: Int, _ action: String) throws { try Self.script(["avahi", host(i), action]) }
+
+    /// start | stop host i's dbus-daemon.
+    public func dbus(_ i: Int, _ action: String) throws { try Self.script(["dbus", host(i), action]) }
+
+    public func tearDown() {
+        let kids: [ChildProcess] = lock.withLock {
+            if down { return [] }
+            down = true
+            return children
+        }
+        for c in kids { c.stop() }
+        _ = try? Self.script(["down", name])
+    }
+
+    deinit { tearDown() }
+
+    @discardableResult
+    static func script(_ args: [String]) throws -> String {
+        let (status, output) = try Spawned.run(["/bin/bash", script] + args)
+        guard status == 0 else { throw TestHostError(command: args.joined(separator: " "), output: output) }
+        return output
+    }
+}
+
+public struct TestHostError: Error, CustomStringConvertible {
+    public let command: String
+    public let output: String
+    public var description: String { "testhosts.sh \(command) failed: \(output)" }
+}
+
+/// The built products folder (where handoff-discovery-probe lives), next to the test bundle.
+public enum BuiltProducts {
+    public static func path(_ name: String) -> String {
+        let bundle = Bundle.main.bundleURL
+        var dir = bundle
+        // The test runner's bundle sits in .build/<triple>/<config>/; products are beside it.
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return TestHostSet.repositoryRoot.appendingPathComponent(".build/debug/\(name)").path
+    }
+}
