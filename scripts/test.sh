@@ -7,5 +7,6 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
 scripts/install-deps.sh
+swift build
 swift build --build-tests
 swift test --skip-build --disable-xctest "$@"

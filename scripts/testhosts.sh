@@ -90,7 +90,9 @@ avahi_ctl() {
   local host=$1 action=$2 d; d=$(dir_of "$host")
   case "$action" in
     start)
-      avahi_running "$host" && return 0
+      # Our own record, not `avahi-daemon -c`: that one counts a killed daemon that PID 1 has not
+      # reaped yet (a zombie) as running.
+      [ -f "$d/avahi.pid" ] && alive "$(cat "$d/avahi.pid")" && return 0
       # A killed daemon leaves its pid file; avahi refuses to start over it.
       in_host "$host" rm -f /run/avahi-daemon/pid
       in_host "$host" avahi-daemon --no-drop-root --no-chroot --no-rlimits -f "$d/avahi-daemon.conf" -D \
