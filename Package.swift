@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "HandoffContent", dependencies: ["HandoffCore"]),
         // The daemon's YAML configuration file.
         .target(name: "HandoffConfig", dependencies: [
-            "HandoffCore", "HandoffContent",
+            "HandoffCore", "HandoffContent", "HandoffDiscovery",
             .product(name: "Yams", package: "Yams"),
         ]),
         // libavahi-client, seen only by HandoffAvahi.

@@ -14,13 +14,14 @@ struct ConfigFile: Decodable {
         var payload: String?
     }
 
+    var device_name: String?
     var library: String?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
 
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
-        "": ["library", "limits", "activity_types"],
+        "": ["device_name", "library", "limits", "activity_types"],
         "limits": ["activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes"],
         "activity_types[]": ["type", "required_keys", "payload"],
     ]

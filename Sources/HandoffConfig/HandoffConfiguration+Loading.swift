@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffDiscovery
 import Yams
 
 extension HandoffConfiguration {
@@ -28,6 +29,15 @@ extension HandoffConfiguration {
 
     private mutating func apply(_ raw: ConfigFile, file: String) throws(ConfigError) {
         libraryPath = raw.library
+        if let name = raw.device_name {
+            do throws(DiscoveryError) { try ServiceAdvert.check(name: name) } catch {
+                if case .invalidInstanceName(_, let reason) = error {
+                    throw .invalid(file: file, key: "device_name", reason: reason)
+                }
+                throw .invalid(file: file, key: "device_name", reason: error.description)
+            }
+            deviceName = name
+        }
         if let l = raw.limits {
             func positive(_ v: Int?, _ key: String) throws(ConfigError) -> Int? {
                 guard let v else { return nil }

@@ -42,6 +42,16 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         }
     }
 
+    @Test func deviceName() throws {
+        #expect(try HandoffConfiguration(yaml: "device_name: Küche").deviceName == "Küche")
+        #expect(HandoffConfiguration().deviceName == HandoffConfiguration.defaultDeviceName)
+        #expect(!HandoffConfiguration.defaultDeviceName.isEmpty)
+        let long = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "device_name: \(String(repeating: "x", count: 64))") }
+        #expect(long?.key == "device_name")
+        let empty = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "device_name: ''") }
+        #expect(empty?.key == "device_name")
+    }
+
     @Test func unknownKeysNameTheirPath() {
         #expect(throws: ConfigError.unknownKey(file: "f", key: "activty_types")) { try HandoffConfiguration(yaml: "activty_types: []", file: "f") }
         #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_bytes")) { try HandoffConfiguration(yaml: "limits: {max_bytes: 1}", file: "f") }
