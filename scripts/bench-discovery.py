@@ -37,6 +37,7 @@ class Child:
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
                                      start_new_session=True)
         self.lines = queue.Queue()
+        self.recent = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -47,13 +48,17 @@ class Child:
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
 
-    def wait(self, match, timeout=10.0):
+    def wait(self, match, timeout=10.0, what="a line"):
         end = time.monotonic() + timeout
         while True:
             left = end - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no matching line")
-            arrived, line = self.lines.get(timeout=left)
+            try:
+                if left <= 0:
+                    raise queue.Empty
+                arrived, line = self.lines.get(timeout=left)
+            except queue.Empty:
+                raise TimeoutError(f"timed out after {timeout}s waiting for {what}; recent: {self.recent[-5:]}")
+            self.recent.append(line)
             result = match(line)
             if result:
                 return arrived, line
@@ -125,11 +130,12 @@ def main():
 
         ours, raw, txt = [], [], []
         for i in range(args.trials):
+            print(f"trial {i + 1}/{args.trials}", file=sys.stderr, flush=True)
             # Ours: publish on A, resolved on B.
             name = f"ours-{i}"
             a.send(f"publish {name} 6000 fp=bench")
             _, sent = a.wait(command("publish"))
-            _, seen = b.wait(event("peerAppeared", lambda j: j["peer"]["name"] == name))
+            _, seen = b.wait(event("peerAppeared", lambda j: j["peer"]["name"] == name), what=f"B sees {name}")
             ours.append(t_of(seen) - t_of(sent))
 
             # TXT updates on the established service (more than 400 ms apart: avahi coalesces).
