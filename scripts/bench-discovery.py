@@ -135,7 +135,11 @@ def main():
             name = f"ours-{i}"
             a.send(f"publish {name} 6000 fp=bench")
             _, sent = a.wait(command("publish"))
-            _, seen = b.wait(event("peerAppeared", lambda j: j["peer"]["name"] == name), what=f"B sees {name}")
+            try:
+                _, seen = b.wait(event("peerAppeared", lambda j: j["peer"]["name"] == name), what=f"B sees {name}")
+            except TimeoutError:
+                print(f"A's recent output: {a.recent[-6:]}", file=sys.stderr)
+                raise
             ours.append(t_of(seen) - t_of(sent))
 
             # TXT updates on the established service (more than 400 ms apart: avahi coalesces).

@@ -42,6 +42,11 @@ extension AvahiDiscovery {
                 if rc < 0 { emit(.failure(.avahi(code: rc, message: avahiErrorText(rc), during: "updating the TXT record"))) }
             case .resetGroup:
                 if let group { avahi_entry_group_reset(group) }
+            case .discardGroup:
+                // Freeing withdraws the records (peers get the goodbye) and forgets the group's
+                // commit count.
+                if let group { avahi_entry_group_free(group) }
+                group = nil
             case .emit(let event):
                 if case .published(let name) = event { logger.info("advertising", metadata: ["service.name": "\(name)"]) }
                 emit(event)

@@ -8,7 +8,13 @@ public struct AdvertiserMachine: Sendable {
         case addService(name: String, port: UInt16, txt: TXTRecord)
         case commit
         case updateTXT(name: String, txt: TXTRecord)
+        /// Withdraw the records but keep the group (collisions: Avahi's per-group holdoff then
+        /// stops a rename loop).
         case resetGroup
+        /// Withdraw the records and free the group. A new advert gets a fresh group: Avahi holds
+        /// off a group's commits for 60 s after 15 of them, which reuse across publish/withdraw
+        /// cycles would hit.
+        case discardGroup
         case emit(DiscoveryEvent)
     }
 
@@ -37,7 +43,7 @@ public struct AdvertiserMachine: Sendable {
         desired = advert
         publishedTXT = txt
         guard isClientRunning else { return [] }
-        let reset: [Action] = groupActive ? [.resetGroup] : []
+        let reset: [Action] = groupActive ? [.discardGroup] : []
         groupActive = true
         return reset + [.addService(name: nameInUse!, port: advert.port, txt: txt), .commit]
     }
@@ -59,7 +65,7 @@ public struct AdvertiserMachine: Sendable {
         publishedTXT = nil
         guard groupActive else { return [] }
         groupActive = false
-        return [.resetGroup]
+        return [.discardGroup]
     }
 
     /// The Avahi server reached RUNNING: replay the desired advert.

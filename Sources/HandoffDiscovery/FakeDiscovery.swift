@@ -90,7 +90,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
                 execute(lock.withLock { machine.groupEstablished() })
             case .updateTXT(let name, let txt):
                 network.updateTXT(name: name, owner: self, txt: txt)
-            case .resetGroup:
+            case .resetGroup, .discardGroup:
                 network.unregister(owner: self)
             case .emit(let event):
                 continuation.yield(event)

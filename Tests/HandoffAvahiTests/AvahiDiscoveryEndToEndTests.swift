@@ -55,6 +55,21 @@ struct AvahiDiscoveryEndToEndTests {
         #expect(b.peerNames() == [])
     }
 
+    @Test func manyPublishWithdrawCyclesKeepPublishing() throws {
+        // Avahi holds off an entry group's commits for 60 s after 15 of them; each advert must get
+        // a fresh group.
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
+        for i in 0..<17 {
+            let from = b.lineCount
+            a.send("publish cycle-\(i) 5123")
+            guard b.event("peerAppeared", from: from, timeout: 5, { $0.peerName == "cycle-\(i)" }) != nil else { return }
+            a.send("withdraw")
+            guard b.event("peerRemoved", from: from, timeout: 5, { $0.string("name") == "cycle-\(i)" }) != nil else { return }
+        }
+    }
+
     @Test func shutdownSendsTheGoodbye() throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }

@@ -19,7 +19,7 @@ import Testing
         #expect(m.clientBecameRunning() == [.emit(.avahiUp)])
         #expect(try m.publish(advert()) == [.addService(name: "alpha", port: 7000, txt: full(101)), .commit])
         // A second publish replaces the first in the same group.
-        #expect(try m.publish(advert("beta")) == [.resetGroup, .addService(name: "beta", port: 7000, txt: full(102)), .commit])
+        #expect(try m.publish(advert("beta")) == [.discardGroup, .addService(name: "beta", port: 7000, txt: full(102)), .commit])
     }
 
     @Test func txtUpdatesInPlaceAndRaisesTheSequence() throws {
@@ -81,12 +81,23 @@ import Testing
         var m = machine()
         _ = m.clientBecameRunning()
         _ = try m.publish(advert())
-        #expect(m.withdraw() == [.resetGroup])
+        #expect(m.withdraw() == [.discardGroup])
         #expect(m.withdraw().isEmpty)
         #expect(m.collision().isEmpty)
         #expect(try m.updateTXT(.empty).isEmpty)
         _ = m.clientLost(reason: "x")
         #expect(m.clientBecameRunning() == [.emit(.avahiUp)])
+    }
+
+    @Test func everyNewAdvertGetsAFreshGroup() throws {
+        // Avahi holds a group's commits off for 60 s after 15; a publish/withdraw cycle must not reuse one.
+        var m = machine()
+        _ = m.clientBecameRunning()
+        for i in 0..<20 {
+            let actions = try m.publish(advert("n\(i)"))
+            #expect(!actions.contains(.resetGroup))
+            #expect(m.withdraw() == [.discardGroup])
+        }
     }
 
     @Test func alternativeNames() {
