@@ -10,11 +10,16 @@ let package = Package(
         .library(name: "HandoffConfig", targets: ["HandoffConfig"]),
         .library(name: "HandoffDiscovery", targets: ["HandoffDiscovery"]),
         .library(name: "HandoffAvahi", targets: ["HandoffAvahi"]),
+        .library(name: "HandoffLink", targets: ["HandoffLink"]),
+        .library(name: "HandoffState", targets: ["HandoffState"]),
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"4.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // Activities, property-list values, the bounded codec and declared types. Foundation only.
@@ -44,12 +49,29 @@ let package = Package(
             "HandoffAvahi", "HandoffDiscovery",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Identity keys, pairing, Noise sessions, framing, connection limits.
+        .target(name: "HandoffLink", dependencies: [
+            "HandoffCore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Persistence in SQLite through GRDB: the trust store (and scenes, later).
+        .target(name: "HandoffState", dependencies: [
+            "HandoffCore", "HandoffLink",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
+        .testTarget(name: "HandoffLinkTests", dependencies: [
+            "HandoffLink", "HandoffState",
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,60 @@
+@preconcurrency import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// This machine's long-term X25519 key pair, kept in the state directory as 32 raw bytes with
+/// mode 0600. Made on first start; a key file readable by anyone else is refused, not used.
+public struct IdentityKey: Sendable {
+    public static let fileName = "identity.key"
+
+    public let privateKey: X25519.PrivateKey
+    public var identity: PeerIdentity { PeerIdentity(publicKey: Array(privateKey.publicKey.rawRepresentation)) }
+
+    public init(privateKey: X25519.PrivateKey = X25519.PrivateKey()) { self.privateKey = privateKey }
+
+    /// Loads the key from `directory`, or makes and stores a new one if there is none.
+    public static func loadOrCreate(in directory: URL) throws(LinkError) -> IdentityKey {
+        let path = directory.appendingPathComponent(fileName).path
+        var st = stat()
+        if stat(path, &st) == 0 {
+            if st.st_mode & 0o077 != 0 {
+                throw .identity("\(path) is readable or writable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 600 \(path)` and check that nobody copied it")
+            }
+            if st.st_uid != geteuid() {
+                throw .identity("\(path) belongs to uid \(st.st_uid), not to handoffd's uid \(geteuid()); fix its owner")
+            }
+            guard let data = FileManager.default.contents(atPath: path), data.count == 32,
+                  let key = try? X25519.PrivateKey(rawRepresentation: data) else {
+                throw .identity("\(path) is not a 32-byte key; move it aside to make a new identity (peers must then pair again)")
+            }
+            return IdentityKey(privateKey: key)
+        }
+        let key = IdentityKey()
+        try DurableFile.write(Array(key.privateKey.rawRepresentation), to: path, mode: 0o600)
+        return key
+    }
+}
+
+/// Writes a file so that after a crash or power loss it holds either the old or the new content:
+/// a temporary file, fsync, rename, fsync of the directory.
+enum DurableFile {
+    static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(LinkError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let tmp = path + ".tmp-\(getpid())"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .identity("cannot create \(tmp): \(String(cString: strerror(errno))); check that \(dir) exists and is writable") }
+        var ok = bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) } == bytes.count
+        ok = ok && fchmod(fd, mode) == 0 && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(tmp, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(tmp)
+            throw .identity("cannot write \(path): \(why)")
+        }
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { fsync(dfd); close(dfd) }
+    }
+}

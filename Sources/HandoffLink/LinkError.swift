@@ -1,0 +1,33 @@
+/// Why a link connection or a pairing ended. Each case says what happened and, where a person can
+/// do something, what.
+public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    case frameTooLarge(size: Int, limit: Int)
+    case noise(NoiseError)
+    case unsupportedVersion(UInt8)
+    case badPreamble
+    case peerNotPaired(fingerprint: String)
+    case unexpectedPeer(expected: String, got: String)
+    case handshakeTimeout(seconds: Int)
+    case tooManyUnauthenticated
+    case closed
+    case identity(String)
+    case refused(PairingRefusal)
+    case pairing(PairingFailure)
+
+    public var description: String {
+        switch self {
+        case .frameTooLarge(let size, let limit): "a frame of \(size) bytes exceeds the limit of \(limit); the connection was closed"
+        case .noise(let e): e.description
+        case .unsupportedVersion(let v): "the peer speaks link protocol version \(v); update handoffd on the older machine"
+        case .badPreamble: "the peer is not a handoffd (bad preamble)"
+        case .peerNotPaired(let fp): "the peer's key \(fp) is not paired with this machine; pair first with `handoffctl pair`"
+        case .unexpectedPeer(let expected, let got): "expected the peer \(expected) but the key presented was \(got)"
+        case .handshakeTimeout(let s): "the handshake did not finish within \(s) s"
+        case .tooManyUnauthenticated: "too many unauthenticated connections; try again shortly"
+        case .closed: "the connection closed"
+        case .identity(let why): why
+        case .refused(let r): r.description
+        case .pairing(let f): f.description
+        }
+    }
+}

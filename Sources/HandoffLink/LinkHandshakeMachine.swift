@@ -1,0 +1,143 @@
+/// The link handshake as a pure state machine: preamble, then Noise XX. In session mode each
+/// side checks the other's static key against the trust store as soon as it learns it, and stops
+/// before any application byte moves if the key is not pinned. In pairing mode the keys are not
+/// checked (they are about to be pinned) and the Noise payloads carry the device names.
+public struct LinkHandshakeMachine: Sendable {
+    public enum Output: Sendable {
+        case send([UInt8])
+        case established(Established)
+        case failed(LinkError)
+    }
+
+    public struct Established: Sendable {
+        public let transport: NoiseTransport
+        public let peer: PeerIdentity
+        public let peerName: String?
+        public let handshakeHash: [UInt8]
+        public let mode: LinkMode
+    }
+
+    public struct Policy: Sendable {
+        /// Is this key pinned? (session mode)
+        public var isPinned: @Sendable (PeerIdentity) -> Bool
+        /// The initiator's expectation of whom it is calling, if any.
+        public var expectedPeer: PeerIdentity?
+        /// Responder, pairing mode: nil to accept, or why not.
+        public var pairingRefusal: @Sendable () -> PairingRefusal?
+
+        public init(isPinned: @escaping @Sendable (PeerIdentity) -> Bool, expectedPeer: PeerIdentity? = nil,
+                    pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }) {
+            self.isPinned = isPinned
+            self.expectedPeer = expectedPeer
+            self.pairingRefusal = pairingRefusal
+        }
+    }
+
+    private enum State { case idle, awaitingPreamble, handshaking, done }
+
+    private let role: NoiseHandshake.Role
+    private let identity: IdentityKey
+    private let localName: String
+    private let policy: Policy
+    private var mode: LinkMode
+    private var noise: NoiseHandshake?
+    private var state: State
+
+    public init(role: NoiseHandshake.Role, mode: LinkMode = .session, identity: IdentityKey, localName: String, policy: Policy) {
+        self.role = role
+        self.mode = mode
+        self.identity = identity
+        self.localName = localName
+        self.policy = policy
+        state = role == .initiator ? .idle : .awaitingPreamble
+    }
+
+    public var isDone: Bool { state == .done }
+
+    /// Initiator only: the preamble and the first Noise message.
+    public mutating func start() -> [Output] {
+        guard role == .initiator, state == .idle else { return [] }
+        let preamble = LinkPreamble(mode: mode)
+        var hs = NoiseHandshake(role: .initiator, prologue: preamble.bytes, staticKey: identity.privateKey)
+        state = .handshaking
+        do throws(NoiseError) {
+            let m1 = try hs.writeMessage()
+            noise = hs
+            return [.send(preamble.bytes), .send(m1)]
+        } catch {
+            return fail(.noise(error))
+        }
+    }
+
+    public mutating func receive(_ frame: [UInt8]) -> [Output] {
+        switch state {
+        case .done:
+            // Already decided; the connection is being closed, late frames change nothing.
+            return []
+        case .idle:
+            return fail(.noise(.outOfOrder("unexpected frame")))
+        case .awaitingPreamble:
+            let preamble: LinkPreamble
+            do throws(LinkError) { preamble = try LinkPreamble(parsing: frame) } catch { return fail(error) }
+            mode = preamble.mode
+            if mode == .pairing, let refusal = policy.pairingRefusal() {
+                state = .done
+                return [.send(refusal.frame), .failed(.refused(refusal))]
+            }
+            noise = NoiseHandshake(role: .responder, prologue: preamble.bytes, staticKey: identity.privateKey)
+            state = .handshaking
+            return []
+        case .handshaking:
+            if role == .initiator, frame.count == 2, frame[0] == PairingRefusal.marker {
+                return fail(.refused(PairingRefusal(rawValue: frame[1]) ?? .notAccepting))
+            }
+            do throws(LinkError) { return try step(frame) } catch { return fail(error) }
+        }
+    }
+
+    private mutating func step(_ frame: [UInt8]) throws(LinkError) -> [Output] {
+        guard var hs = noise else { throw .noise(.outOfOrder("no handshake")) }
+        defer { noise = hs }
+        let payload: [UInt8]
+        do throws(NoiseError) { payload = try hs.readMessage(frame) } catch { throw .noise(error) }
+        let names = mode == .pairing ? Array(localName.utf8.prefix(255)) : []
+        switch (role, hs.step) {
+        case (.responder, 1):
+            do throws(NoiseError) { return [.send(try hs.writeMessage(payload: names))] } catch { throw .noise(error) }
+        case (.initiator, 2):
+            let peer = try check(hs.remoteStatic)
+            let m3: [UInt8]
+            do throws(NoiseError) { m3 = try hs.writeMessage(payload: names) } catch { throw .noise(error) }
+            return [.send(m3), try established(hs, peer: peer, peerName: payload)]
+        case (.responder, 3):
+            let peer = try check(hs.remoteStatic)
+            return [try established(hs, peer: peer, peerName: payload)]
+        default:
+            throw .noise(.outOfOrder("handshake step \(hs.step)"))
+        }
+    }
+
+    /// Session mode: the key must be pinned (and be the one we called). Pairing: anything.
+    private func check(_ remote: [UInt8]?) throws(LinkError) -> PeerIdentity {
+        guard let remote else { throw .noise(.malformedMessage("no static key")) }
+        let peer = PeerIdentity(publicKey: remote)
+        if let expected = policy.expectedPeer, expected != peer {
+            throw .unexpectedPeer(expected: expected.fingerprint, got: peer.fingerprint)
+        }
+        if mode == .session, !policy.isPinned(peer) { throw .peerNotPaired(fingerprint: peer.fingerprint) }
+        return peer
+    }
+
+    private mutating func established(_ hs: NoiseHandshake, peer: PeerIdentity, peerName: [UInt8]) throws(LinkError) -> Output {
+        state = .done
+        let transport: NoiseTransport
+        do throws(NoiseError) { transport = try hs.split() } catch { throw .noise(error) }
+        let name = mode == .pairing ? String(decoding: peerName, as: UTF8.self) : nil
+        return .established(Established(transport: transport, peer: peer, peerName: name, handshakeHash: hs.handshakeHash, mode: mode))
+    }
+
+    private mutating func fail(_ error: LinkError) -> [Output] {
+        state = .done
+        return [.failed(error)]
+    }
+}

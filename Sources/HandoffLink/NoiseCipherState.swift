@@ -1,0 +1,48 @@
+@preconcurrency import Crypto
+import Foundation
+
+/// Noise CipherState (spec section 5.1) with ChaChaPoly: a key and a nonce counter that never
+/// repeats. Receiving with an implicit counter is what rejects replayed and reordered frames.
+public struct NoiseCipherState: Sendable {
+    static let maxNonce = UInt64.max  // reserved by the spec; reaching it ends the session
+    private(set) var key: SymmetricKey?
+    private(set) var nonce: UInt64 = 0
+
+    init(key: [UInt8]? = nil) { self.key = key.map { SymmetricKey(data: $0) } }
+
+    var hasKey: Bool { key != nil }
+
+    mutating func encrypt(ad: [UInt8], plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        guard let key else { return plaintext }
+        guard nonce < Self.maxNonce else { throw .nonceExhausted }
+        do {
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: Self.nonce(nonce), authenticating: ad)
+            nonce += 1
+            return Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            throw .malformedMessage("encryption failed")
+        }
+    }
+
+    mutating func decrypt(ad: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        guard let key else { return ciphertext }
+        guard nonce < Self.maxNonce else { throw .nonceExhausted }
+        guard ciphertext.count >= 16 else { throw .decryptFailed }
+        do {
+            let box = try ChaChaPoly.SealedBox(nonce: Self.nonce(nonce), ciphertext: ciphertext.dropLast(16), tag: ciphertext.suffix(16))
+            let plain = try ChaChaPoly.open(box, using: key, authenticating: ad)
+            // The counter moves only on success, so a forged frame cannot desynchronise the session.
+            nonce += 1
+            return Array(plain)
+        } catch {
+            throw .decryptFailed
+        }
+    }
+
+    /// 32 bits of zeros, then the counter little-endian (the ChaChaPoly nonce of the spec).
+    static func nonce(_ n: UInt64) -> ChaChaPoly.Nonce {
+        var bytes = [UInt8](repeating: 0, count: 12)
+        for i in 0..<8 { bytes[4 + i] = UInt8(truncatingIfNeeded: n >> (8 * UInt64(i))) }
+        return try! ChaChaPoly.Nonce(data: bytes)
+    }
+}

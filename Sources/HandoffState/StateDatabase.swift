@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// handoffd's SQLite database in the state directory: WAL, synchronous=FULL (a committed
+/// transaction survives power loss), file mode 0600, schema by migrations.
+public final class StateDatabase: Sendable {
+    public static let fileName = "handoffd.sqlite"
+    public let pool: DatabasePool
+    public let path: String
+
+    public init(directory: URL) throws {
+        path = directory.appendingPathComponent(Self.fileName).path
+        // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { fchmod(fd, 0o600); close(fd) }
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1: trust store") { db in
+            try db.create(table: "peer") { t in
+                t.primaryKey("id", .text)
+                t.column("publicKey", .blob).notNull().unique()
+                t.column("name", .text).notNull()
+                t.column("pairedAt", .double).notNull()
+                t.column("advertisingGeneration", .integer)
+                t.column("advertisingKey", .blob)
+            }
+            try db.create(table: "ownKey") { t in
+                t.primaryKey("name", .text)
+                t.column("generation", .integer).notNull()
+                t.column("key", .blob).notNull()
+            }
+        }
+        return m
+    }
+}
