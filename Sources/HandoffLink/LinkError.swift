@@ -10,6 +10,7 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case handshakeTimeout(seconds: Int)
     case tooManyUnauthenticated
     case closed
+    case peerClosedHandshake
     case identity(String)
     case refused(PairingRefusal)
     case pairing(PairingFailure)
@@ -25,6 +26,7 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .handshakeTimeout(let s): "the handshake did not finish within \(s) s"
         case .tooManyUnauthenticated: "too many unauthenticated connections; try again shortly"
         case .closed: "the connection closed"
+        case .peerClosedHandshake: "the peer closed the connection during the handshake: it has not paired with this machine (pair with `handoffctl pair`), or it is shutting down"
         case .identity(let why): why
         case .refused(let r): r.description
         case .pairing(let f): f.description

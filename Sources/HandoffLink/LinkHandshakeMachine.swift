@@ -33,7 +33,12 @@ public struct LinkHandshakeMachine: Sendable {
         }
     }
 
-    private enum State { case idle, awaitingPreamble, handshaking, done }
+    private enum State { case idle, awaitingPreamble, handshaking, awaitingAccept(Established), done }
+
+    /// The responder's first transport message: it has checked our key and accepts the session.
+    /// In XX the initiator finishes before the responder has seen its key; without this, a refused
+    /// initiator would believe it had a session.
+    static let accepted: [UInt8] = [0x01]
 
     private let role: NoiseHandshake.Role
     private let identity: IdentityKey
@@ -52,11 +57,11 @@ public struct LinkHandshakeMachine: Sendable {
         state = role == .initiator ? .idle : .awaitingPreamble
     }
 
-    public var isDone: Bool { state == .done }
+    public var isDone: Bool { if case .done = state { true } else { false } }
 
     /// Initiator only: the preamble and the first Noise message.
     public mutating func start() -> [Output] {
-        guard role == .initiator, state == .idle else { return [] }
+        guard role == .initiator, case .idle = state else { return [] }
         let preamble = LinkPreamble(mode: mode)
         var hs = NoiseHandshake(role: .initiator, prologue: preamble.bytes, staticKey: identity.privateKey)
         state = .handshaking
@@ -92,6 +97,15 @@ public struct LinkHandshakeMachine: Sendable {
                 return fail(.refused(PairingRefusal(rawValue: frame[1]) ?? .notAccepting))
             }
             do throws(LinkError) { return try step(frame) } catch { return fail(error) }
+        case .awaitingAccept(let e):
+            var transport = e.transport
+            do throws(NoiseError) {
+                guard try transport.decrypt(frame) == Self.accepted else { return fail(.noise(.malformedMessage("no acceptance"))) }
+            } catch {
+                return fail(.noise(error))
+            }
+            state = .done
+            return [.established(Established(transport: transport, peer: e.peer, peerName: e.peerName, handshakeHash: e.handshakeHash, mode: e.mode))]
         }
     }
 
@@ -108,10 +122,17 @@ public struct LinkHandshakeMachine: Sendable {
             let peer = try check(hs.remoteStatic)
             let m3: [UInt8]
             do throws(NoiseError) { m3 = try hs.writeMessage(payload: names) } catch { throw .noise(error) }
-            return [.send(m3), try established(hs, peer: peer, peerName: payload)]
+            state = .awaitingAccept(try established(hs, peer: peer, peerName: payload))
+            return [.send(m3)]
         case (.responder, 3):
             let peer = try check(hs.remoteStatic)
-            return [try established(hs, peer: peer, peerName: payload)]
+            var e = try established(hs, peer: peer, peerName: payload)
+            var transport = e.transport
+            let accept: [UInt8]
+            do throws(NoiseError) { accept = try transport.encrypt(Self.accepted) } catch { throw .noise(error) }
+            e = Established(transport: transport, peer: e.peer, peerName: e.peerName, handshakeHash: e.handshakeHash, mode: e.mode)
+            state = .done
+            return [.send(accept), .established(e)]
         default:
             throw .noise(.outOfOrder("handshake step \(hs.step)"))
         }
@@ -128,12 +149,11 @@ public struct LinkHandshakeMachine: Sendable {
         return peer
     }
 
-    private mutating func established(_ hs: NoiseHandshake, peer: PeerIdentity, peerName: [UInt8]) throws(LinkError) -> Output {
-        state = .done
+    private func established(_ hs: NoiseHandshake, peer: PeerIdentity, peerName: [UInt8]) throws(LinkError) -> Established {
         let transport: NoiseTransport
         do throws(NoiseError) { transport = try hs.split() } catch { throw .noise(error) }
         let name = mode == .pairing ? String(decoding: peerName, as: UTF8.self) : nil
-        return .established(Established(transport: transport, peer: peer, peerName: name, handshakeHash: hs.handshakeHash, mode: mode))
+        return Established(transport: transport, peer: peer, peerName: name, handshakeHash: hs.handshakeHash, mode: mode)
     }
 
     private mutating func fail(_ error: LinkError) -> [Output] {

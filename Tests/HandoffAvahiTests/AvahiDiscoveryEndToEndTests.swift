@@ -3,7 +3,7 @@ import HandoffTestSupport
 import Testing
 
 /// Real avahi-daemons in network namespaces, our discovery layer in the probe on each host.
-@Suite(.serialized, .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(.serialized, .timeLimit(.minutes(1)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct AvahiDiscoveryEndToEndTests {
     @Test func publishedServiceResolvesWithPortAddressesAndTXT() throws {
         let hosts = try TestHostSet(count: 2)

@@ -1,0 +1,262 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The secure peer link of one machine: listens for peers, connects to them, pairs with them.
+/// Sessions need both keys pinned; pairing needs the window open on the accepting side.
+public final class LinkEndpoint: Sendable {
+    public let identity: IdentityKey
+    public let name: String
+    public let trustStore: any TrustStore
+    public let configuration: LinkConfiguration
+    /// Authenticated sessions that peers opened to us.
+    public let sessions: AsyncStream<LinkSession>
+    /// Pairings that peers started with us while the window was open.
+    public let pairingRequests: AsyncStream<PairingSession>
+
+    private let sessionsIn: AsyncStream<LinkSession>.Continuation
+    private let pairingsIn: AsyncStream<PairingSession>.Continuation
+    private let group: EventLoopGroup
+    private let logger: Logger
+    private let coordinator = PairingCoordinator()
+    private let limiter: NIOLockedValueBox<ConnectionLimiter>
+    /// Addresses from which a paired peer has authenticated: exempt from the pre-auth limits.
+    private let knownPeerAddresses = NIOLockedValueBox<Set<String>>([])
+    private let server = NIOLockedValueBox<Channel?>(nil)
+
+    public init(identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
+                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "handoffd.link")) {
+        self.identity = identity
+        self.name = name
+        self.trustStore = trustStore
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+        limiter = NIOLockedValueBox(ConnectionLimiter(total: configuration.maxUnauthenticated, perSource: configuration.maxUnauthenticatedPerSource))
+        (sessions, sessionsIn) = AsyncStream.makeStream()
+        (pairingRequests, pairingsIn) = AsyncStream.makeStream()
+    }
+
+    /// Starts listening; returns the bound port (pass 0 for any).
+    public func listen(host: String, port: Int) async throws -> Int {
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try self.acceptInitializer(channel) }
+            }
+            .bind(host: host, port: port).get()
+        server.withLockedValue { $0 = channel }
+        return channel.localAddress?.port ?? port
+    }
+
+    public var unauthenticatedConnections: Int { limiter.withLockedValue { $0.unauthenticated } }
+
+    /// Opens a session to a paired peer. Fails if its key is not pinned (or is not `peer`).
+    public func connect(host: String, port: Int, expecting peer: PeerIdentity? = nil) async throws -> LinkSession {
+        let promise = group.next().makePromise(of: LinkEstablished.self)
+        let machine = LinkHandshakeMachine(role: .initiator, mode: .session, identity: identity, localName: name, policy: policy(expecting: peer))
+        _ = try await connectChannel(host: host, port: port, machine: machine, promise: promise)
+        guard case .session(let s) = try await promise.futureResult.get() else { throw LinkError.closed }
+        return s
+    }
+
+    /// Starts pairing with the machine at host:port, whose window must be open.
+    public func pair(host: String, port: Int) async throws -> PairingSession {
+        if coordinator.isLocked() { throw LinkError.refused(.lockedOut) }
+        let promise = group.next().makePromise(of: LinkEstablished.self)
+        let machine = LinkHandshakeMachine(role: .initiator, mode: .pairing, identity: identity, localName: name, policy: policy(expecting: nil))
+        _ = try await connectChannel(host: host, port: port, machine: machine, promise: promise)
+        do {
+            guard case .pairing(let p) = try await promise.futureResult.get() else { throw LinkError.closed }
+            return p
+        } catch {
+            coordinator.recordFailure()
+            throw error
+        }
+    }
+
+    /// Opens the pairing window (120 s by default).
+    public func openPairingWindow() {
+        coordinator.openWindow(for: TimeInterval(configuration.pairingWindow.nanoseconds) / 1e9)
+    }
+
+    public func closePairingWindow() { coordinator.closeWindow() }
+
+    public var isPairingLocked: Bool { coordinator.isLocked() }
+
+    /// Forgets a peer and rotates our advertising key in one durable step; returns the new key,
+    /// which the caller hands to the remaining peers.
+    @discardableResult
+    public func unpair(_ peer: PeerIdentity) throws -> AdvertisingKey {
+        let next = try trustStore.ownAdvertisingKey().rotated()
+        try trustStore.unpin(id: peer.id, rotatingTo: next)
+        logger.notice("unpaired; advertising key rotated", metadata: ["peer.id": "\(peer.fingerprint)", "advert.generation": "\(next.generation)"])
+        return next
+    }
+
+    public func shutdown() async {
+        let ch = server.withLockedValue { c -> Channel? in defer { c = nil }; return c }
+        try? await ch?.close()
+        sessionsIn.finish()
+        pairingsIn.finish()
+    }
+
+    // MARK: - Pipelines
+
+    enum LinkEstablished: Sendable {
+        case session(LinkSession)
+        case pairing(PairingSession)
+    }
+
+    private func policy(expecting peer: PeerIdentity?) -> LinkHandshakeMachine.Policy {
+        let store = trustStore
+        let coordinator = coordinator
+        return .init(isPinned: { (try? store.peer(withKey: $0.publicKey)) != nil },
+                     expectedPeer: peer,
+                     pairingRefusal: { coordinator.refusalForIncoming() })
+    }
+
+    private func connectChannel(host: String, port: Int, machine: LinkHandshakeMachine,
+                                promise: EventLoopPromise<LinkEstablished>) async throws -> Channel {
+        do {
+            return try await ClientBootstrap(group: promise.futureResult.eventLoop)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(configuration.handshakeTimeout)
+                .channelInitializer { [self] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try self.addLinkHandlers(channel, machine: machine, isInitiator: true, source: nil, promise: promise)
+                    }
+                }
+                .connect(host: host, port: port).get()
+        } catch {
+            promise.fail(error)
+            throw error
+        }
+    }
+
+    private func acceptInitializer(_ channel: Channel) throws {
+        let source = channel.remoteAddress?.ipAddress ?? "?"
+        let known = knownPeerAddresses.withLockedValue { $0.contains(source) }
+        let admission = limiter.withLockedValue { $0.admit(source: source, isKnownPeerAddress: known) }
+        var releaseOnAuthentication: (@Sendable () -> Void)?
+        guard admission != .refused else {
+            logger.notice("refused an unauthenticated connection: limit reached", metadata: ["peer.address": "\(source)"])
+            channel.close(promise: nil)
+            return
+        }
+        if admission == .counted {
+            // Released once, when the connection authenticates or closes.
+            let released = NIOLockedValueBox(false)
+            let release: @Sendable () -> Void = { [limiter] in
+                if released.withLockedValue({ r in defer { r = true }; return !r }) { limiter.withLockedValue { $0.release(source: source) } }
+            }
+            channel.closeFuture.whenComplete { _ in release() }
+            releaseOnAuthentication = release
+        }
+        let machine = LinkHandshakeMachine(role: .responder, identity: identity, localName: name, policy: policy(expecting: nil))
+        let promise = channel.eventLoop.makePromise(of: LinkEstablished.self)
+        promise.futureResult.whenSuccess { [sessionsIn, pairingsIn, knownPeerAddresses] established in
+            switch established {
+            case .session(let s):
+                knownPeerAddresses.withLockedValue { _ = $0.insert(source) }
+                sessionsIn.yield(s)
+            case .pairing(let p):
+                pairingsIn.yield(p)
+            }
+        }
+        try addLinkHandlers(channel, machine: machine, isInitiator: false, source: source, promise: promise, release: releaseOnAuthentication)
+    }
+
+    private func addLinkHandlers(_ channel: Channel, machine: LinkHandshakeMachine, isInitiator: Bool, source: String?,
+                                 promise: EventLoopPromise<LinkEstablished>, release: (@Sendable () -> Void)? = nil) throws {
+        let ops = channel.pipeline.syncOperations
+        try ops.addHandler(ByteToMessageHandler(FrameDecoder(maxFrame: configuration.maxFrame)))
+        try ops.addHandler(MessageToByteHandler(FrameEncoder()))
+        try ops.addHandler(NoiseChannelHandler(machine: machine, isInitiator: isInitiator, timeout: configuration.handshakeTimeout, logger: logger))
+        // After the Noise handler, which fires the established event toward the tail.
+        if let release { try ops.addHandler(AdmissionReleaseHandler(release: release)) }
+        try ops.addHandler(EstablishmentRouter(endpoint: self, isInitiator: isInitiator, promise: promise))
+    }
+
+    /// After the handshake: a session bridge, or a pairing handler.
+    fileprivate func route(_ e: LinkHandshakeMachine.Established, isInitiator: Bool, context: ChannelHandlerContext) throws -> LinkEstablished {
+        let ops = context.pipeline.syncOperations
+        switch e.mode {
+        case .session:
+            let bridge = SessionBridge()
+            try ops.addHandler(bridge)
+            return .session(LinkSession(peer: e.peer, channel: context.channel, bridge: bridge))
+        case .pairing:
+            let session = PairingSession(peer: e.peer, peerName: e.peerName ?? "", channel: context.channel)
+            guard coordinator.begin(session) || isInitiator else { throw LinkError.refused(.busy) }
+            let machine = PairingMachine(role: isInitiator ? .initiator : .responder, handshakeHash: e.handshakeHash)
+            try ops.addHandler(PairingHandler(machine: machine, session: session, coordinator: coordinator, trustStore: trustStore,
+                                              window: configuration.pairingWindow, logger: logger))
+            return .pairing(session)
+        }
+    }
+}
+
+/// Hands the established session (or the failure) to whoever is waiting, then steps aside.
+private final class EstablishmentRouter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let endpoint: LinkEndpoint
+    private let isInitiator: Bool
+    private let promise: EventLoopPromise<LinkEndpoint.LinkEstablished>
+    private var settled = false
+
+    init(endpoint: LinkEndpoint, isInitiator: Bool, promise: EventLoopPromise<LinkEndpoint.LinkEstablished>) {
+        self.endpoint = endpoint
+        self.isInitiator = isInitiator
+        self.promise = promise
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let e = event as? LinkEstablishedEvent else { return context.fireUserInboundEventTriggered(event) }
+        do {
+            let result = try endpoint.route(e.established, isInitiator: isInitiator, context: context)
+            settled = true
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            promise.succeed(result)
+        } catch {
+            settle(error, context: context)
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        settle(error, context: context)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        settle(isInitiator ? LinkError.peerClosedHandshake : LinkError.closed, context: context)
+        context.fireChannelInactive()
+    }
+
+    private func settle(_ error: Error, context: ChannelHandlerContext) {
+        guard !settled else { return }
+        settled = true
+        promise.fail(error)
+    }
+}
+
+/// Releases the connection's pre-authentication slot as soon as it authenticates.
+private final class AdmissionReleaseHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    let release: @Sendable () -> Void
+    init(release: @escaping @Sendable () -> Void) { self.release = release }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Forward first: once removed, this context no longer reaches the handlers after it.
+        context.fireUserInboundEventTriggered(event)
+        if event is LinkEstablishedEvent {
+            release()
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+@testable import HandoffLink
+
+/// An endpoint listening on loopback with its own trust store.
+struct Node {
+    let endpoint: LinkEndpoint
+    let store: InMemoryTrustStore
+    let port: Int
+
+    static func start(_ name: String, configure: (inout LinkConfiguration) -> Void = { _ in }, host: String = "127.0.0.1") async throws -> Node {
+        var config = LinkConfiguration()
+        configure(&config)
+        let store = InMemoryTrustStore()
+        let endpoint = LinkEndpoint(identity: IdentityKey(), name: name, trustStore: store, configuration: config)
+        let port = try await endpoint.listen(host: host, port: 0)
+        return Node(endpoint: endpoint, store: store, port: port)
+    }
+
+    var identity: PeerIdentity { endpoint.identity.identity }
+}
+
+/// Pins each node's key in the other's store, as a finished pairing would.
+func pinEachOther(_ a: Node, _ b: Node) {
+    a.store.pin(TrustedPeer(identity: b.identity, name: b.endpoint.name, pairedAt: Date()))
+    b.store.pin(TrustedPeer(identity: a.identity, name: a.endpoint.name, pairedAt: Date()))
+}
+
+func firstPairingRequest(_ node: Node) async -> PairingSession? {
+    for await p in node.endpoint.pairingRequests { return p }
+    return nil
+}
+
+/// A raw TCP connection (no link protocol) from a chosen local address.
+func rawConnect(to port: Int, from local: String = "127.0.0.1") async throws -> Channel {
+    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .bind(to: try SocketAddress(ipAddress: local, port: 0))
+        .connect(host: "127.0.0.1", port: port).get()
+}
+
+/// Waits until `condition` holds, up to `seconds`.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+@Suite(.serialized, .timeLimit(.minutes(1))) struct LinkTCPTests {
+    @Test func fullPairingThenASession() async throws {
+        let a = try await Node.start("Alice's laptop"), b = try await Node.start("Bob's desk")
+        b.endpoint.openPairingWindow()
+        async let request = firstPairingRequest(b)
+        let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
+        let theirs = try #require(await request)
+        let codeA = try await mine.code(), codeB = try await theirs.code()
+        #expect(codeA == codeB && codeA.count == 6)
+        #expect(mine.peerName == "Bob's desk" && theirs.peerName == "Alice's laptop")
+        #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
+        mine.confirm()
+        theirs.confirm()
+        let pinnedA = try await mine.outcome().get(), pinnedB = try await theirs.outcome().get()
+        #expect(pinnedA.identity == b.identity && pinnedB.identity == a.identity)
+        #expect(a.store.peers().map(\.identity) == [b.identity] && b.store.peers().map(\.identity) == [a.identity])
+
+        // The pinned keys now open a session, both ways.
+        let session = try await a.endpoint.connect(host: "127.0.0.1", port: b.port, expecting: b.identity)
+        var incoming = b.endpoint.sessions.makeAsyncIterator()
+        let accepted = try #require(await incoming.next())
+        #expect(accepted.peer == a.identity)
+        try await session.send(Array("hello".utf8))
+        var inbox = accepted.messages.makeAsyncIterator()
+        #expect(await inbox.next() == Array("hello".utf8))
+        try await accepted.send(Array(repeating: 7, count: 1024))
+        var back = session.messages.makeAsyncIterator()
+        #expect(await back.next()?.count == 1024)
+        await session.close()
+        await a.endpoint.shutdown(); await b.endpoint.shutdown()
+    }
+
+    @Test func manInTheMiddleGetsDifferentCodesAndNothingIsStored() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B"), m = try await Node.start("M")
+        m.endpoint.openPairingWindow()
+        b.endpoint.openPairingWindow()
+        async let toM = firstPairingRequest(m)
+        async let toB = firstPairingRequest(b)
+        // A believes it pairs with B but reaches M; M pairs onward with B.
+        let aSide = try await a.endpoint.pair(host: "127.0.0.1", port: m.port)
+        let mSide = try await m.endpoint.pair(host: "127.0.0.1", port: b.port)
+        let bSide = try #require(await toB)
+        _ = try #require(await toM)
+        _ = mSide
+        let codeA = try await aSide.code(), codeB = try await bSide.code()
+        #expect(codeA != codeB)
+        // The users compare, see different codes, and reject.
+        aSide.reject()
+        bSide.reject()
+        if case .success = await aSide.outcome() { Issue.record("A pinned a key") }
+        if case .success = await bSide.outcome() { Issue.record("B pinned a key") }
+        #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
+    }
+
+    @Test func unpairedKeyIsRefusedAndNoSessionReachesTheApp() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B"), c = try await Node.start("C")
+        pinEachOther(a, b)
+        c.store.pin(TrustedPeer(identity: b.identity, name: "B", pairedAt: Date()))  // C trusts B; B does not trust C
+        await #expect(throws: LinkError.self) { try await c.endpoint.connect(host: "127.0.0.1", port: b.port) }
+        // And C cannot be reached as if it were paired: A refuses C's key when calling it.
+        await #expect(throws: LinkError.self) { try await a.endpoint.connect(host: "127.0.0.1", port: c.port) }
+        // The only session B ever yields is A's.
+        _ = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
+        var it = b.endpoint.sessions.makeAsyncIterator()
+        #expect(await it.next()?.peer == a.identity)
+    }
+
+    @Test func oversizeFrameClosesTheConnection() async throws {
+        let b = try await Node.start("B")
+        let raw = try await rawConnect(to: b.port)
+        var header = raw.allocator.buffer(capacity: 4)
+        header.writeInteger(UInt32(1_000_000))
+        try await raw.writeAndFlush(header)
+        #expect(await eventually(2) { !raw.isActive })
+        #expect(await eventually(2) { b.endpoint.unauthenticatedConnections == 0 })
+    }
+
+    @Test func handshakeTimeout() async throws {
+        let b = try await Node.start("B") { $0.handshakeTimeout = .milliseconds(300) }
+        let raw = try await rawConnect(to: b.port)
+        #expect(await eventually(0.2) { b.endpoint.unauthenticatedConnections == 1 })
+        let start = ContinuousClock.now
+        #expect(await eventually(3) { !raw.isActive })
+        #expect(ContinuousClock.now - start >= .milliseconds(250))
+        #expect(await eventually(1) { b.endpoint.unauthenticatedConnections == 0 })
+    }
+
+    @Test func unauthenticatedLimitsAndAPairedPeerStillGetsIn() async throws {
+        let b = try await Node.start("B", host: "127.0.0.1")
+        let a = try await Node.start("A")
+        pinEachOther(a, b)
+        // B's listener is on 127.0.0.1; A has authenticated from 127.0.0.1 before, so that address is known.
+        _ = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
+        var held: [Channel] = []
+        for source in ["127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3", "127.0.0.4", "127.0.0.4", "127.0.0.5", "127.0.0.5"] {
+            held.append(try await rawConnect(to: b.port, from: source))
+        }
+        #expect(await eventually(2) { b.endpoint.unauthenticatedConnections == 8 })
+        // A third from one source, and a ninth in all, are closed at once.
+        let third = try await rawConnect(to: b.port, from: "127.0.0.2")
+        let ninth = try await rawConnect(to: b.port, from: "127.0.0.6")
+        #expect(await eventually(2) { !third.isActive && !ninth.isActive })
+        #expect(held.allSatisfy { $0.isActive }, "inactive: \(held.enumerated().filter { !$0.element.isActive }.map { "\($0.offset) \($0.element.localAddress.map { "\($0)" } ?? "")" })")
+        // The paired peer, from its known address, still gets a session.
+        let session = try await a.endpoint.connect(host: "127.0.0.1", port: b.port, expecting: b.identity)
+        #expect(session.peer == b.identity)
+        for h in held { try? await h.close() }
+        #expect(await eventually(2) { b.endpoint.unauthenticatedConnections == 0 })
+    }
+
+    @Test func threeFailedPairingsLockPairing() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B")
+        for _ in 0..<3 {
+            b.endpoint.openPairingWindow()
+            async let request = firstPairingRequest(b)
+            let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
+            _ = try await mine.code()
+            let theirs = try #require(await request)
+            theirs.reject()
+            if case .success = await mine.outcome() { Issue.record("pinned after a rejection") }
+        }
+        b.endpoint.openPairingWindow()
+        #expect(b.endpoint.isPairingLocked)
+        await #expect(throws: LinkError.refused(.lockedOut)) { try await a.endpoint.pair(host: "127.0.0.1", port: b.port) }
+        #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
+    }
+
+    @Test func closedWindowAndSecondAttempt() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B"), c = try await Node.start("C")
+        await #expect(throws: LinkError.refused(.notAccepting)) { try await a.endpoint.pair(host: "127.0.0.1", port: b.port) }
+        b.endpoint.openPairingWindow()
+        async let request = firstPairingRequest(b)
+        let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
+        let theirs = try #require(await request)
+        _ = try await theirs.code()
+        // A second device tries meanwhile: it is refused, and the first pairing stops on both sides.
+        await #expect(throws: LinkError.refused(.busy)) { try await c.endpoint.pair(host: "127.0.0.1", port: b.port) }
+        #expect(await theirs.outcome() == .failure(.pairing(.anotherAttempt)))
+        #expect(await mine.outcome() == .failure(.pairing(.anotherAttempt)))
+        #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
+    }
+
+    @Test func pairingWindowTimesOut() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B") { $0.pairingWindow = .milliseconds(400) }
+        b.endpoint.openPairingWindow()
+        async let request = firstPairingRequest(b)
+        let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
+        let theirs = try #require(await request)
+        mine.confirm()
+        #expect(await theirs.outcome() == .failure(.pairing(.timedOut)))
+        #expect(await mine.outcome() == .failure(.pairing(.timedOut)))
+        #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
+    }
+
+    @Test func unpairingEndsTrust() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B")
+        pinEachOther(a, b)
+        _ = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
+        let before = try b.store.ownAdvertisingKey()
+        let next = try b.endpoint.unpair(a.identity)
+        #expect(next.generation == before.generation + 1)
+        await #expect(throws: LinkError.self) { try await a.endpoint.connect(host: "127.0.0.1", port: b.port) }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import HandoffLink
+@testable import HandoffState
+
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite struct TrustStoreTests {
+    @Test func pinnedPeersSurviveReopening() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bob = IdentityKey().identity
+        let adv = AdvertisingKey.random(generation: 4)
+        do {
+            let store = SQLiteTrustStore(database: try StateDatabase(directory: dir))
+            try store.pin(TrustedPeer(identity: bob, name: "Bob's desk", pairedAt: Date(timeIntervalSince1970: 1_000), advertisingKey: adv))
+        }
+        let store = SQLiteTrustStore(database: try StateDatabase(directory: dir))
+        let peer = try #require(try store.peer(withKey: bob.publicKey))
+        #expect(peer.name == "Bob's desk" && peer.advertisingKey == adv && peer.pairedAt == Date(timeIntervalSince1970: 1_000))
+        #expect(try store.peers().map(\.identity) == [bob])
+        #expect(try store.peer(withKey: IdentityKey().identity.publicKey) == nil)
+    }
+
+    @Test func unpinRotatesOurAdvertisingKeyInOneTransaction() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = SQLiteTrustStore(database: try StateDatabase(directory: dir))
+        let first = try store.ownAdvertisingKey()
+        #expect(try store.ownAdvertisingKey() == first)
+        let bob = IdentityKey().identity, carol = IdentityKey().identity
+        try store.pin(TrustedPeer(identity: bob, name: "b", pairedAt: Date()))
+        try store.pin(TrustedPeer(identity: carol, name: "c", pairedAt: Date()))
+        let next = first.rotated()
+        try store.unpin(id: bob.id, rotatingTo: next)
+        #expect(try store.peers().map(\.identity) == [carol])
+        #expect(try store.ownAdvertisingKey() == next)
+        // What Bob still holds no longer opens what we advertise.
+        let sealed = try store.ownAdvertisingKey().seal([1, 2, 3], sequence: 5, index: 0)
+        #expect(first.open(sealed, sequence: 5, index: 0) == nil)
+        #expect(next.open(sealed, sequence: 5, index: 0) == [1, 2, 3])
+    }
+
+    @Test func databaseFileIsPrivate() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try StateDatabase(directory: dir)
+        let attrs = try FileManager.default.attributesOfItem(atPath: db.path)
+        #expect((attrs[.posixPermissions] as? Int) == 0o600)
+        let mode = try db.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        let sync = try db.pool.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(sync == 2)  // FULL
+    }
+}
+
+@Suite struct IdentityKeyTests {
+    @Test func madeOnceWithMode0600AndReloaded() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = try IdentityKey.loadOrCreate(in: dir)
+        let path = dir.appendingPathComponent(IdentityKey.fileName).path
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+        #expect(try IdentityKey.loadOrCreate(in: dir).identity == first.identity)
+        #expect(first.identity.fingerprint.count == 19)
+        #expect(first.identity.id.count == 64)
+    }
+
+    @Test func readableByOthersIsRefused() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try IdentityKey.loadOrCreate(in: dir)
+        let path = dir.appendingPathComponent(IdentityKey.fileName).path
+        chmod(path, 0o644)
+        let e = #expect(throws: LinkError.self) { try IdentityKey.loadOrCreate(in: dir) }
+        guard case .identity(let why)? = e else { Issue.record("got \(String(describing: e))"); return }
+        #expect(why.contains("chmod 600"))
+    }
+
+    @Test func corruptKeyFileIsRefused() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(IdentityKey.fileName).path
+        FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600])
+        #expect(throws: LinkError.self) { try IdentityKey.loadOrCreate(in: dir) }
+    }
+}
