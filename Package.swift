@@ -63,6 +63,12 @@ let package = Package(
             "HandoffCore", "HandoffLink",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // Link latency figures: handshake, session round trip, plain TCP beside them.
+        .executableTarget(name: "handoff-link-bench", dependencies: [
+            "HandoffLink",
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore"]),
