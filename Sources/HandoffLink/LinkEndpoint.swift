@@ -25,6 +25,8 @@ public final class LinkEndpoint: Sendable {
     /// Addresses from which a paired peer has authenticated: exempt from the pre-auth limits.
     private let knownPeerAddresses = NIOLockedValueBox<Set<String>>([])
     private let server = NIOLockedValueBox<Channel?>(nil)
+    /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
+    private let open = NIOLockedValueBox<[ObjectIdentifier: LinkSession]>([:])
 
     public init(identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
                 group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "handoffd.link")) {
@@ -87,14 +89,57 @@ public final class LinkEndpoint: Sendable {
 
     public var isPairingLocked: Bool { coordinator.isLocked() }
 
-    /// Forgets a peer and rotates our advertising key in one durable step; returns the new key,
-    /// which the caller hands to the remaining peers.
+    /// Forgets a peer and rotates our advertising key in one durable step. The new key goes to
+    /// every peer with an open session; the removed peer is told now if it is connected, else the
+    /// next time it connects (it still trusts us, so it will).
     @discardableResult
-    public func unpair(_ peer: PeerIdentity) throws -> AdvertisingKey {
+    public func unpair(_ peer: PeerIdentity) async throws -> AdvertisingKey {
         let next = try trustStore.ownAdvertisingKey().rotated()
         try trustStore.unpin(id: peer.id, rotatingTo: next)
         logger.notice("unpaired; advertising key rotated", metadata: ["peer.id": "\(peer.fingerprint)", "advert.generation": "\(next.generation)"])
+        for session in open.withLockedValue({ Array($0.values) }) {
+            if session.peer == peer {
+                await deliverUnpairNotice(on: session)
+            } else {
+                try? await session.sendControl(.advertisingKey(next))
+            }
+        }
         return next
+    }
+
+    /// The sessions open right now.
+    public var openSessions: [LinkSession] { open.withLockedValue { Array($0.values) } }
+
+    private func deliverUnpairNotice(on session: LinkSession) async {
+        do {
+            try await session.sendControl(.unpaired)
+            try trustStore.unpairDelivered(id: session.peer.id)
+            logger.info("told the peer it was unpaired", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+        } catch {
+            logger.warning("could not tell the peer it was unpaired; will retry when it connects", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+        }
+        await session.close()
+    }
+
+    /// A control message from a peer.
+    private func handle(_ control: LinkControl, from peer: PeerIdentity, channel: Channel) {
+        switch control {
+        case .advertisingKey(let key):
+            do { try trustStore.setAdvertisingKey(key, ofPeer: peer.id) } catch {
+                logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+            }
+        case .unpaired:
+            logger.notice("the peer unpaired this machine; forgetting it", metadata: ["peer.id": "\(peer.fingerprint)"])
+            do {
+                let next = try trustStore.ownAdvertisingKey().rotated()
+                try trustStore.unpin(id: peer.id, rotatingTo: next)
+                // It already knows: nothing to deliver.
+                try trustStore.unpairDelivered(id: peer.id)
+            } catch {
+                logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+            }
+            channel.close(promise: nil)
+        }
     }
 
     public func shutdown() async {
@@ -114,7 +159,8 @@ public final class LinkEndpoint: Sendable {
     private func policy(expecting peer: PeerIdentity?) -> LinkHandshakeMachine.Policy {
         let store = trustStore
         let coordinator = coordinator
-        return .init(isPinned: { (try? store.peer(withKey: $0.publicKey)) != nil },
+        // A peer we unpaired but have not told yet gets through the handshake only to hear that.
+        return .init(isPinned: { id in (try? store.peer(withKey: id.publicKey)) != nil || ((try? store.pendingUnpairs())?.contains(id) ?? false) },
                      expectedPeer: peer,
                      pairingRefusal: { coordinator.refusalForIncoming() })
     }
@@ -186,9 +232,23 @@ public final class LinkEndpoint: Sendable {
         let ops = context.pipeline.syncOperations
         switch e.mode {
         case .session:
-            let bridge = SessionBridge()
+            let channel = context.channel
+            let peer = e.peer
+            let bridge = SessionBridge(onControl: { [weak self] control in self?.handle(control, from: peer, channel: channel) })
             try ops.addHandler(bridge)
-            return .session(LinkSession(peer: e.peer, channel: context.channel, bridge: bridge))
+            let session = LinkSession(peer: peer, channel: channel, bridge: bridge)
+            if (try? trustStore.peer(withKey: peer.publicKey)) == nil {
+                // Only a pending unpair notice let this peer in.
+                Task { await self.deliverUnpairNotice(on: session) }
+                throw LinkError.peerNotPaired(fingerprint: peer.fingerprint)
+            }
+            let key = ObjectIdentifier(channel)
+            open.withLockedValue { $0[key] = session }
+            channel.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: key) } }
+            if let own = try? trustStore.ownAdvertisingKey() {
+                channel.writeAndFlush(channel.allocator.buffer(bytes: LinkControl.advertisingKey(own).bytes), promise: nil)
+            }
+            return .session(session)
         case .pairing:
             let session = PairingSession(peer: e.peer, peerName: e.peerName ?? "", channel: context.channel)
             guard coordinator.begin(session) || isInitiator else { throw LinkError.refused(.busy) }
@@ -222,6 +282,9 @@ private final class EstablishmentRouter: ChannelInboundHandler, RemovableChannel
             settled = true
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             promise.succeed(result)
+        } catch LinkError.peerNotPaired(let fp) {
+            // The unpair notice is on its way; its task closes the channel once it is sent.
+            settle(LinkError.peerNotPaired(fingerprint: fp), context: context)
         } catch {
             settle(error, context: context)
             context.close(promise: nil)

@@ -19,7 +19,11 @@ public final class LinkSession: Sendable {
     }
 
     public func send(_ message: [UInt8]) async throws {
-        try await channel.writeAndFlush(channel.allocator.buffer(bytes: message))
+        try await channel.writeAndFlush(channel.allocator.buffer(bytes: [MessageKind.application.rawValue] + message))
+    }
+
+    func sendControl(_ control: LinkControl) async throws {
+        try await channel.writeAndFlush(channel.allocator.buffer(bytes: control.bytes))
     }
 
     public func close() async {
@@ -35,10 +39,26 @@ final class SessionBridge: ChannelInboundHandler, Sendable {
     private let continuation: AsyncStream<[UInt8]>.Continuation
     let reason = NIOLockedValueBox<LinkError?>(nil)
 
-    init() { (stream, continuation) = AsyncStream.makeStream() }
+    /// Called on the event loop for each control message from the peer.
+    private let onControl: @Sendable (LinkControl) -> Void
+
+    init(onControl: @escaping @Sendable (LinkControl) -> Void = { _ in }) {
+        (stream, continuation) = AsyncStream.makeStream()
+        self.onControl = onControl
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        continuation.yield(Array(buffer: unwrapInboundIn(data)))
+        let bytes = Array(buffer: unwrapInboundIn(data))
+        switch bytes.first.flatMap(MessageKind.init(rawValue:)) {
+        case .application:
+            continuation.yield(Array(bytes.dropFirst()))
+        case .control:
+            // Unknown control messages are ignored, so that a newer peer may add some.
+            if let control = LinkControl(body: bytes.dropFirst()) { onControl(control) }
+        case nil:
+            reason.withLockedValue { if $0 == nil { $0 = .noise(.malformedMessage("unknown message kind")) } }
+            context.close(promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

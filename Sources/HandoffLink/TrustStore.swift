@@ -23,8 +23,12 @@ public protocol TrustStore: Sendable {
     func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer?
     func peers() throws -> [TrustedPeer]
     func pin(_ peer: TrustedPeer) throws
-    /// Removes the peer and replaces our advertising key in one transaction.
+    /// Removes the peer, replaces our advertising key and remembers to tell the peer, in one
+    /// transaction.
     func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws
+    /// Peers removed here that have not been told yet.
+    func pendingUnpairs() throws -> [PeerIdentity]
+    func unpairDelivered(id: String) throws
     func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws
     /// Our own advertising key; made on first use.
     func ownAdvertisingKey() throws -> AdvertisingKey
@@ -35,6 +39,7 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     private let lock = NSLock()
     private var byID: [String: TrustedPeer] = [:]
     private var own: AdvertisingKey?
+    private var pending: [String: PeerIdentity] = [:]
 
     public init() {}
 
@@ -44,8 +49,13 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     public func peers() -> [TrustedPeer] { lock.withLock { byID.values.sorted { $0.name < $1.name } } }
     public func pin(_ peer: TrustedPeer) { lock.withLock { byID[peer.identity.id] = peer } }
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) {
-        lock.withLock { byID[id] = nil; own = newKey }
+        lock.withLock {
+            if let p = byID.removeValue(forKey: id) { pending[id] = p.identity }
+            own = newKey
+        }
     }
+    public func pendingUnpairs() -> [PeerIdentity] { lock.withLock { Array(pending.values) } }
+    public func unpairDelivered(id: String) { _ = lock.withLock { pending.removeValue(forKey: id) } }
     public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) { lock.withLock { byID[id]?.advertisingKey = key } }
     public func ownAdvertisingKey() -> AdvertisingKey {
         lock.withLock {

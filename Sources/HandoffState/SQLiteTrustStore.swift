@@ -32,9 +32,20 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
 
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws {
         try db.pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO pendingUnpair (id, publicKey) SELECT id, publicKey FROM peer WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM peer WHERE id = ?", arguments: [id])
             try Self.storeOwn(newKey, db)
         }
+    }
+
+    public func pendingUnpairs() throws -> [PeerIdentity] {
+        try db.pool.read { db in
+            try Data.fetchAll(db, sql: "SELECT publicKey FROM pendingUnpair").map { PeerIdentity(publicKey: Array($0)) }
+        }
+    }
+
+    public func unpairDelivered(id: String) throws {
+        try db.pool.write { db in try db.execute(sql: "DELETE FROM pendingUnpair WHERE id = ?", arguments: [id]) }
     }
 
     public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws {

@@ -42,6 +42,12 @@ public final class StateDatabase: Sendable {
                 t.column("key", .blob).notNull()
             }
         }
+        m.registerMigration("v2: pending unpair notices") { db in
+            try db.create(table: "pendingUnpair") { t in
+                t.primaryKey("id", .text)
+                t.column("publicKey", .blob).notNull()
+            }
+        }
         return m
     }
 }

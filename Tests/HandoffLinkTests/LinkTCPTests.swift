@@ -204,12 +204,57 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
     }
 
+    @Test func sessionsExchangeAdvertisingKeys() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B")
+        pinEachOther(a, b)
+        _ = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
+        let aKey = a.store.ownAdvertisingKey(), bKey = b.store.ownAdvertisingKey()
+        #expect(await eventually { a.store.peer(withKey: b.identity.publicKey)?.advertisingKey == bKey })
+        #expect(await eventually { b.store.peer(withKey: a.identity.publicKey)?.advertisingKey == aKey })
+    }
+
+    @Test func unpairTellsAConnectedPeerAndHandsTheNewKeyToTheOthers() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B"), c = try await Node.start("C")
+        pinEachOther(a, b)
+        pinEachOther(c, b)
+        let toA = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
+        _ = try await c.endpoint.connect(host: "127.0.0.1", port: b.port)
+        let old = b.store.ownAdvertisingKey()
+        #expect(await eventually { c.store.peer(withKey: b.identity.publicKey)?.advertisingKey == old })
+        #expect(await eventually { b.endpoint.openSessions.count == 2 })
+        let next = try await b.endpoint.unpair(a.identity)
+        // A hears it and forgets B; C gets B's new key; A's copy of the old key cannot read B's new adverts.
+        #expect(await eventually { a.store.peer(withKey: b.identity.publicKey) == nil })
+        #expect(await eventually { !toA.channel.isActive })
+        #expect(await eventually { c.store.peer(withKey: b.identity.publicKey)?.advertisingKey == next })
+        #expect(old.open(next.seal([1], sequence: 9, index: 0), sequence: 9, index: 0) == nil)
+        #expect(b.store.pendingUnpairs().isEmpty)
+    }
+
+    @Test func unpairReachesAnAbsentPeerWhenItNextConnects() async throws {
+        let a = try await Node.start("A"), b = try await Node.start("B")
+        pinEachOther(a, b)
+        _ = try await b.endpoint.unpair(a.identity)
+        #expect(b.store.pendingUnpairs() == [a.identity])
+        // A still trusts B and calls: it gets no session, and learns that it was unpaired.
+        await #expect(throws: LinkError.self) {
+            let s = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
+            // If the handshake completed, the notice closes the session before any message.
+            var it = s.messages.makeAsyncIterator()
+            if await it.next() == nil { throw LinkError.closed }
+        }
+        #expect(await eventually { a.store.peer(withKey: b.identity.publicKey) == nil })
+        #expect(await eventually { b.store.pendingUnpairs().isEmpty })
+        // Neither side yields a session to the application.
+        #expect(b.endpoint.openSessions.isEmpty)
+    }
+
     @Test func unpairingEndsTrust() async throws {
         let a = try await Node.start("A"), b = try await Node.start("B")
         pinEachOther(a, b)
         _ = try await a.endpoint.connect(host: "127.0.0.1", port: b.port)
         let before = try b.store.ownAdvertisingKey()
-        let next = try b.endpoint.unpair(a.identity)
+        let next = try await b.endpoint.unpair(a.identity)
         #expect(next.generation == before.generation + 1)
         await #expect(throws: LinkError.self) { try await a.endpoint.connect(host: "127.0.0.1", port: b.port) }
     }

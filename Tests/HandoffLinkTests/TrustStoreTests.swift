@@ -39,6 +39,10 @@ func temporaryDirectory() throws -> URL {
         try store.unpin(id: bob.id, rotatingTo: next)
         #expect(try store.peers().map(\.identity) == [carol])
         #expect(try store.ownAdvertisingKey() == next)
+        // Bob is remembered until he has been told, across a reopen.
+        #expect(try SQLiteTrustStore(database: try StateDatabase(directory: dir)).pendingUnpairs() == [bob])
+        try store.unpairDelivered(id: bob.id)
+        #expect(try store.pendingUnpairs().isEmpty)
         // What Bob still holds no longer opens what we advertise.
         let sealed = try store.ownAdvertisingKey().seal([1, 2, 3], sequence: 5, index: 0)
         #expect(first.open(sealed, sequence: 5, index: 0) == nil)
