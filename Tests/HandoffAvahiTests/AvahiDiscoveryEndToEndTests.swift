@@ -45,11 +45,8 @@ struct AvahiDiscoveryEndToEndTests {
     }
 
     @Test func withdrawIsReportedAsRemoval() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123")
-        b.event("peerAppeared") { $0.peerName == "alpha" }
         a.send("withdraw")
         #expect(b.event("peerRemoved", timeout: 5) { $0.string("name") == "alpha" } != nil)
         #expect(b.peerNames() == [])
@@ -71,22 +68,16 @@ struct AvahiDiscoveryEndToEndTests {
     }
 
     @Test func shutdownSendsTheGoodbye() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123")
-        b.event("peerAppeared") { $0.peerName == "alpha" }
         a.send("quit")
         #expect(a.child.waitForExit(timeout: 5) == 0)
         #expect(b.event("peerRemoved", timeout: 5) { $0.string("name") == "alpha" } != nil)
     }
 
     @Test func avahiKilledAndRestartedRepublishesByItself() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123 fp=abc")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123 fp=abc")
-        b.event("peerAppeared") { $0.peerName == "alpha" }
         let mark = a.lineCount
         try hosts.avahi(1, "kill")
         a.event("avahiDown", from: mark, timeout: 5)
@@ -105,11 +96,8 @@ struct AvahiDiscoveryEndToEndTests {
     }
 
     @Test func avahiRestartedGracefullyIsSeenLeavingAndComingBack() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123")
-        b.event("peerAppeared") { $0.peerName == "alpha" }
         let mark = b.lineCount
         try hosts.avahi(1, "restart")
         let removed = b.event("peerRemoved", from: mark, timeout: 5) { $0.string("name") == "alpha" }
@@ -154,11 +142,8 @@ struct AvahiDiscoveryEndToEndTests {
     }
 
     @Test func foreignPublisherIsReportedAndKeptOutOfThePeerList() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123")
-        b.event("peerAppeared") { $0.peerName == "alpha" }
         let impostor = try hosts.spawn(1, "/usr/bin/avahi-publish", ["-s", "impostor", "_handoff._tcp", "9999", "hello", "txtvers=zz", "\u{1}\u{2}"])
         defer { impostor.stop() }
         let foreign = b.event("foreignService", timeout: 5) { $0.string("name") == "impostor" }

@@ -40,3 +40,19 @@ struct Probe {
 }
 
 func seconds(_ ns: UInt64) -> Double { Double(ns) / 1e9 }
+
+/// Two test hosts with a probe on each, A publishing `publish` (e.g. "alpha 5123 fp=abc") and B
+/// having resolved it. The caller tears the hosts down.
+func twoHostsWithAPublishing(_ publish: String) throws -> (TestHostSet, Probe, Probe) {
+    let hosts = try TestHostSet(count: 2)
+    do {
+        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
+        let name = String(publish.split(separator: " ")[0])
+        a.send("publish \(publish)")
+        b.event("peerAppeared") { $0.peerName == name }
+        return (hosts, a, b)
+    } catch {
+        hosts.tearDown()
+        throw error
+    }
+}
