@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HandoffAvahi", targets: ["HandoffAvahi"]),
         .library(name: "HandoffLink", targets: ["HandoffLink"]),
         .library(name: "HandoffState", targets: ["HandoffState"]),
+        .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"]),
     ],
     dependencies: [
@@ -63,6 +64,11 @@ let package = Package(
             "HandoffCore", "HandoffLink",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The daemon's logic: peer protocol, current activities and their advert (more to come).
+        .target(name: "HandoffDaemon", dependencies: [
+            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(name: "handoff-link-bench", dependencies: [
             "HandoffLink",
@@ -79,6 +85,7 @@ let package = Package(
             "HandoffLink", "HandoffState",
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
+        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon"]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

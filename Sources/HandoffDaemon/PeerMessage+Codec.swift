@@ -1,0 +1,140 @@
+import Foundation
+import HandoffCore
+
+extension PeerMessage {
+    /// The canonical bytes of the message.
+    public func encoded(limits: CodecLimits = .default) throws(CodecError) -> [UInt8] {
+        Array(try CanonicalEncoder(limits: limits).encode(propertyList))
+    }
+
+    /// Decodes a peer's bytes with the bounded decoder; every field is checked for its kind.
+    public init(decoding bytes: [UInt8], limits: CodecLimits = .default) throws(PeerProtocolError) {
+        let value: PropertyListValue
+        do throws(CodecError) { value = try BoundedDecoder(limits: limits).decode(Data(bytes)) } catch { throw .undecodable(error) }
+        do throws(CodecError) { self = try Self.parse(value) } catch {
+            if case .field(let name, let problem) = error {
+                if name == "type" && problem.hasPrefix("unknown:") { throw .unknownType(String(problem.dropFirst(8))) }
+                throw .badField(name, problem)
+            }
+            throw .undecodable(error)
+        }
+    }
+
+    var propertyList: PropertyListValue {
+        var d: [String: PropertyListValue]
+        switch self {
+        case .hello(let id, let v, let device, let types):
+            d = ["type": "hello", "id": .integer(id), "protocol": .integer(v), "device": .string(device),
+                 "types": .array(types.map(PropertyListValue.string))]
+        case .list(let id):
+            d = ["type": "list", "id": .integer(id)]
+        case .activities(let id, let items):
+            d = ["type": "activities", "id": .integer(id), "items": .array(items.map(\.propertyList))]
+        case .fetch(let id, let activityID):
+            d = ["type": "fetch", "id": .integer(id), "activity": .string(activityID.uuidString)]
+        case .activity(let id, let activity):
+            d = ["type": "activity", "id": .integer(id), "activity": activity.propertyList]
+        case .continued(let activityID, let version, let outcome):
+            d = ["type": "continued", "activity": .string(activityID.uuidString), "version": .integer(Int64(bitPattern: version))]
+            d.merge(outcome.fields) { $1 }
+        case .push(let id, let activity):
+            d = ["type": "push", "id": .integer(id), "activity": activity.propertyList]
+        case .outcome(let id, let outcome):
+            d = ["type": "outcome", "id": .integer(id)]
+            d.merge(outcome.fields) { $1 }
+        case .changed(let items):
+            d = ["type": "changed", "items": .array(items.map(\.propertyList))]
+        case .invalidated(let activityID):
+            d = ["type": "invalidated", "activity": .string(activityID.uuidString)]
+        case .ping(let id):
+            d = ["type": "ping", "id": .integer(id)]
+        case .pong(let id):
+            d = ["type": "pong", "id": .integer(id)]
+        case .error(let id, let code, let message):
+            d = ["type": "error", "code": .string(code), "message": .string(message)]
+            if let id { d["id"] = .integer(id) }
+        }
+        return .dictionary(d)
+    }
+
+    static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage {
+        let f = try FieldReader(value)
+        let type = try f.string("type")
+        func uuid(_ key: String) throws(CodecError) -> UUID {
+            guard let u = UUID(uuidString: try f.string(key)) else { throw .field(key, problem: "not a UUID") }
+            return u
+        }
+        func summaries() throws(CodecError) -> [ActivitySummary] {
+            try f.array("items").map { (v: PropertyListValue) throws(CodecError) in try ActivitySummary(propertyList: v) }
+        }
+        switch type {
+        case "hello":
+            return .hello(id: try f.integer("id"), protocolVersion: try f.integer("protocol"), device: try f.string("device"),
+                          types: try f.stringArray("types"))
+        case "list": return .list(id: try f.integer("id"))
+        case "activities": return .activities(id: try f.integer("id"), items: try summaries())
+        case "fetch": return .fetch(id: try f.integer("id"), activityID: try uuid("activity"))
+        case "activity": return .activity(id: try f.integer("id"), activity: try UserActivity(propertyList: try f.require("activity")))
+        case "continued":
+            return .continued(activityID: try uuid("activity"), version: UInt64(bitPattern: try f.integer("version")),
+                              outcome: try RemoteOutcome(f))
+        case "push": return .push(id: try f.integer("id"), activity: try UserActivity(propertyList: try f.require("activity")))
+        case "outcome": return .outcome(id: try f.integer("id"), outcome: try RemoteOutcome(f))
+        case "changed": return .changed(items: try summaries())
+        case "invalidated": return .invalidated(activityID: try uuid("activity"))
+        case "ping": return .ping(id: try f.integer("id"))
+        case "pong": return .pong(id: try f.integer("id"))
+        case "error":
+            return .error(id: f.fields["id"] == nil ? nil : try f.integer("id"), code: try f.string("code"), message: try f.string("message"))
+        default:
+            throw .field("type", problem: "unknown:\(type)")
+        }
+    }
+
+    /// The request id a reply should carry, if the message is a request.
+    public var requestID: Int64? {
+        switch self {
+        case .hello(let id, _, _, _), .list(let id), .fetch(let id, _), .push(let id, _), .ping(let id): id
+        default: nil
+        }
+    }
+}
+
+extension ActivitySummary {
+    var propertyList: PropertyListValue {
+        var d: [String: PropertyListValue] = ["activity": .string(activityID.uuidString), "type": .string(type),
+                                              "version": .integer(Int64(bitPattern: version))]
+        if let title { d["title"] = .string(title) }
+        if let scene { d["scene"] = .string(scene.uuidString) }
+        return .dictionary(d)
+    }
+
+    init(propertyList: PropertyListValue) throws(CodecError) {
+        let f = try FieldReader(propertyList)
+        guard let id = UUID(uuidString: try f.string("activity")) else { throw .field("activity", problem: "not a UUID") }
+        var scene: UUID?
+        if let s = try f.optionalString("scene") {
+            guard let u = UUID(uuidString: s) else { throw .field("scene", problem: "not a UUID") }
+            scene = u
+        }
+        self.init(activityID: id, type: try f.string("type"), title: try f.optionalString("title"), scene: scene,
+                  version: UInt64(bitPattern: try f.integer("version")))
+    }
+}
+
+extension RemoteOutcome {
+    var fields: [String: PropertyListValue] {
+        switch self {
+        case .continued: ["outcome": "continued"]
+        case .failed(let code, let message): ["outcome": "failed", "code": .string(code), "message": .string(message)]
+        }
+    }
+
+    init(_ f: FieldReader) throws(CodecError) {
+        switch try f.string("outcome") {
+        case "continued": self = .continued
+        case "failed": self = .failed(code: try f.string("code"), message: try f.string("message"))
+        case let other: throw .field("outcome", problem: "unknown outcome '\(other)'")
+        }
+    }
+}

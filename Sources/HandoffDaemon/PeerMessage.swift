@@ -1,0 +1,80 @@
+import Foundation
+import HandoffCore
+
+/// A message of the peer protocol (docs/PROTOCOL.md), carried as one application message of a
+/// link session and encoded with the canonical encoding.
+public enum PeerMessage: Sendable, Equatable {
+    public static let protocolVersion: Int64 = 1
+
+    /// Opens every session: what we are and which activity types we accept.
+    case hello(id: Int64, protocolVersion: Int64, device: String, types: [String])
+    case list(id: Int64)
+    case activities(id: Int64, items: [ActivitySummary])
+    case fetch(id: Int64, activityID: UUID)
+    case activity(id: Int64, activity: UserActivity)
+    /// The continuing machine's report to the origin (userActivityWasContinued / didFail...).
+    case continued(activityID: UUID, version: UInt64, outcome: RemoteOutcome)
+    /// The origin sends an activity to be dispatched on the receiver.
+    case push(id: Int64, activity: UserActivity)
+    case outcome(id: Int64, outcome: RemoteOutcome)
+    /// The origin's current activities changed (sent at once to peers with an open session).
+    case changed(items: [ActivitySummary])
+    case invalidated(activityID: UUID)
+    case ping(id: Int64)
+    case pong(id: Int64)
+    /// An answer that says why a request could not be served (`id` nil: not a request).
+    case error(id: Int64?, code: String, message: String)
+}
+
+/// One line of a peer's activity list.
+public struct ActivitySummary: Sendable, Equatable {
+    public let activityID: UUID
+    public let type: String
+    public let title: String?
+    public let scene: UUID?
+    public let version: UInt64
+
+    public init(activityID: UUID, type: String, title: String?, scene: UUID?, version: UInt64) {
+        self.activityID = activityID
+        self.type = type
+        self.title = title
+        self.scene = scene
+        self.version = version
+    }
+
+    public init(_ activity: UserActivity, scene: UUID?) {
+        self.init(activityID: activity.id, type: activity.type.rawValue, title: activity.title, scene: scene, version: activity.version)
+    }
+}
+
+/// How a continuation or a push ended, as the other machine reports it.
+public enum RemoteOutcome: Sendable, Equatable {
+    case continued
+    /// `code` is a `ContinuationFailure.code`; `message` its description on the reporting machine.
+    case failed(code: String, message: String)
+
+    public init(_ failure: ContinuationFailure) { self = .failed(code: failure.code, message: failure.description) }
+}
+
+/// Why a received message was not understood. Answered with `error`, never a crash.
+public enum PeerProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    case undecodable(CodecError)
+    case unknownType(String)
+    case badField(String, String)
+
+    public var description: String {
+        switch self {
+        case .undecodable(let e): "undecodable peer message: \(e)"
+        case .unknownType(let t): "unknown peer message type '\(t)'"
+        case .badField(let f, let why): "peer message field '\(f)': \(why)"
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .undecodable: "undecodable"
+        case .unknownType: "unknown-message"
+        case .badField: "bad-field"
+        }
+    }
+}

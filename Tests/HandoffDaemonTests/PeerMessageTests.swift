@@ -1,0 +1,63 @@
+import Foundation
+import HandoffCore
+import Testing
+@testable import HandoffDaemon
+
+@Suite struct PeerMessageTests {
+    static let activity: UserActivity = {
+        var a = UserActivity(type: try! ActivityType("org.hawknotes.bookDetail"), title: "Reading")
+        try! a.addUserInfoEntries(["bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
+        return a
+    }()
+    static let summary = ActivitySummary(activity, scene: UUID())
+
+    static let all: [PeerMessage] = [
+        .hello(id: 1, protocolVersion: 1, device: "Küche", types: ["org.hawknotes.bookDetail"]),
+        .list(id: 2),
+        .activities(id: 2, items: [summary, ActivitySummary(activityID: UUID(), type: "a.b", title: nil, scene: nil, version: 3)]),
+        .fetch(id: 3, activityID: UUID()),
+        .activity(id: 3, activity: activity),
+        .continued(activityID: UUID(), version: 7, outcome: .continued),
+        .continued(activityID: UUID(), version: 7, outcome: .failed(code: "expired", message: "it expired")),
+        .push(id: 4, activity: activity),
+        .outcome(id: 4, outcome: .failed(code: "no-handler", message: "none")),
+        .changed(items: [summary]),
+        .invalidated(activityID: UUID()),
+        .ping(id: 5), .pong(id: 5),
+        .error(id: 6, code: "unknown-message", message: "what"),
+        .error(id: nil, code: "undecodable", message: "?"),
+    ]
+
+    @Test(arguments: all)
+    func roundTrips(_ message: PeerMessage) throws {
+        #expect(try PeerMessage(decoding: message.encoded()) == message)
+    }
+
+    @Test func unknownTypeIsNamed() throws {
+        let bytes = try CanonicalEncoder().encode(["type": "teleport", "id": 1])
+        #expect(throws: PeerProtocolError.unknownType("teleport")) { try PeerMessage(decoding: Array(bytes)) }
+    }
+
+    @Test func badFieldsAreNamed() throws {
+        let bytes = try CanonicalEncoder().encode(["type": "fetch", "id": 1, "activity": "nope"])
+        #expect(throws: PeerProtocolError.badField("activity", "not a UUID")) { try PeerMessage(decoding: Array(bytes)) }
+        let missing = try CanonicalEncoder().encode(["type": "list"])
+        #expect(throws: PeerProtocolError.badField("id", "missing")) { try PeerMessage(decoding: Array(missing)) }
+    }
+
+    @Test func garbageIsACleanError() {
+        for junk: [UInt8] in [[], [0xFF], Array("hello".utf8), [0x48, 0x4F, 0x01, 0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]] {
+            let e = #expect(throws: PeerProtocolError.self) { try PeerMessage(decoding: junk) }
+            guard case .undecodable? = e else { Issue.record("\(junk): \(String(describing: e))"); continue }
+        }
+    }
+
+    @Test func requestIDs() {
+        #expect(PeerMessage.fetch(id: 9, activityID: UUID()).requestID == 9)
+        #expect(PeerMessage.changed(items: []).requestID == nil)
+    }
+}
+
+extension PeerMessage: CustomTestStringConvertible {
+    public var testDescription: String { "\(self)".prefix(60).description }
+}
