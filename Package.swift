@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HandoffLink", targets: ["HandoffLink"]),
         .library(name: "HandoffState", targets: ["HandoffState"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
+        .library(name: "HandoffControl", targets: ["HandoffControl"]),
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"]),
     ],
     dependencies: [
@@ -64,6 +65,8 @@ let package = Package(
             "HandoffCore", "HandoffLink",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The control socket's wire format, shared by the daemon and HandoffClient.
+        .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
         // The daemon's logic: peer protocol, current activities and their advert (more to come).
         .target(name: "HandoffDaemon", dependencies: [
             "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink",
@@ -86,6 +89,7 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon"]),
+        .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,130 @@
+import Foundation
+import HandoffCore
+
+/// Why a control request was refused. The connection stays open; the answer names the problem.
+public enum ControlError: Error, Sendable, Equatable, CustomStringConvertible {
+    case lineTooLong(limit: Int)
+    case notJSON(String)
+    case notAnObject
+    case missingOp
+    case unknownOp(String)
+    case badArgument(name: String, reason: String)
+    case failed(code: String, message: String)
+
+    public var code: String {
+        switch self {
+        case .lineTooLong: "line-too-long"
+        case .notJSON: "not-json"
+        case .notAnObject: "not-an-object"
+        case .missingOp: "missing-op"
+        case .unknownOp: "unknown-op"
+        case .badArgument: "bad-argument"
+        case .failed(let code, _): code
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .lineTooLong(let limit): "the request line is longer than \(limit) bytes"
+        case .notJSON(let why): "the request is not JSON (\(why)); send one JSON object per line"
+        case .notAnObject: "the request must be a JSON object with an \"op\""
+        case .missingOp: "the request has no \"op\""
+        case .unknownOp(let op): "unknown op '\(op)'; see docs/CONTROL.md"
+        case .badArgument(let name, let reason): "argument '\(name)': \(reason)"
+        case .failed(_, let message): message
+        }
+    }
+}
+
+/// One request line: `{"id": 1, "op": "publish", ...arguments}`.
+public struct ControlRequest: Sendable, Equatable {
+    public let id: Int64?
+    public let op: String
+    public let arguments: [String: PropertyListValue]
+
+    public init(id: Int64?, op: String, arguments: [String: PropertyListValue] = [:]) {
+        self.id = id
+        self.op = op
+        self.arguments = arguments
+    }
+
+    /// Parses a line; the property-list limits bound what a client can make us build.
+    public init(line: [UInt8], limits: CodecLimits = .default) throws(ControlError) {
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(line)) } catch {
+            throw .notJSON((error as NSError).localizedDescription)
+        }
+        guard object is [String: Any] else { throw .notAnObject }
+        let value: PropertyListValue
+        do throws(JSONValue.Problem) { value = try JSONValue.propertyList(from: object, limits: limits) } catch {
+            throw .badArgument(name: "(request)", reason: error.description)
+        }
+        var fields = value.dictionaryValue ?? [:]
+        guard let op = fields.removeValue(forKey: "op")?.stringValue else { throw .missingOp }
+        let idValue = fields.removeValue(forKey: "id")
+        if let idValue, idValue.integerValue == nil { throw .badArgument(name: "id", reason: "must be an integer") }
+        self.init(id: idValue?.integerValue, op: op, arguments: fields)
+    }
+
+    public var line: [UInt8] {
+        var d = arguments.mapValues(JSONValue.object)
+        d["op"] = op
+        if let id { d["id"] = NSNumber(value: id) }
+        return ControlLine.encode(d)
+    }
+
+    // Typed argument access, each failure naming the argument.
+    public func string(_ name: String) throws(ControlError) -> String {
+        guard let v = arguments[name] else { throw .badArgument(name: name, reason: "missing") }
+        guard let s = v.stringValue else { throw .badArgument(name: name, reason: "must be a string") }
+        return s
+    }
+
+    public func optionalString(_ name: String) throws(ControlError) -> String? {
+        arguments[name] == nil ? nil : try string(name)
+    }
+
+    public func uuid(_ name: String) throws(ControlError) -> UUID {
+        guard let u = UUID(uuidString: try string(name)) else { throw .badArgument(name: name, reason: "must be a UUID") }
+        return u
+    }
+
+    public func activity(_ name: String = "activity") throws(ControlError) -> UserActivity {
+        guard let v = arguments[name] else { throw .badArgument(name: name, reason: "missing") }
+        do throws(CodecError) { return try UserActivity(propertyList: v) } catch {
+            throw .badArgument(name: name, reason: error.description)
+        }
+    }
+}
+
+/// Response and event lines.
+public enum ControlLine {
+    public static func ok(id: Int64?, result: PropertyListValue? = nil) -> [UInt8] {
+        var d: [String: Any] = ["ok": true]
+        if let id { d["id"] = NSNumber(value: id) }
+        if let result { d["result"] = JSONValue.object(result) }
+        return encode(d)
+    }
+
+    public static func error(id: Int64?, _ error: ControlError) -> [UInt8] {
+        var d: [String: Any] = ["ok": false, "error": ["code": error.code, "message": error.description]]
+        if let id { d["id"] = NSNumber(value: id) }
+        return encode(d)
+    }
+
+    public static func event(_ name: String, _ fields: [String: PropertyListValue] = [:]) -> [UInt8] {
+        var d = fields.mapValues(JSONValue.object)
+        d["event"] = name
+        return encode(d)
+    }
+
+    static func encode(_ object: [String: Any]) -> [UInt8] {
+        // Our own values always serialise; sorted keys keep lines stable for tests and people.
+        Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) + [0x0A]
+    }
+}
+
+extension UserActivity {
+    /// The activity as a JSON object (for control lines and exec handlers' stdin).
+    public var jsonObject: Any { JSONValue.object(propertyList) }
+}
