@@ -69,8 +69,12 @@ let package = Package(
         .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
         // The daemon's logic: peer protocol, current activities and their advert (more to come).
         .target(name: "HandoffDaemon", dependencies: [
-            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink",
+            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(name: "handoff-link-bench", dependencies: [
@@ -88,7 +92,7 @@ let package = Package(
             "HandoffLink", "HandoffState",
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
-        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon"]),
+        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl"]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],

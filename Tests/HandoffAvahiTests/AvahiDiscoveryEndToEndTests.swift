@@ -3,7 +3,7 @@ import HandoffTestSupport
 import Testing
 
 /// Real avahi-daemons in network namespaces, our discovery layer in the probe on each host.
-@Suite(.serialized, .timeLimit(.minutes(1)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct AvahiDiscoveryEndToEndTests {
     @Test func publishedServiceResolvesWithPortAddressesAndTXT() throws {
         let hosts = try TestHostSet(count: 2)
@@ -58,7 +58,7 @@ struct AvahiDiscoveryEndToEndTests {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
         let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        for i in 0..<17 {
+        for i in 0..<16 {
             let from = b.lineCount
             a.send("publish cycle-\(i) 5123")
             guard b.event("peerAppeared", from: from, timeout: 5, { $0.peerName == "cycle-\(i)" }) != nil else { return }

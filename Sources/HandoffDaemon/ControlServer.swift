@@ -1,0 +1,199 @@
+import Foundation
+import HandoffControl
+import HandoffCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `struct ucred` (pid, uid, gid: three 32-bit fields), which glibc declares only under
+/// _GNU_SOURCE and Swift therefore cannot see; same layout, so SO_PEERCRED fills it.
+struct PeerCredentials: Sendable {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+}
+
+/// What a control operation can see of the client that sent it, and how to send it events.
+public struct ControlClient: Sendable {
+    public let uid: uid_t
+    public let pid: pid_t
+    let channel: Channel
+
+    /// Sends an event line to this client (for `watch` and live handlers).
+    public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) {
+        channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event(name, fields)), promise: nil)
+    }
+}
+
+/// The daemon's answers to control requests; the server knows nothing of what they do.
+public protocol ControlOperations: Sendable {
+    func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError>
+    /// The client went away (its live handlers and watches end with it).
+    func disconnected(_ client: ControlClient) async
+}
+
+/// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
+/// (checked with SO_PEERCRED), with a bounded number of clients and bounded request lines.
+/// Requests of one client are answered in order.
+public final class ControlServer: Sendable {
+    public let path: String
+    private let allowedUIDs: Set<uid_t>
+    private let maxClients: Int
+    private let maxLine: Int
+    private let operations: any ControlOperations
+    private let logger: Logger
+    private let clients = NIOLockedValueBox(0)
+    private let channel = NIOLockedValueBox<Channel?>(nil)
+
+    public init(path: String, allowedUIDs: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = LineFramer.defaultMaxLine,
+                operations: any ControlOperations, logger: Logger = Logger(label: "handoffd.control")) {
+        self.path = path
+        self.allowedUIDs = allowedUIDs
+        self.maxClients = maxClients
+        self.maxLine = maxLine
+        self.operations = operations
+        self.logger = logger
+    }
+
+    public var clientCount: Int { clients.withLockedValue { $0 } }
+
+    /// Binds the socket (replacing a stale one left by a crash) with mode 0600.
+    public func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
+        try? FileManager.default.removeItem(atPath: path)
+        // The socket file is created with the umask's mode: make it private from the start.
+        let old = umask(0o177)
+        defer { umask(old) }
+        let ch = try await ServerBootstrap(group: group)
+            .childChannelInitializer { [self] child in
+                child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(ConnectionHandler(server: self))
+                }
+            }
+            .bind(unixDomainSocketPath: path).get()
+        channel.withLockedValue { $0 = ch }
+    }
+
+    public func stop() async {
+        let ch = channel.withLockedValue { c -> Channel? in defer { c = nil }; return c }
+        try? await ch?.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    fileprivate func admit(_ channel: Channel) -> EventLoopFuture<ControlClient?> {
+        let promise = channel.eventLoop.makePromise(of: ControlClient?.self)
+        guard let provider = channel as? SocketOptionProvider else {
+            promise.succeed(nil)
+            return promise.futureResult
+        }
+        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        future.whenComplete { [self] (result: Result<PeerCredentials, Error>) in
+            guard case .success(let cred) = result else {
+                refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
+                promise.succeed(nil)
+                return
+            }
+            guard allowedUIDs.contains(cred.uid) else {
+                logger.warning("refused a control client", metadata: ["client.uid": "\(cred.uid)", "client.pid": "\(cred.pid)"])
+                refuse(channel, .failed(code: "permission-denied", message: "uid \(cred.uid) may not control handoffd; run as uid \(geteuid()) or root"))
+                promise.succeed(nil)
+                return
+            }
+            let admitted = clients.withLockedValue { n -> Bool in
+                guard n < maxClients else { return false }
+                n += 1
+                return true
+            }
+            guard admitted else {
+                refuse(channel, .failed(code: "too-many-clients", message: "handoffd serves at most \(maxClients) control clients at once; try again"))
+                promise.succeed(nil)
+                return
+            }
+            channel.closeFuture.whenComplete { [clients] _ in clients.withLockedValue { $0 -= 1 } }
+            promise.succeed(ControlClient(uid: cred.uid, pid: cred.pid, channel: channel))
+        }
+        return promise.futureResult
+    }
+
+    private func refuse(_ channel: Channel, _ error: ControlError) {
+        channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.error(id: nil, error))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    fileprivate func serve(_ client: ControlClient, lines: AsyncStream<LineFramer.Item>) async {
+        for await item in lines {
+            switch item {
+            case .tooLong(let limit):
+                write(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
+            case .line(let bytes):
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                let request: ControlRequest
+                do throws(ControlError) { request = try ControlRequest(line: bytes) } catch {
+                    write(client, ControlLine.error(id: nil, error))
+                    continue
+                }
+                switch await operations.perform(request, from: client) {
+                case .success(let result): write(client, ControlLine.ok(id: request.id, result: result))
+                case .failure(let error): write(client, ControlLine.error(id: request.id, error))
+                }
+            }
+        }
+        await operations.disconnected(client)
+    }
+
+    private func write(_ client: ControlClient, _ line: [UInt8]) {
+        client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: line), promise: nil)
+    }
+
+    var maxLineBytes: Int { maxLine }
+}
+
+/// One client connection: checks credentials, frames lines, feeds them to the server in order.
+private final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let server: ControlServer
+    private var framer: LineFramer
+    private var pending: [LineFramer.Item] = []
+    private var continuation: AsyncStream<LineFramer.Item>.Continuation?
+    private var refused = false
+
+    init(server: ControlServer) {
+        self.server = server
+        framer = LineFramer(maxLine: server.maxLineBytes)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        server.admit(context.channel).whenSuccess { [server] client in
+            let handler = loopBound.value
+            guard let client else { handler.refused = true; return }
+            let (stream, continuation) = AsyncStream.makeStream(of: LineFramer.Item.self)
+            handler.continuation = continuation
+            for item in handler.pending { continuation.yield(item) }
+            handler.pending = []
+            Task { await server.serve(client, lines: stream) }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        let items = framer.feed(unwrapInboundIn(data).readableBytesView)
+        if let continuation {
+            for item in items { continuation.yield(item) }
+        } else {
+            pending += items  // credentials not checked yet
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation?.finish()
+        context.fireChannelInactive()
+    }
+}

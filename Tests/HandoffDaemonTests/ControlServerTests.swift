@@ -1,0 +1,158 @@
+import Foundation
+import HandoffControl
+import HandoffCore
+import Testing
+@testable import HandoffDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Echoes `echo` requests, sends an event for `poke`, refuses everything else as unknown.
+struct EchoOperations: ControlOperations {
+    func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
+        switch request.op {
+        case "echo": return .success(request.arguments["value"])
+        case "poke":
+            client.send(event: "poked", ["by": .integer(Int64(client.uid))])
+            return .success(nil)
+        default: return .failure(.unknownOp(request.op))
+        }
+    }
+    func disconnected(_ client: ControlClient) async {}
+}
+
+/// A blocking Unix-socket client with a receive timeout, reading JSON lines.
+final class LineClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String, timeout: Int = 5) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            let bytes = Array(path.utf8)
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard rc == 0 else { close(fd); throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The next line as a JSON object; nil on timeout or close.
+    func readJSON() -> [String: Any]? {
+        while true {
+            if let nl = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<nl])
+                buffer.removeSubrange(...nl)
+                return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// True once the server has closed the connection: end of stream, or a reset (Linux resets
+    /// instead of closing when the server leaves our unread request in its buffer).
+    func isClosedByServer() -> Bool {
+        var b: UInt8 = 0
+        let n = recv(fd, &b, 1, 0)
+        return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+}
+
+func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String: Any])?["code"] as? String }
+
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ControlServerTests {
+    func server(allowed: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = 1024) async throws -> ControlServer {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let s = ControlServer(path: dir.appendingPathComponent("control.sock").path, allowedUIDs: allowed, maxClients: maxClients,
+                              maxLine: maxLine, operations: EchoOperations())
+        try await s.start()
+        return s
+    }
+
+    @Test func answersInOrderAndSurvivesBadRequests() async throws {
+        let s = try await server()
+        let c = try LineClient(path: s.path)
+        c.send("{\"id\":1,\"op\":\"echo\",\"value\":{\"$date\":\"2026-11-21T20:00:00.000Z\"}}\n{nope\n{\"id\":2,\"op\":\"fly\"}\n\n{\"id\":3,\"op\":\"echo\",\"value\":[1,2]}\n")
+        let first = c.readJSON()
+        #expect(first?["id"] as? Int == 1 && first?["ok"] as? Bool == true)
+        #expect((first?["result"] as? [String: Any])?["$date"] as? String == "2026-11-21T20:00:00.000Z")
+        #expect(errorCode(c.readJSON()) == "not-json")
+        let unknown = c.readJSON()
+        #expect(errorCode(unknown) == "unknown-op" && unknown?["id"] as? Int == 2)
+        #expect(c.readJSON()?["id"] as? Int == 3)
+        await s.stop()
+    }
+
+    @Test func overlongLineIsRefusedAndTheNextIsServed() async throws {
+        let s = try await server(maxLine: 64)
+        let c = try LineClient(path: s.path)
+        c.send("{\"op\":\"echo\",\"value\":\"" + String(repeating: "x", count: 500) + "\"}\n{\"id\":9,\"op\":\"echo\"}\n")
+        #expect(errorCode(c.readJSON()) == "line-too-long")
+        #expect(c.readJSON()?["id"] as? Int == 9)
+        await s.stop()
+    }
+
+    @Test func eventsReachTheClient() async throws {
+        let s = try await server()
+        let c = try LineClient(path: s.path)
+        c.send("{\"id\":1,\"op\":\"poke\"}\n")
+        let lines = [c.readJSON(), c.readJSON()].compactMap { $0 }
+        #expect(lines.contains { $0["event"] as? String == "poked" && $0["by"] as? Int == Int(geteuid()) })
+        #expect(lines.contains { $0["id"] as? Int == 1 })
+        await s.stop()
+    }
+
+    @Test func otherUIDsAreRefused() async throws {
+        // Serve only uid 4242: this (root) client must be turned away after SO_PEERCRED.
+        let s = try await server(allowed: [4242])
+        let c = try LineClient(path: s.path)
+        c.send("{\"op\":\"echo\"}\n")
+        let line = c.readJSON()
+        #expect(errorCode(line) == "permission-denied")
+        #expect((line?["error"] as? [String: Any])?["message"] as? String == "uid \(geteuid()) may not control handoffd; run as uid \(geteuid()) or root")
+        #expect(c.isClosedByServer())
+        await s.stop()
+    }
+
+    @Test func clientCountIsBounded() async throws {
+        let s = try await server(maxClients: 2)
+        let a = try LineClient(path: s.path), b = try LineClient(path: s.path)
+        a.send("{\"id\":1,\"op\":\"echo\"}\n"); b.send("{\"id\":1,\"op\":\"echo\"}\n")
+        #expect(a.readJSON()?["ok"] as? Bool == true && b.readJSON()?["ok"] as? Bool == true)
+        let c = try LineClient(path: s.path)
+        #expect(errorCode(c.readJSON()) == "too-many-clients")
+        #expect(c.isClosedByServer())
+        _ = a  // a and b stay connected throughout
+        await s.stop()
+    }
+
+    @Test func socketIsPrivateAndAStaleOneIsReplaced() async throws {
+        let s = try await server()
+        var st = stat()
+        #expect(stat(s.path, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+        await s.stop()
+        FileManager.default.createFile(atPath: s.path, contents: Data("stale".utf8))
+        let again = ControlServer(path: s.path, operations: EchoOperations())
+        try await again.start()
+        let c = try LineClient(path: s.path)
+        c.send("{\"id\":5,\"op\":\"echo\"}\n")
+        #expect(c.readJSON()?["id"] as? Int == 5)
+        await again.stop()
+    }
+}
