@@ -7,6 +7,17 @@ struct ConfigFile: Decodable {
         var decode_max_depth: Int?
         var decode_max_values: Int?
         var decode_max_bytes: Int?
+        var max_frame_bytes: Int?
+        var handshake_timeout_seconds: Int?
+        var max_unauthenticated: Int?
+        var max_unauthenticated_per_source: Int?
+        var max_control_clients: Int?
+        var max_control_line_bytes: Int?
+    }
+    struct HandlerEntry: Decodable {
+        var types: [String]
+        var exec: [String]
+        var timeout_seconds: Int?
     }
     struct ActivityTypeEntry: Decodable {
         var type: String
@@ -15,14 +26,25 @@ struct ConfigFile: Decodable {
     }
 
     var device_name: String?
+    var peer_port: Int?
+    var interfaces: [String]?
+    var state_directory: String?
+    var runtime_directory: String?
+    var log_level: String?
     var library: String?
+    var handlers: [HandlerEntry]?
+    var opener: [String]?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
 
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
-        "": ["device_name", "library", "limits", "activity_types"],
-        "limits": ["activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes"],
+        "": ["device_name", "peer_port", "interfaces", "state_directory", "runtime_directory", "log_level", "library",
+             "limits", "activity_types", "handlers", "opener"],
+        "limits": ["activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",
+                   "max_frame_bytes", "handshake_timeout_seconds", "max_unauthenticated", "max_unauthenticated_per_source",
+                   "max_control_clients", "max_control_line_bytes"],
+        "handlers[]": ["types", "exec", "timeout_seconds"],
         "activity_types[]": ["type", "required_keys", "payload"],
     ]
 }

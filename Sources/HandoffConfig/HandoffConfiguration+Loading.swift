@@ -28,7 +28,31 @@ extension HandoffConfiguration {
     }
 
     private mutating func apply(_ raw: ConfigFile, file: String) throws(ConfigError) {
-        libraryPath = raw.library
+        if let port = raw.peer_port {
+            guard (1...65_535).contains(port) else { throw .invalid(file: file, key: "peer_port", reason: "must be between 1 and 65535") }
+            peerPort = port
+        }
+        if let names = raw.interfaces { interfaces = names }
+        func absolute(_ path: String?, _ key: String) throws(ConfigError) -> String? {
+            guard let path else { return nil }
+            guard path.hasPrefix("/") else { throw .invalid(file: file, key: key, reason: "must be an absolute path") }
+            return path
+        }
+        stateDirectory = try absolute(raw.state_directory, "state_directory") ?? stateDirectory
+        runtimeDirectory = try absolute(raw.runtime_directory, "runtime_directory") ?? runtimeDirectory
+        libraryPath = try absolute(raw.library, "library") ?? libraryPath
+        if let level = raw.log_level {
+            guard Self.logLevels.contains(level) else {
+                throw .invalid(file: file, key: "log_level", reason: "must be one of \(Self.logLevels.joined(separator: ", "))")
+            }
+            logLevel = level
+        }
+        if let opener = raw.opener {
+            guard let first = opener.first, first.hasPrefix("/") else {
+                throw .invalid(file: file, key: "opener", reason: "must be a command with an absolute path, such as [/usr/bin/xdg-open]")
+            }
+            self.opener = opener
+        }
         if let name = raw.device_name {
             do throws(DiscoveryError) { try ServiceAdvert.check(name: name) } catch {
                 if case .invalidInstanceName(_, let reason) = error {
@@ -49,6 +73,15 @@ extension HandoffConfiguration {
             codecLimits.maxDepth = try positive(l.decode_max_depth, "decode_max_depth") ?? codecLimits.maxDepth
             codecLimits.maxValues = try positive(l.decode_max_values, "decode_max_values") ?? codecLimits.maxValues
             codecLimits.maxBytes = try positive(l.decode_max_bytes, "decode_max_bytes") ?? codecLimits.maxBytes
+            link.maxFrameBytes = try positive(l.max_frame_bytes, "max_frame_bytes") ?? link.maxFrameBytes
+            link.handshakeTimeoutSeconds = try positive(l.handshake_timeout_seconds, "handshake_timeout_seconds") ?? link.handshakeTimeoutSeconds
+            link.maxUnauthenticated = try positive(l.max_unauthenticated, "max_unauthenticated") ?? link.maxUnauthenticated
+            link.maxUnauthenticatedPerSource = try positive(l.max_unauthenticated_per_source, "max_unauthenticated_per_source") ?? link.maxUnauthenticatedPerSource
+            control.maxClients = try positive(l.max_control_clients, "max_control_clients") ?? control.maxClients
+            control.maxLineBytes = try positive(l.max_control_line_bytes, "max_control_line_bytes") ?? control.maxLineBytes
+            if link.maxFrameBytes > 65_535 {
+                throw .invalid(file: file, key: "limits.max_frame_bytes", reason: "cannot exceed 65535, the largest Noise message")
+            }
             if sizePolicy.hardLimit > codecLimits.maxBytes {
                 throw .invalid(file: file, key: "limits.activity_max_bytes",
                                reason: "(\(sizePolicy.hardLimit)) exceeds limits.decode_max_bytes (\(codecLimits.maxBytes)); peers could not decode such activities")
@@ -68,6 +101,30 @@ extension HandoffConfiguration {
             }
             do throws(ActivityError) { activityTypes = try DeclaredActivityTypes(list) } catch {
                 throw .invalid(file: file, key: DeclaredActivityTypes.configKey, reason: error.description)
+            }
+        }
+        if let entries = raw.handlers {
+            var bound = Set<ActivityType>()
+            execHandlers = []
+            for (i, e) in entries.enumerated() {
+                var types: [ActivityType] = []
+                for (j, t) in e.types.enumerated() {
+                    let key = "handlers[\(i)].types[\(j)]"
+                    let type: ActivityType
+                    do throws(ActivityError) { type = try ActivityType(t) } catch { throw .invalid(file: file, key: key, reason: error.description) }
+                    guard activityTypes.declarations[type] != nil else {
+                        throw .invalid(file: file, key: key, reason: "'\(t)' is not declared under \(DeclaredActivityTypes.configKey)")
+                    }
+                    guard bound.insert(type).inserted else { throw .invalid(file: file, key: key, reason: "'\(t)' has two handlers") }
+                    types.append(type)
+                }
+                if types.isEmpty { throw .invalid(file: file, key: "handlers[\(i)].types", reason: "must name at least one type") }
+                guard let program = e.exec.first, program.hasPrefix("/") else {
+                    throw .invalid(file: file, key: "handlers[\(i)].exec", reason: "must be a command with an absolute path (it runs without a shell)")
+                }
+                let timeout = e.timeout_seconds ?? 10
+                guard timeout > 0 else { throw .invalid(file: file, key: "handlers[\(i)].timeout_seconds", reason: "must be a positive number") }
+                execHandlers.append(ExecHandlerBinding(types: types, command: e.exec, timeoutSeconds: timeout))
             }
         }
     }

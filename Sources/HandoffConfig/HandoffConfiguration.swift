@@ -7,8 +7,22 @@ import HandoffDiscovery
 public struct HandoffConfiguration: Sendable {
     /// The name this machine advertises and peers show; the host name unless configured.
     public var deviceName: String
+    /// TCP port of the secure peer link.
+    public var peerPort: Int
+    /// Network interfaces to advertise and listen on; empty means all.
+    public var interfaces: [String]
+    public var stateDirectory: String
+    public var runtimeDirectory: String
+    /// One of trace, debug, info, notice, warning, error, critical.
+    public var logLevel: String
     /// Where the library is read from; nil means the shipped library.
     public var libraryPath: String?
+    public var link: LinkLimits
+    public var control: ControlLimits
+    /// Exec handlers (dispatch step 3), each bound to declared types.
+    public var execHandlers: [ExecHandlerBinding]
+    /// The webpageURL fallback (dispatch step 4): the URL is appended as the last argument.
+    public var opener: [String]
     public var sizePolicy: ActivitySizePolicy
     public var codecLimits: CodecLimits
     /// The declared activity types; the Hawk Notes types when the file declares none.
@@ -17,6 +31,15 @@ public struct HandoffConfiguration: Sendable {
     /// Built-in defaults: what handoffd runs with when there is no configuration file.
     public init() {
         deviceName = Self.defaultDeviceName
+        peerPort = 7340
+        interfaces = []
+        stateDirectory = "/var/lib/handoffd"
+        runtimeDirectory = "/run/handoffd"
+        logLevel = "info"
+        link = LinkLimits()
+        control = ControlLimits()
+        execHandlers = []
+        opener = ["/usr/bin/xdg-open"]
         libraryPath = nil
         sizePolicy = .default
         codecLimits = .default
@@ -33,4 +56,31 @@ extension HandoffConfiguration {
         while name.utf8.count > ServiceAdvert.maxNameBytes { name.removeLast() }
         return name
     }
+}
+
+/// Limits of the peer link (see docs/LINK.md).
+public struct LinkLimits: Sendable, Equatable {
+    public var maxFrameBytes = 65_535
+    public var handshakeTimeoutSeconds = 10
+    public var maxUnauthenticated = 8
+    public var maxUnauthenticatedPerSource = 2
+    public init() {}
+}
+
+/// Limits of the control socket (see docs/CONTROL.md).
+public struct ControlLimits: Sendable, Equatable {
+    public var maxClients = 32
+    public var maxLineBytes = 256 * 1024
+    public init() {}
+}
+
+/// A command (run without a shell) that continues activities of the given types.
+public struct ExecHandlerBinding: Sendable, Equatable {
+    public let types: [ActivityType]
+    public let command: [String]
+    public let timeoutSeconds: Int
+}
+
+extension HandoffConfiguration {
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 }

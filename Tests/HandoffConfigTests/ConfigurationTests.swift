@@ -15,6 +15,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(shipped.codecLimits == defaults.codecLimits)
         #expect(shipped.activityTypes.declarations == defaults.activityTypes.declarations)
         #expect(shipped.libraryPath == nil)
+        #expect(shipped.peerPort == defaults.peerPort && shipped.interfaces == defaults.interfaces)
+        #expect(shipped.stateDirectory == defaults.stateDirectory && shipped.runtimeDirectory == defaults.runtimeDirectory)
+        #expect(shipped.logLevel == defaults.logLevel && shipped.link == defaults.link && shipped.control == defaults.control)
+        #expect(shipped.execHandlers == defaults.execHandlers && shipped.opener == defaults.opener)
         #expect(defaults.activityTypes.types.count == HawkNotes.declarations.count)
     }
 
@@ -50,6 +54,48 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(long?.key == "device_name")
         let empty = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "device_name: ''") }
         #expect(empty?.key == "device_name")
+    }
+
+    @Test func daemonSettings() throws {
+        let c = try HandoffConfiguration(yaml: """
+            peer_port: 9000
+            interfaces: [eth0]
+            state_directory: /srv/state
+            runtime_directory: /srv/run
+            log_level: debug
+            limits: {max_frame_bytes: 4096, handshake_timeout_seconds: 3, max_control_clients: 4}
+            activity_types: [{type: org.example.note}, {type: org.example.other}]
+            handlers:
+              - types: [org.example.note]
+                exec: [/usr/bin/notes, --continue]
+                timeout_seconds: 2
+            opener: [/usr/bin/firefox, --new-tab]
+            """)
+        #expect(c.peerPort == 9000 && c.interfaces == ["eth0"] && c.logLevel == "debug")
+        #expect(c.stateDirectory == "/srv/state" && c.runtimeDirectory == "/srv/run")
+        #expect(c.link.maxFrameBytes == 4096 && c.link.handshakeTimeoutSeconds == 3 && c.control.maxClients == 4)
+        #expect(c.execHandlers == [ExecHandlerBinding(types: [try ActivityType("org.example.note")], command: ["/usr/bin/notes", "--continue"], timeoutSeconds: 2)])
+        #expect(c.opener == ["/usr/bin/firefox", "--new-tab"])
+    }
+
+    @Test func daemonSettingErrorsNameTheirKey() {
+        let cases: [(String, String)] = [
+            ("peer_port: 70000", "peer_port"),
+            ("state_directory: relative/dir", "state_directory"),
+            ("log_level: loud", "log_level"),
+            ("opener: [xdg-open]", "opener"),
+            ("limits: {max_frame_bytes: 70000}", "limits.max_frame_bytes"),
+            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [notes]}]", "handlers[0].exec"),
+            ("handlers: [{types: [org.example.undeclared], exec: [/bin/true]}]", "handlers[0].types[0]"),
+            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true]}, {types: [org.hawknotes.bookDetail], exec: [/bin/false]}]", "handlers[1].types[0]"),
+            ("handlers: [{types: [], exec: [/bin/true]}]", "handlers[0].types"),
+            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true], timeout_seconds: 0}]", "handlers[0].timeout_seconds"),
+            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true], shell: yes}]", "handlers[0].shell"),
+        ]
+        for (yaml, key) in cases {
+            let e = #expect(throws: ConfigError.self, "\(yaml)") { try HandoffConfiguration(yaml: yaml) }
+            #expect(e?.key == key, "\(yaml)")
+        }
     }
 
     @Test func unknownKeysNameTheirPath() {

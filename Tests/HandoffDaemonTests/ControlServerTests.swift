@@ -22,8 +22,10 @@ struct EchoOperations: ControlOperations {
     func disconnected(_ client: ControlClient) async {}
 }
 
-/// A blocking Unix-socket client with a receive timeout, reading JSON lines.
-final class LineClient {
+/// A Unix-socket client with a receive timeout, reading JSON lines. Its blocking reads run on a
+/// Dispatch thread: blocking a Swift concurrency thread could starve the server under test (the
+/// pool has one thread per core, and other suites block theirs too).
+final class LineClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -49,7 +51,17 @@ final class LineClient {
     }
 
     /// The next line as a JSON object; nil on timeout or close.
-    func readJSON() -> [String: Any]? {
+    func readJSON() async -> [String: Any]? {
+        await offPool { self.readJSONBlocking() }
+    }
+
+    func isClosedByServer() async -> Bool { await offPool { self.isClosedByServerBlocking() } }
+
+    private func offPool<T>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { c in DispatchQueue.global().async { c.resume(returning: body()) } }
+    }
+
+    private func readJSONBlocking() -> [String: Any]? {
         while true {
             if let nl = buffer.firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<nl])
@@ -65,7 +77,7 @@ final class LineClient {
 
     /// True once the server has closed the connection: end of stream, or a reset (Linux resets
     /// instead of closing when the server leaves our unread request in its buffer).
-    func isClosedByServer() -> Bool {
+    private func isClosedByServerBlocking() -> Bool {
         var b: UInt8 = 0
         let n = recv(fd, &b, 1, 0)
         return n == 0 || (n < 0 && errno == ECONNRESET)
@@ -88,13 +100,13 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let s = try await server()
         let c = try LineClient(path: s.path)
         c.send("{\"id\":1,\"op\":\"echo\",\"value\":{\"$date\":\"2026-11-21T20:00:00.000Z\"}}\n{nope\n{\"id\":2,\"op\":\"fly\"}\n\n{\"id\":3,\"op\":\"echo\",\"value\":[1,2]}\n")
-        let first = c.readJSON()
+        let first = await c.readJSON()
         #expect(first?["id"] as? Int == 1 && first?["ok"] as? Bool == true)
         #expect((first?["result"] as? [String: Any])?["$date"] as? String == "2026-11-21T20:00:00.000Z")
-        #expect(errorCode(c.readJSON()) == "not-json")
-        let unknown = c.readJSON()
+        #expect(errorCode(await c.readJSON()) == "not-json")
+        let unknown = await c.readJSON()
         #expect(errorCode(unknown) == "unknown-op" && unknown?["id"] as? Int == 2)
-        #expect(c.readJSON()?["id"] as? Int == 3)
+        #expect(await c.readJSON()?["id"] as? Int == 3)
         await s.stop()
     }
 
@@ -102,8 +114,8 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let s = try await server(maxLine: 64)
         let c = try LineClient(path: s.path)
         c.send("{\"op\":\"echo\",\"value\":\"" + String(repeating: "x", count: 500) + "\"}\n{\"id\":9,\"op\":\"echo\"}\n")
-        #expect(errorCode(c.readJSON()) == "line-too-long")
-        #expect(c.readJSON()?["id"] as? Int == 9)
+        #expect(errorCode(await c.readJSON()) == "line-too-long")
+        #expect(await c.readJSON()?["id"] as? Int == 9)
         await s.stop()
     }
 
@@ -111,7 +123,8 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let s = try await server()
         let c = try LineClient(path: s.path)
         c.send("{\"id\":1,\"op\":\"poke\"}\n")
-        let lines = [c.readJSON(), c.readJSON()].compactMap { $0 }
+        let one = await c.readJSON(), two = await c.readJSON()
+        let lines = [one, two].compactMap { $0 }
         #expect(lines.contains { $0["event"] as? String == "poked" && $0["by"] as? Int == Int(geteuid()) })
         #expect(lines.contains { $0["id"] as? Int == 1 })
         await s.stop()
@@ -122,10 +135,10 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let s = try await server(allowed: [4242])
         let c = try LineClient(path: s.path)
         c.send("{\"op\":\"echo\"}\n")
-        let line = c.readJSON()
+        let line = await c.readJSON()
         #expect(errorCode(line) == "permission-denied")
         #expect((line?["error"] as? [String: Any])?["message"] as? String == "uid \(geteuid()) may not control handoffd; run as uid \(geteuid()) or root")
-        #expect(c.isClosedByServer())
+        #expect(await c.isClosedByServer())
         await s.stop()
     }
 
@@ -133,10 +146,11 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let s = try await server(maxClients: 2)
         let a = try LineClient(path: s.path), b = try LineClient(path: s.path)
         a.send("{\"id\":1,\"op\":\"echo\"}\n"); b.send("{\"id\":1,\"op\":\"echo\"}\n")
-        #expect(a.readJSON()?["ok"] as? Bool == true && b.readJSON()?["ok"] as? Bool == true)
+        let fromA = await a.readJSON(), fromB = await b.readJSON()
+        #expect(fromA?["ok"] as? Bool == true && fromB?["ok"] as? Bool == true)
         let c = try LineClient(path: s.path)
-        #expect(errorCode(c.readJSON()) == "too-many-clients")
-        #expect(c.isClosedByServer())
+        #expect(errorCode(await c.readJSON()) == "too-many-clients")
+        #expect(await c.isClosedByServer())
         _ = a  // a and b stay connected throughout
         await s.stop()
     }
@@ -152,7 +166,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         try await again.start()
         let c = try LineClient(path: s.path)
         c.send("{\"id\":5,\"op\":\"echo\"}\n")
-        #expect(c.readJSON()?["id"] as? Int == 5)
+        #expect(await c.readJSON()?["id"] as? Int == 5)
         await again.stop()
     }
 }
