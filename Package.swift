@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HandoffState", targets: ["HandoffState"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
         .library(name: "HandoffControl", targets: ["HandoffControl"]),
+        .library(name: "HandoffClient", targets: ["HandoffClient"]),
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"]),
     ],
     dependencies: [
@@ -67,6 +68,13 @@ let package = Package(
         ]),
         // The control socket's wire format, shared by the daemon and HandoffClient.
         .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
+        // The control-socket client for handoffctl and apps; never imports HandoffDaemon.
+        .target(name: "HandoffClient", dependencies: [
+            "HandoffControl", "HandoffCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The daemon's logic: peer protocol, current activities and their advert (more to come).
         .target(name: "HandoffDaemon", dependencies: [
             "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl",
@@ -92,7 +100,7 @@ let package = Package(
             "HandoffLink", "HandoffState",
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
-        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl"]),
+        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl", "HandoffClient"]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],

@@ -1,0 +1,34 @@
+/// What can go wrong talking to handoffd, each with what to do about it.
+public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    case daemonNotRunning(socket: String)
+    case permissionDenied(socket: String)
+    case refused(code: String, message: String)
+    case connectionLost
+    case badResponse(String)
+
+    public var description: String {
+        switch self {
+        case .daemonNotRunning(let socket):
+            "handoffd is not running (no control socket at \(socket)); start it with: systemctl start handoffd"
+        case .permissionDenied(let socket):
+            "not allowed to use \(socket); run as handoffd's user or root"
+        case .refused(_, let message):
+            message
+        case .connectionLost:
+            "the connection to handoffd was lost; check `systemctl status handoffd`"
+        case .badResponse(let why):
+            "handoffd sent an answer this client does not understand (\(why)); are both from the same release?"
+        }
+    }
+
+    /// The daemon's error code, for scripts.
+    public var code: String {
+        switch self {
+        case .daemonNotRunning: "daemon-not-running"
+        case .permissionDenied: "permission-denied"
+        case .refused(let code, _): code
+        case .connectionLost: "connection-lost"
+        case .badResponse: "bad-response"
+        }
+    }
+}

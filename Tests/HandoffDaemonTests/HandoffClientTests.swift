@@ -1,0 +1,66 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import Testing
+@testable import HandoffDaemon
+
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffClientTests {
+    func server(allowed: Set<uid_t> = [geteuid(), 0]) async throws -> ControlServer {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let s = ControlServer(path: dir.appendingPathComponent("control.sock").path, allowedUIDs: allowed, operations: EchoOperations())
+        try await s.start()
+        return s
+    }
+
+    @Test func requestsGetTheirOwnAnswers() async throws {
+        let s = try await server()
+        let client = try await HandoffClient.connect(socketPath: s.path)
+        async let one = client.request("echo", ["value": 1])
+        async let two = client.request("echo", ["value": ["a": .date(Date(timeIntervalSince1970: 3))]])
+        #expect(try await one == 1)
+        #expect(try await two == ["a": .date(Date(timeIntervalSince1970: 3))])
+        await #expect(throws: ClientError.refused(code: "unknown-op", message: "unknown op 'fly'; see docs/CONTROL.md")) {
+            try await client.request("fly")
+        }
+        await client.close()
+        await s.stop()
+    }
+
+    @Test func eventsArrive() async throws {
+        let s = try await server()
+        let client = try await HandoffClient.connect(socketPath: s.path)
+        _ = try await client.request("poke")
+        var it = client.events.makeAsyncIterator()
+        let event = await it.next()
+        #expect(event?.name == "poked" && event?.fields["by"] == .integer(Int64(geteuid())))
+        await s.stop()
+    }
+
+    @Test func daemonNotRunningSaysHowToStartIt() async {
+        let e = await #expect(throws: ClientError.self) { try await HandoffClient.connect(socketPath: "/nonexistent/handoffd/control.sock") }
+        #expect(e == .daemonNotRunning(socket: "/nonexistent/handoffd/control.sock"))
+        #expect(e?.description.contains("systemctl start handoffd") == true)
+    }
+
+    @Test func refusedUIDGetsPermissionDenied() async throws {
+        let s = try await server(allowed: [4242])
+        let client = try await HandoffClient.connect(socketPath: s.path)
+        // Whether the request goes out before or after the refusal arrives, it reports the refusal.
+        for _ in 0..<2 {
+            let e = await #expect(throws: ClientError.self) { try await client.request("echo") }
+            #expect(e?.code == "permission-denied")
+        }
+        await s.stop()
+    }
+
+    @Test func lostConnectionFailsWaitingRequests() async throws {
+        let s = try await server()
+        let client = try await HandoffClient.connect(socketPath: s.path)
+        _ = try await client.request("echo")
+        await s.stop()
+        await client.close()
+        await #expect(throws: ClientError.connectionLost) { try await client.request("echo") }
+    }
+}
