@@ -77,7 +77,7 @@ let package = Package(
         ]),
         // The daemon's logic: peer protocol, current activities and their advert (more to come).
         .target(name: "HandoffDaemon", dependencies: [
-            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl",
+            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

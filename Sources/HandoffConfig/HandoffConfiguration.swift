@@ -79,6 +79,12 @@ public struct ExecHandlerBinding: Sendable, Equatable {
     public let types: [ActivityType]
     public let command: [String]
     public let timeoutSeconds: Int
+
+    public init(types: [ActivityType], command: [String], timeoutSeconds: Int) {
+        self.types = types
+        self.command = command
+        self.timeoutSeconds = timeoutSeconds
+    }
 }
 
 extension HandoffConfiguration {

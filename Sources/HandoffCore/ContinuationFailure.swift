@@ -11,6 +11,8 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
     case payloadDecodeFailed(type: String, reason: String)
     case contentNotFound(type: String, content: String)
     case tooLarge(type: String, size: Int, limit: Int)
+    /// An exec handler or the webpage opener ran and did not succeed.
+    case handlerFailed(type: String, reason: String)
 
     /// A stable identifier for the wire and for scripts (`handoffctl --json`).
     public var code: String {
@@ -23,6 +25,7 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
         case .payloadDecodeFailed: "payload-decode-failed"
         case .contentNotFound: "content-not-found"
         case .tooLarge: "too-large"
+        case .handlerFailed: "handler-failed"
         }
     }
 
@@ -44,6 +47,8 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
             "'\(type)' points at content '\(content)' that this machine's library does not have"
         case .tooLarge(let type, let size, let limit):
             "'\(type)' is \(size) bytes, above the limit of \(limit)"
+        case .handlerFailed(let type, let reason):
+            "the handler for '\(type)' failed: \(reason)"
         }
     }
 

@@ -1,0 +1,142 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a command run by handoffd ended.
+public enum CommandResult: Sendable, Equatable, CustomStringConvertible {
+    case exited(Int32)
+    case signaled(Int32)
+    case timedOut(Duration)
+    case couldNotStart(String)
+
+    public var succeeded: Bool { self == .exited(0) }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): "exited with status \(code)"
+        case .signaled(let signal): "was killed by signal \(signal)"
+        case .timedOut(let limit): "did not finish within \(limit) and was killed"
+        case .couldNotStart(let why): "could not be started (\(why))"
+        }
+    }
+}
+
+/// Runs exec handlers and the webpage opener: no shell, the given bytes on stdin, output to
+/// /dev/null, in a process group of its own that is killed whole when the time is up.
+///
+/// Written on posix_spawn rather than swift-subprocess: in our tests its timeout teardown left the
+/// command's process group running, and concurrent runs stalled. Blocking calls (writing stdin,
+/// waitpid) run on Dispatch threads, never on the Swift concurrency pool.
+public enum CommandRunner {
+    public static func run(_ command: [String], input: [UInt8] = [], timeout: Duration) async -> CommandResult {
+        guard !command.isEmpty else { return .couldNotStart("empty command") }
+        let pid: pid_t, stdinFD: Int32
+        switch spawn(command) {
+        case .failure(let why): return .couldNotStart(why.description)
+        case .success(let started): (pid, stdinFD) = started
+        }
+        DispatchQueue.global().async { feed(stdinFD, input) }
+        let reaped = Reaper(pid: pid)
+        return await withTaskGroup(of: CommandResult?.self) { group in
+            group.addTask { await reaped.status() }
+            group.addTask {
+                do { try await Task.sleep(for: timeout) } catch { return nil }
+                return .timedOut(timeout)
+            }
+            var outcome: CommandResult = .couldNotStart("no result")
+            for await result in group {
+                guard let result else { continue }
+                outcome = result
+                if case .timedOut = result {
+                    kill(-pid, SIGKILL)
+                    _ = await reaped.status()  // reap it before returning
+                }
+                group.cancelAll()
+                break
+            }
+            return outcome
+        }
+    }
+
+    private struct SpawnFailure: Error, CustomStringConvertible { let description: String }
+
+    private static func spawn(_ command: [String]) -> Result<(pid_t, Int32), SpawnFailure> {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return .failure(SpawnFailure(description: "pipe: \(String(cString: strerror(errno)))")) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attr, 0)
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, command[0], &actions, &attr, argv, environ)
+        close(fds[0])
+        guard rc == 0 else {
+            close(fds[1])
+            return .failure(SpawnFailure(description: "\(command[0]): \(String(cString: strerror(rc)))"))
+        }
+        return .success((pid, fds[1]))
+    }
+
+    private static func feed(_ fd: Int32, _ bytes: [UInt8]) {
+        // A command that never reads its stdin must not block us: a closed pipe gives EPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            offset += n
+        }
+        close(fd)
+    }
+}
+
+/// Waits for one child on a Dispatch thread; every caller of `status()` gets the same answer.
+private final class Reaper: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: CommandResult?
+    private var waiters: [CheckedContinuation<CommandResult, Never>] = []
+
+    init(pid: pid_t) {
+        DispatchQueue.global().async { [self] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let signal = status & 0x7F
+            finish(signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal))
+        }
+    }
+
+    func status() async -> CommandResult {
+        await withCheckedContinuation { c in
+            lock.lock()
+            if let result {
+                lock.unlock()
+                c.resume(returning: result)
+            } else {
+                waiters.append(c)
+                lock.unlock()
+            }
+        }
+    }
+
+    private func finish(_ r: CommandResult) {
+        lock.lock()
+        result = r
+        let ws = waiters
+        waiters = []
+        lock.unlock()
+        for w in ws { w.resume(returning: r) }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HandoffConfig
+import HandoffContent
+import HandoffControl
+import HandoffCore
+
+/// Where a continued activity ended up.
+public enum DispatchOutcome: Sendable, Equatable {
+    case continuedByApp(String)
+    case routedToScene(UUID, Route)
+    case continuedByCommand([String])
+    case openedWebpage(URL)
+    case failed(ContinuationFailure)
+
+    public var remote: RemoteOutcome {
+        if case .failed(let f) = self { return RemoteOutcome(f) }
+        return .continued
+    }
+}
+
+/// Apps registered live over the control socket (onContinueUserActivity): offered the activity in
+/// registration order until one accepts.
+public protocol LiveHandlers: Sendable {
+    /// The name of the app that accepted, or nil if none is registered for the type or all declined.
+    func offer(_ activity: UserActivity) async -> String?
+}
+
+/// Dispatch on the continuing machine, in this order: the declared-type and activity checks; apps
+/// registered live; the built-in Hawk Notes handlers (route applied to a scene); exec handlers from
+/// the configuration; the webpageURL opener; else a typed failure.
+public struct Dispatcher: Sendable {
+    public let router: ActivityRouter
+    public let execHandlers: [ActivityType: ExecHandlerBinding]
+    public let opener: [String]
+    public let live: any LiveHandlers
+    /// Applies a route to the chosen scene and returns its id.
+    public let applyRoute: @Sendable (Route, UserActivity) async throws(SceneError) -> UUID
+    public var openerTimeout: Duration = .seconds(10)
+
+    public init(router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
+                applyRoute: @escaping @Sendable (Route, UserActivity) async throws(SceneError) -> UUID) {
+        self.router = router
+        var map: [ActivityType: ExecHandlerBinding] = [:]
+        for binding in execHandlers { for t in binding.types { map[t] = binding } }
+        self.execHandlers = map
+        self.opener = opener
+        self.live = live
+        self.applyRoute = applyRoute
+    }
+
+    public func dispatch(_ activity: UserActivity, at now: Date = Date()) async -> DispatchOutcome {
+        let type = activity.type.rawValue
+        do throws(ActivityError) { try router.declared.validate(activity, at: now) } catch {
+            return .failed(ContinuationFailure(error, type: activity.type))
+        }
+        if let app = await live.offer(activity) { return .continuedByApp(app) }
+        if router.handlers.handler(for: activity.type) != nil {
+            let route: Route
+            do throws(ContinuationFailure) { route = try router.route(activity, at: now) } catch { return .failed(error) }
+            do throws(SceneError) { return .routedToScene(try await applyRoute(route, activity), route) } catch {
+                return .failed(.contentNotFound(type: type, content: error.description))
+            }
+        }
+        if let binding = execHandlers[activity.type] {
+            let json = (try? JSONSerialization.data(withJSONObject: activityJSON(activity), options: [.sortedKeys])) ?? Data()
+            let result = await CommandRunner.run(binding.command, input: Array(json) + [0x0A], timeout: .seconds(binding.timeoutSeconds))
+            return result.succeeded ? .continuedByCommand(binding.command)
+                : .failed(.handlerFailed(type: type, reason: "\(binding.command[0]) \(result)"))
+        }
+        if let url = activity.webpageURL {
+            let result = await CommandRunner.run(opener + [url.absoluteString], timeout: openerTimeout)
+            return result.succeeded ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
+        }
+        return .failed(.noHandler(type: type))
+    }
+
+    private func activityJSON(_ activity: UserActivity) -> Any {
+        // HandoffControl's lossless JSON form, the same as on the control socket.
+        activity.jsonObject
+    }
+}
