@@ -100,7 +100,7 @@ let package = Package(
             "HandoffLink", "HandoffState",
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
-        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl", "HandoffClient"]),
+        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffTestSupport"]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],

@@ -16,6 +16,7 @@ PACKAGES=(
   util-linux            # nsenter, unshare
   libsqlite3-dev        # GRDB's SQLite
   procps                # pgrep/ps in test harnesses
+  systemd               # systemd-analyze: the unit's security exposure is tested
 )
 
 missing=()

@@ -84,3 +84,6 @@ struct SpawnError: Error, CustomStringConvertible {
     let description: String
     init(_ d: String) { description = d }
 }
+
+/// Runs a command to completion (no shell); returns its exit status and stdout and stderr together.
+public func runCommand(_ argv: [String]) throws -> (status: Int32, output: String) { try Spawned.run(argv) }
