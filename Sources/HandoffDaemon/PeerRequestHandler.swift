@@ -1,0 +1,71 @@
+import Foundation
+import HandoffCore
+
+/// How this machine answers a peer's requests (docs/PROTOCOL.md). Knows the current activities
+/// and the declared types; asks the owning app for fresh userInfo before sending an activity that
+/// needs saving, within a budget. Anything it cannot parse is answered with an `error`, never a
+/// crash, and the session goes on.
+public struct PeerRequestHandler: Sendable {
+    public let device: String
+    public let declaredTypes: [String]
+    /// The current activities right now.
+    public let current: @Sendable () async -> CurrentActivities
+    /// Asks the app that owns a needsSave activity for a fresh version; nil if it did not answer.
+    public let refresh: @Sendable (UserActivity) async -> UserActivity?
+    public var refreshBudget: Duration = .milliseconds(500)
+
+    public init(device: String, declaredTypes: [String], current: @escaping @Sendable () async -> CurrentActivities,
+                refresh: @escaping @Sendable (UserActivity) async -> UserActivity?) {
+        self.device = device
+        self.declaredTypes = declaredTypes
+        self.current = current
+        self.refresh = refresh
+    }
+
+    /// The reply to one message from a peer (nil for notifications that need none).
+    public func reply(to bytes: [UInt8], at now: Date = Date()) async -> PeerMessage? {
+        let message: PeerMessage
+        do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
+            return .error(id: nil, code: error.code, message: error.description)
+        }
+        switch message {
+        case .hello(let id, let version, _, _):
+            guard version == PeerMessage.protocolVersion else {
+                return .error(id: id, code: "unsupported-version", message: "peer protocol \(version) is not supported; this machine speaks \(PeerMessage.protocolVersion)")
+            }
+            return .hello(id: id, protocolVersion: PeerMessage.protocolVersion, device: device, types: declaredTypes)
+        case .list(let id):
+            return .activities(id: id, items: await current().summaries(at: now))
+        case .fetch(let id, let activityID):
+            guard let entry = await current().advertised(at: now).first(where: { $0.activity.id == activityID }) else {
+                return .error(id: id, code: "not-found", message: "activity \(activityID.uuidString) is not current here (it may have been resigned, invalidated or expired)")
+            }
+            return .activity(id: id, activity: await freshest(entry.activity))
+        case .ping(let id):
+            return .pong(id: id)
+        case .push, .continued, .changed, .invalidated, .activities, .activity, .outcome, .pong, .error:
+            // Handled by the daemon's session logic (dispatch, events), or replies we did not ask for.
+            return message.requestID.map { .error(id: $0, code: "unexpected", message: "not handled here") }
+        }
+    }
+
+    /// The activity, refreshed by its app first if it needs saving and the app answers in time.
+    func freshest(_ activity: UserActivity) async -> UserActivity {
+        guard activity.needsSave else { return activity }
+        let budget = refreshBudget
+        let refresh = self.refresh
+        let fresh: UserActivity? = await withTaskGroup(of: UserActivity?.self) { group in
+            group.addTask { await refresh(activity) }
+            group.addTask {
+                try? await Task.sleep(for: budget)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        // Only a newer version of the same activity replaces what we have.
+        if let fresh, fresh.id == activity.id, fresh.version > activity.version { return fresh }
+        return activity
+    }
+}

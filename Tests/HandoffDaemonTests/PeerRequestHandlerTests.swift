@@ -1,0 +1,81 @@
+import Foundation
+import HandoffCore
+import Testing
+@testable import HandoffDaemon
+
+@Suite(.timeLimit(.minutes(1))) struct PeerRequestHandlerTests {
+    static let type = try! ActivityType("org.hawknotes.draftNote")
+
+    func handler(_ current: CurrentActivities, refresh: @escaping @Sendable (UserActivity) async -> UserActivity? = { _ in nil }) -> PeerRequestHandler {
+        PeerRequestHandler(device: "A", declaredTypes: [Self.type.rawValue], current: { current }, refresh: refresh)
+    }
+
+    func ask(_ h: PeerRequestHandler, _ m: PeerMessage) async throws -> PeerMessage? {
+        await h.reply(to: try m.encoded())
+    }
+
+    @Test func helloListFetchPing() async throws {
+        var c = CurrentActivities()
+        let a = UserActivity(type: Self.type, title: "Note")
+        c.becomeCurrent(a, scene: nil, at: Date())
+        let h = handler(c)
+        #expect(try await ask(h, .hello(id: 1, protocolVersion: 1, device: "B", types: [])) == .hello(id: 1, protocolVersion: 1, device: "A", types: [Self.type.rawValue]))
+        #expect(try await ask(h, .list(id: 2)) == .activities(id: 2, items: [ActivitySummary(a, scene: nil)]))
+        #expect(try await ask(h, .fetch(id: 3, activityID: a.id)) == .activity(id: 3, activity: a))
+        #expect(try await ask(h, .ping(id: 4)) == .pong(id: 4))
+        let missing = try await ask(h, .fetch(id: 5, activityID: UUID()))
+        guard case .error(5, "not-found", _)? = missing else { Issue.record("got \(String(describing: missing))"); return }
+    }
+
+    @Test func badInputIsAnsweredNotFatal() async throws {
+        let h = handler(CurrentActivities())
+        let garbage = await h.reply(to: [1, 2, 3])
+        guard case .error(nil, "undecodable", _)? = garbage else { Issue.record("got \(String(describing: garbage))"); return }
+        let oldVersion = try await ask(h, .hello(id: 1, protocolVersion: 9, device: "B", types: []))
+        guard case .error(1, "unsupported-version", _)? = oldVersion else { Issue.record("got \(String(describing: oldVersion))"); return }
+    }
+
+    @Test func needsSaveIsRefreshedWithinTheBudget() async throws {
+        var c = CurrentActivities()
+        var a = UserActivity(type: Self.type)
+        a.needsSave = true
+        c.becomeCurrent(a, scene: nil, at: Date())
+        var refreshed = a
+        try refreshed.addUserInfoEntries(["draftText": "typed since"])
+        let fresh = refreshed
+        let prompt = handler(c) { _ in fresh }
+        #expect(try await ask(prompt, .fetch(id: 1, activityID: a.id)) == .activity(id: 1, activity: fresh))
+        // An app that does not answer within 500 ms: the version we have goes out.
+        let slow = handler(c) { _ in
+            try? await Task.sleep(for: .seconds(5))
+            return fresh
+        }
+        let start = ContinuousClock.now
+        #expect(try await ask(slow, .fetch(id: 2, activityID: a.id)) == .activity(id: 2, activity: a))
+        #expect(ContinuousClock.now - start < .seconds(2))
+        // An answer that is not newer is ignored.
+        let stale = handler(c) { _ in UserActivity(type: Self.type) }
+        #expect(try await ask(stale, .fetch(id: 3, activityID: a.id)) == .activity(id: 3, activity: a))
+    }
+}
+
+@Suite struct PeerPresenceTests {
+    @Test func presentOnlyWhileListedAndAnswering() {
+        var p = PeerPresence(freshness: 6)
+        let t0 = Date(timeIntervalSinceReferenceDate: 0)
+        p.listedByAvahi("b")
+        #expect(!p.isPresent("b", at: t0))
+        #expect(p.due(at: t0) == ["b"])
+        p.answered("b", at: t0)
+        #expect(p.isPresent("b", at: t0.addingTimeInterval(6)))
+        #expect(p.due(at: t0.addingTimeInterval(1)).isEmpty)
+        #expect(p.due(at: t0.addingTimeInterval(2)) == ["b"])
+        // A SIGKILLed peer stays listed by Avahi but stops answering: gone after the freshness window.
+        #expect(!p.isPresent("b", at: t0.addingTimeInterval(6.5)))
+        #expect(p.present(at: t0.addingTimeInterval(6.5)).isEmpty)
+        p.answered("c", at: t0)
+        #expect(!p.isPresent("c", at: t0))  // not listed by Avahi
+        p.removedByAvahi("b")
+        #expect(!p.isPresent("b", at: t0))
+    }
+}
