@@ -121,8 +121,21 @@ public final class LinkEndpoint: Sendable {
         await session.close()
     }
 
+    /// What a failed handshake means for the trust store.
+    fileprivate func handshakeFailed(_ error: Error) {
+        switch error as? LinkError {
+        case .unpairNoticeDelivered(let peer)?:
+            try? trustStore.unpairDelivered(id: peer.id)
+            logger.info("told the peer it was unpaired", metadata: ["peer.id": "\(peer.fingerprint)"])
+        case .unpairedByPeer(let peer)?:
+            handle(.unpaired, from: peer, channel: nil)
+        default:
+            break
+        }
+    }
+
     /// A control message from a peer.
-    private func handle(_ control: LinkControl, from peer: PeerIdentity, channel: Channel) {
+    private func handle(_ control: LinkControl, from peer: PeerIdentity, channel: Channel?) {
         switch control {
         case .advertisingKey(let key):
             do { try trustStore.setAdvertisingKey(key, ofPeer: peer.id) } catch {
@@ -138,7 +151,7 @@ public final class LinkEndpoint: Sendable {
             } catch {
                 logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
             }
-            channel.close(promise: nil)
+            channel?.close(promise: nil)
         }
     }
 
@@ -160,7 +173,11 @@ public final class LinkEndpoint: Sendable {
         let store = trustStore
         let coordinator = coordinator
         // A peer we unpaired but have not told yet gets through the handshake only to hear that.
-        return .init(isPinned: { id in (try? store.peer(withKey: id.publicKey)) != nil || ((try? store.pendingUnpairs())?.contains(id) ?? false) },
+        return .init(trust: { id in
+                        if (try? store.peer(withKey: id.publicKey)) != nil { return .pinned }
+                        if (try? store.pendingUnpairs())?.contains(id) == true { return .unpairedNotTold }
+                        return .unknown
+                     },
                      expectedPeer: peer,
                      pairingRefusal: { coordinator.refusalForIncoming() })
     }
@@ -237,11 +254,6 @@ public final class LinkEndpoint: Sendable {
             let bridge = SessionBridge(onControl: { [weak self] control in self?.handle(control, from: peer, channel: channel) })
             try ops.addHandler(bridge)
             let session = LinkSession(peer: peer, channel: channel, bridge: bridge)
-            if (try? trustStore.peer(withKey: peer.publicKey)) == nil {
-                // Only a pending unpair notice let this peer in.
-                Task { await self.deliverUnpairNotice(on: session) }
-                throw LinkError.peerNotPaired(fingerprint: peer.fingerprint)
-            }
             let key = ObjectIdentifier(channel)
             open.withLockedValue { $0[key] = session }
             channel.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: key) } }
@@ -282,9 +294,6 @@ private final class EstablishmentRouter: ChannelInboundHandler, RemovableChannel
             settled = true
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             promise.succeed(result)
-        } catch LinkError.peerNotPaired(let fp) {
-            // The unpair notice is on its way; its task closes the channel once it is sent.
-            settle(LinkError.peerNotPaired(fingerprint: fp), context: context)
         } catch {
             settle(error, context: context)
             context.close(promise: nil)
@@ -292,6 +301,7 @@ private final class EstablishmentRouter: ChannelInboundHandler, RemovableChannel
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if !settled { endpoint.handshakeFailed(error) }
         settle(error, context: context)
         context.fireErrorCaught(error)
     }

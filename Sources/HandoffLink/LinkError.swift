@@ -11,6 +11,10 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyUnauthenticated
     case closed
     case peerClosedHandshake
+    /// The peer has unpaired this machine (it told us during the handshake).
+    case unpairedByPeer(PeerIdentity)
+    /// We told a peer that we unpaired it; no session was made.
+    case unpairNoticeDelivered(PeerIdentity)
     case identity(String)
     case refused(PairingRefusal)
     case pairing(PairingFailure)
@@ -26,6 +30,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .handshakeTimeout(let s): "the handshake did not finish within \(s) s"
         case .tooManyUnauthenticated: "too many unauthenticated connections; try again shortly"
         case .closed: "the connection closed"
+        case .unpairedByPeer(let p): "the peer \(p.fingerprint) has unpaired this machine; it was removed here too (pair again to reconnect)"
+        case .unpairNoticeDelivered(let p): "told the peer \(p.fingerprint) that it was unpaired; no session"
         case .peerClosedHandshake: "the peer closed the connection during the handshake: it has not paired with this machine (pair with `handoffctl pair`), or it is shutting down"
         case .identity(let why): why
         case .refused(let r): r.description

@@ -17,19 +17,33 @@ public struct LinkHandshakeMachine: Sendable {
         public let mode: LinkMode
     }
 
+    /// What the trust store says of a key.
+    public enum PeerTrust: Sendable {
+        case pinned
+        /// We unpaired it and have not told it yet: a responder lets its handshake through only to
+        /// say so.
+        case unpairedNotTold
+        case unknown
+    }
+
     public struct Policy: Sendable {
-        /// Is this key pinned? (session mode)
-        public var isPinned: @Sendable (PeerIdentity) -> Bool
+        /// What do we know of this key? (session mode)
+        public var trust: @Sendable (PeerIdentity) -> PeerTrust
         /// The initiator's expectation of whom it is calling, if any.
         public var expectedPeer: PeerIdentity?
         /// Responder, pairing mode: nil to accept, or why not.
         public var pairingRefusal: @Sendable () -> PairingRefusal?
 
-        public init(isPinned: @escaping @Sendable (PeerIdentity) -> Bool, expectedPeer: PeerIdentity? = nil,
+        public init(trust: @escaping @Sendable (PeerIdentity) -> PeerTrust, expectedPeer: PeerIdentity? = nil,
                     pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }) {
-            self.isPinned = isPinned
+            self.trust = trust
             self.expectedPeer = expectedPeer
             self.pairingRefusal = pairingRefusal
+        }
+
+        public init(isPinned: @escaping @Sendable (PeerIdentity) -> Bool, expectedPeer: PeerIdentity? = nil,
+                    pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }) {
+            self.init(trust: { isPinned($0) ? .pinned : .unknown }, expectedPeer: expectedPeer, pairingRefusal: pairingRefusal)
         }
     }
 
@@ -39,6 +53,8 @@ public struct LinkHandshakeMachine: Sendable {
     /// In XX the initiator finishes before the responder has seen its key; without this, a refused
     /// initiator would believe it had a session.
     static let accepted: [UInt8] = [0x01]
+    /// Sent instead of `accepted` to a peer we unpaired and had not told yet.
+    static let unpairedYou: [UInt8] = [0x02]
 
     private let role: NoiseHandshake.Role
     private let identity: IdentityKey
@@ -100,7 +116,9 @@ public struct LinkHandshakeMachine: Sendable {
         case .awaitingAccept(let e):
             var transport = e.transport
             do throws(NoiseError) {
-                guard try transport.decrypt(frame) == Self.accepted else { return fail(.noise(.malformedMessage("no acceptance"))) }
+                let answer = try transport.decrypt(frame)
+                if answer == Self.unpairedYou { return fail(.unpairedByPeer(e.peer)) }
+                guard answer == Self.accepted else { return fail(.noise(.malformedMessage("no acceptance"))) }
             } catch {
                 return fail(.noise(error))
             }
@@ -125,6 +143,15 @@ public struct LinkHandshakeMachine: Sendable {
             state = .awaitingAccept(try established(hs, peer: peer, peerName: payload))
             return [.send(m3)]
         case (.responder, 3):
+            guard let remote = hs.remoteStatic else { throw .noise(.malformedMessage("no static key")) }
+            if mode == .session, policy.trust(PeerIdentity(publicKey: remote)) == .unpairedNotTold {
+                // Authenticated, so the notice cannot be forged or replayed to someone else.
+                var transport = try established(hs, peer: PeerIdentity(publicKey: remote), peerName: []).transport
+                let notice: [UInt8]
+                do throws(NoiseError) { notice = try transport.encrypt(Self.unpairedYou) } catch { throw .noise(error) }
+                state = .done
+                return [.send(notice), .failed(.unpairNoticeDelivered(PeerIdentity(publicKey: remote)))]
+            }
             let peer = try check(hs.remoteStatic)
             var e = try established(hs, peer: peer, peerName: payload)
             var transport = e.transport
@@ -145,7 +172,7 @@ public struct LinkHandshakeMachine: Sendable {
         if let expected = policy.expectedPeer, expected != peer {
             throw .unexpectedPeer(expected: expected.fingerprint, got: peer.fingerprint)
         }
-        if mode == .session, !policy.isPinned(peer) { throw .peerNotPaired(fingerprint: peer.fingerprint) }
+        if mode == .session, policy.trust(peer) != .pinned { throw .peerNotPaired(fingerprint: peer.fingerprint) }
         return peer
     }
 

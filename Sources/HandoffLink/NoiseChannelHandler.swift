@@ -22,6 +22,8 @@ final class NoiseChannelHandler: ChannelDuplexHandler {
     private let isInitiator: Bool
     private let logger: Logger
     private(set) var failure: LinkError?
+    /// The last handshake frame written: a refusal or an unpair notice must leave before we close.
+    private var lastWrite: EventLoopFuture<Void>?
 
     init(machine: LinkHandshakeMachine, isInitiator: Bool, timeout: TimeAmount, logger: Logger) {
         self.machine = machine
@@ -92,7 +94,7 @@ final class NoiseChannelHandler: ChannelDuplexHandler {
         for output in outputs {
             switch output {
             case .send(let bytes):
-                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+                lastWrite = context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
             case .established(let e):
                 timeout?.cancel()
                 timeout = nil
@@ -111,6 +113,7 @@ final class NoiseChannelHandler: ChannelDuplexHandler {
         timeout?.cancel()
         logger.info("link closed", metadata: ["reason": "\(error)", "peer.address": "\(context.remoteAddress.map { "\($0)" } ?? "?")"])
         context.fireErrorCaught(error)
-        context.close(promise: nil)
+        let channel = context.channel
+        if let lastWrite { lastWrite.whenComplete { _ in channel.close(promise: nil) } } else { context.close(promise: nil) }
     }
 }

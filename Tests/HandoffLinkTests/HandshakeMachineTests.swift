@@ -82,6 +82,15 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
         #expect(w.responderResult == nil)
     }
 
+    @Test func anUnpairedPeerIsToldDuringTheHandshake() {
+        let responderPolicy = LinkHandshakeMachine.Policy(trust: { $0 == alice.identity ? .unpairedNotTold : .unknown })
+        var w = Wire(initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob])),
+                     responder: .init(role: .responder, identity: bob, localName: "b", policy: responderPolicy))
+        w.run()
+        #expect(failure(w.initiatorResult) == .unpairedByPeer(bob.identity))
+        #expect(failure(w.responderResult) == .unpairNoticeDelivered(alice.identity))
+    }
+
     @Test func wrongPeerAtTheAddressIsRefused() {
         let carol = IdentityKey()
         var w = Wire(initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob, carol], expected: bob)),
