@@ -151,7 +151,8 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let c = try LineClient(path: s.path)
         #expect(errorCode(await c.readJSON()) == "too-many-clients")
         #expect(await c.isClosedByServer())
-        _ = a  // a and b stay connected throughout
+        // a and b must hold their connections until here (ARC could close them after last use).
+        withExtendedLifetime((a, b)) {}
         await s.stop()
     }
 
