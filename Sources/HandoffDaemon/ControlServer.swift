@@ -44,7 +44,7 @@ public final class ControlServer: Sendable {
     public let path: String
     private let allowedUIDs: Set<uid_t>
     private let maxClients: Int
-    private let maxLine: Int
+    let maxLine: Int
     private let operations: any ControlOperations
     private let logger: Logger
     private let clients = NIOLockedValueBox(0)
@@ -87,6 +87,7 @@ public final class ControlServer: Sendable {
     fileprivate func admit(_ channel: Channel) -> EventLoopFuture<ControlClient?> {
         let promise = channel.eventLoop.makePromise(of: ControlClient?.self)
         guard let provider = channel as? SocketOptionProvider else {
+            refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
             promise.succeed(nil)
             return promise.futureResult
         }
@@ -149,8 +150,6 @@ public final class ControlServer: Sendable {
     private func write(_ client: ControlClient, _ line: [UInt8]) {
         client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: line), promise: nil)
     }
-
-    var maxLineBytes: Int { maxLine }
 }
 
 /// One client connection: checks credentials, frames lines, feeds them to the server in order.
@@ -165,7 +164,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
 
     init(server: ControlServer) {
         self.server = server
-        framer = LineFramer(maxLine: server.maxLineBytes)
+        framer = LineFramer(maxLine: server.maxLine)
     }
 
     func channelActive(context: ChannelHandlerContext) {

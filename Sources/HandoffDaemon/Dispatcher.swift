@@ -62,7 +62,7 @@ public struct Dispatcher: Sendable {
             }
         }
         if let binding = execHandlers[activity.type] {
-            let json = (try? JSONSerialization.data(withJSONObject: activityJSON(activity), options: [.sortedKeys])) ?? Data()
+            let json = (try? JSONSerialization.data(withJSONObject: activity.jsonObject, options: [.sortedKeys])) ?? Data()
             let result = await CommandRunner.run(binding.command, input: Array(json) + [0x0A], timeout: .seconds(binding.timeoutSeconds))
             return result.succeeded ? .continuedByCommand(binding.command)
                 : .failed(.handlerFailed(type: type, reason: "\(binding.command[0]) \(result)"))
@@ -72,10 +72,5 @@ public struct Dispatcher: Sendable {
             return result.succeeded ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
         }
         return .failed(.noHandler(type: type))
-    }
-
-    private func activityJSON(_ activity: UserActivity) -> Any {
-        // HandoffControl's lossless JSON form, the same as on the control socket.
-        activity.jsonObject
     }
 }

@@ -11,13 +11,13 @@ extension PeerMessage {
     public init(decoding bytes: [UInt8], limits: CodecLimits = .default) throws(PeerProtocolError) {
         let value: PropertyListValue
         do throws(CodecError) { value = try BoundedDecoder(limits: limits).decode(Data(bytes)) } catch { throw .undecodable(error) }
-        do throws(CodecError) { self = try Self.parse(value) } catch {
-            if case .field(let name, let problem) = error {
-                if name == "type" && problem.hasPrefix("unknown:") { throw .unknownType(String(problem.dropFirst(8))) }
-                throw .badField(name, problem)
-            }
+        let parsed: PeerMessage?
+        do throws(CodecError) { parsed = try Self.parse(value) } catch {
+            if case .field(let name, let problem) = error { throw .badField(name, problem) }
             throw .undecodable(error)
         }
+        guard let parsed else { throw .unknownType(value.dictionaryValue?["type"]?.stringValue ?? "") }
+        self = parsed
     }
 
     var propertyList: PropertyListValue {
@@ -57,7 +57,8 @@ extension PeerMessage {
         return .dictionary(d)
     }
 
-    static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage {
+    /// nil for a message type this version does not know.
+    static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage? {
         let f = try FieldReader(value)
         let type = try f.string("type")
         func uuid(_ key: String) throws(CodecError) -> UUID {
@@ -87,7 +88,7 @@ extension PeerMessage {
         case "error":
             return .error(id: f.fields["id"] == nil ? nil : try f.integer("id"), code: try f.string("code"), message: try f.string("message"))
         default:
-            throw .field("type", problem: "unknown:\(type)")
+            return nil
         }
     }
 

@@ -8,7 +8,6 @@ public final class FakeNetwork: @unchecked Sendable {
     private let lock = NSLock()
     private var members: [ObjectIdentifier: FakeDiscovery] = [:]
     private var registrations: [String: Registration] = [:]
-    private let interfaceIndex: Int32 = 2
 
     public init() {}
 
@@ -57,5 +56,6 @@ public final class FakeNetwork: @unchecked Sendable {
         for m in others { for n in names { m.networkRemoved(name: n) } }
     }
 
-    var fakeInterfaceIndex: Int32 { interfaceIndex }
+    /// The one interface of this network.
+    let fakeInterfaceIndex: Int32 = 2
 }

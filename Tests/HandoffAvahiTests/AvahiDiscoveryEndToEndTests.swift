@@ -6,10 +6,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct AvahiDiscoveryEndToEndTests {
     @Test func publishedServiceResolvesWithPortAddressesAndTXT() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123 fp=abc")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123 fp=abc")
         let seen = b.event("peerAppeared") { $0.peerName == "alpha" }
         #expect(seen?.peer?["port"] as? Int == 5123)
         #expect(seen?.peerTXT["fp"] == "abc")
@@ -27,10 +25,8 @@ struct AvahiDiscoveryEndToEndTests {
     }
 
     @Test func txtUpdateIsSeenWithinOneSecond() throws {
-        let hosts = try TestHostSet(count: 2)
+        let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123 fp=abc")
         defer { hosts.tearDown() }
-        let a = try Probe.start(hosts, 1), b = try Probe.start(hosts, 2)
-        a.send("publish alpha 5123 fp=abc")
         let first = b.event("peerAppeared") { $0.peerName == "alpha" }
         let firstSeq = UInt64(first?.peerTXT["seq"] ?? "") ?? 0
         for n in 1...3 {
