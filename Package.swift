@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
         .library(name: "HandoffControl", targets: ["HandoffControl"]),
         .library(name: "HandoffClient", targets: ["HandoffClient"]),
+        .executable(name: "handoffd", targets: ["handoffd"]),
+        .executable(name: "handoffctl", targets: ["handoffctl"]),
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"]),
     ],
     dependencies: [
@@ -23,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"4.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Activities, property-list values, the bounded codec and declared types. Foundation only.
@@ -83,6 +87,18 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The daemon: configuration, stores, Avahi, link and control socket as one service group.
+        .executableTarget(name: "handoffd", dependencies: [
+            "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HandoffLink",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The command line: one file per subcommand, all through HandoffClient.
+        .executableTarget(name: "handoffctl", dependencies: [
+            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(name: "handoff-link-bench", dependencies: [

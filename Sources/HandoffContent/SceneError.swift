@@ -7,6 +7,8 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
     case navigationWithoutTab
     case notARestorationActivity(String)
     case malformedRestoration(String)
+    /// The scene's new state could not be stored; the previous state is kept.
+    case saveFailed(String)
 
     public var description: String {
         switch self {
@@ -20,6 +22,8 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
             "activity '\(type)' is not a scene restoration activity"
         case .malformedRestoration(let detail):
             "the restoration activity is damaged: \(detail); the scene starts fresh"
+        case .saveFailed(let why):
+            "the scene's state could not be saved (\(why)); it keeps its previous state. Check free space and permissions of the state directory"
         }
     }
 }

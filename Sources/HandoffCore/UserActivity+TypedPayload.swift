@@ -33,6 +33,17 @@ extension UserActivity {
         setUserInfoUnchecked(info)
     }
 
+    /// Stores an already-encoded JSON payload under a type name (for tools that read the payload
+    /// from a file and do not have the Swift type).
+    public mutating func setTypedPayload(json: Data, typeName: String) throws(ActivityError) {
+        guard (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil else {
+            throw .payloadCorrupt("the payload is not JSON")
+        }
+        var info = userInfo
+        info[Self.typedPayloadKey] = .dictionary(["type": .string(typeName), "json": .data(json)])
+        setUserInfoUnchecked(info)
+    }
+
     /// Decodes the typed payload as `T`. Throws if there is none, if it was stored as another type,
     /// or if its bytes do not decode.
     public func typedPayload<T: Decodable>(_ type: T.Type) throws(ActivityError) -> T {

@@ -24,6 +24,9 @@ public struct ControlClient: Sendable {
     public let pid: pid_t
     let channel: Channel
 
+    /// Identifies this connection (for what it registered, and questions asked of it).
+    public var key: ObjectIdentifier { ObjectIdentifier(channel) }
+
     /// Sends an event line to this client (for `watch` and live handlers).
     public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) {
         channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event(name, fields)), promise: nil)

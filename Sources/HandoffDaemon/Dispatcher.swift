@@ -58,6 +58,7 @@ public struct Dispatcher: Sendable {
             let route: Route
             do throws(ContinuationFailure) { route = try router.route(activity, at: now) } catch { return .failed(error) }
             do throws(SceneError) { return .routedToScene(try await applyRoute(route, activity), route) } catch {
+                if case .saveFailed = error { return .failed(.handlerFailed(type: type, reason: error.description)) }
                 return .failed(.contentNotFound(type: type, content: error.description))
             }
         }

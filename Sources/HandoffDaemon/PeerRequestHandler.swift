@@ -28,6 +28,11 @@ public struct PeerRequestHandler: Sendable {
         do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
             return .error(id: nil, code: error.code, message: error.description)
         }
+        return await reply(to: message, at: now)
+    }
+
+    /// The reply to one decoded message.
+    public func reply(to message: PeerMessage, at now: Date = Date()) async -> PeerMessage? {
         switch message {
         case .hello(let id, let version, _, _):
             guard version == PeerMessage.protocolVersion else {
@@ -37,7 +42,9 @@ public struct PeerRequestHandler: Sendable {
         case .list(let id):
             return .activities(id: id, items: await current().summaries(at: now))
         case .fetch(let id, let activityID):
-            guard let entry = await current().advertised(at: now).first(where: { $0.activity.id == activityID }) else {
+            // An expired activity is still served, so that the continuing machine reports "expired"
+            // (on both machines) rather than "not found".
+            guard let entry = await current().entries.first(where: { $0.activity.id == activityID && $0.activity.isEligibleForHandoff }) else {
                 return .error(id: id, code: "not-found", message: "activity \(activityID.uuidString) is not current here (it may have been resigned, invalidated or expired)")
             }
             return .activity(id: id, activity: await freshest(entry.activity))

@@ -1,0 +1,201 @@
+import Foundation
+import HandoffContent
+import HandoffControl
+import HandoffCore
+import HandoffLink
+
+/// The control operations (docs/CONTROL.md). Each returns a result value or a ControlError whose
+/// message says what to do.
+extension Daemon: ControlOperations {
+    public func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
+        do throws(ControlError) { return .success(try await run(request, client)) } catch { return .failure(error) }
+    }
+
+    public func disconnected(_ client: ControlClient) async { await clientLeft(client) }
+
+    private func run(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
+        switch r.op {
+        case "status": return await status()
+        case "peers": return .array(await peerViews().map(\.propertyList))
+        case "trust":
+            let peers: [TrustedPeerRow]
+            do { peers = try trustStore.peers().map(TrustedPeerRow.init) } catch {
+                throw .failed(code: "store-failed", message: "could not read the trust store: \(error)")
+            }
+            return .array(peers.map(\.propertyList))
+        case "pair": return try await startPairing(with: try r.string("peer"), owner: client)
+        case "pair-accept":
+            let seconds = r.arguments["timeout"]?.integerValue ?? 120
+            return try await acceptPairing(owner: client, timeout: .seconds(max(1, min(seconds, 600))))
+        case "pair-confirm":
+            return try await confirmPairing(try r.string("pairing"), accept: r.arguments["accept"]?.boolValue ?? false)
+        case "unpair": return try await unpair(try r.string("peer"))
+        case "activities":
+            if let peer = try r.optionalString("peer") { return try await remoteList(peer) }
+            if r.arguments["remote"]?.boolValue == true { return try await remoteListAll() }
+            return .array(current.entries.map { $0.propertyList(now: Date()) })
+        case "publish":
+            let scene = try r.optionalString("scene").map { (s: String) throws(ControlError) -> UUID in try r.uuid("scene") }
+            return try await publish(try r.activity(), scene: scene, owner: client)
+        case "resign":
+            try await end(try r.uuid("activity"), invalidate: false)
+            return nil
+        case "invalidate":
+            try await end(try r.uuid("activity"), invalidate: true)
+            return nil
+        case "refresh":
+            // The answer to a needsSave event: the app's fresh version of its activity.
+            guard await refreshes.answer(try r.string("token"), with: try r.activity()) else {
+                throw .failed(code: "not-found", message: "no refresh with this token is waiting (it was answered late)")
+            }
+            return nil
+        case "continue":
+            let scene = try r.optionalString("scene").map { (s: String) throws(ControlError) -> UUID in try r.uuid("scene") }
+            return try await continueActivity(peer: try r.string("peer"), activityID: try r.uuid("activity"), scene: scene)
+        case "send": return try await push(activityID: try r.uuid("activity"), to: try r.string("to"))
+        case "handle":
+            guard let types = r.arguments["types"]?.arrayValue?.compactMap(\.stringValue), !types.isEmpty else {
+                throw .badArgument(name: "types", reason: "must be a non-empty array of activity types")
+            }
+            await live.register(client, name: try r.optionalString("name") ?? "pid \(client.pid)", types: types)
+            return nil
+        case "handled":
+            guard await live.answer(token: try r.string("token"), accepted: r.arguments["accepted"]?.boolValue ?? false) else {
+                throw .failed(code: "not-found", message: "no continuation with this token is waiting (it was answered late)")
+            }
+            return nil
+        case "watch":
+            watchers[client.key] = client
+            return nil
+        case "scenes": return .array(await scenes.all.map { $0.summary(library: library) })
+        case "scene":
+            let id = try r.uuid("scene")
+            guard let s = await scenes.scene(id) else {
+                throw .failed(code: "not-found", message: "no scene \(id.uuidString) (see `handoffctl scenes`)")
+            }
+            return s.detail(library: library)
+        case "library-books": return .array(library.books.map(\.summary))
+        case "library-characters":
+            let text = try r.string("book")
+            guard let book = library.books.first(where: { $0.id.uuidString.lowercased() == text.lowercased() || $0.title == text }) else {
+                throw .failed(code: "not-found", message: "no book '\(text)' in the library (see `handoffctl library books`)")
+            }
+            return .array(book.characters.map { c in
+                .dictionary(["id": .string(c.id.uuidString), "name": .string(c.name), "description": .string(c.description),
+                             "book": .string(book.id.uuidString), "content": .string(ContentPath(bookID: book.id, characterID: c.id).description)])
+            })
+        default:
+            throw .unknownOp(r.op)
+        }
+    }
+
+    private func status() async -> PropertyListValue {
+        let views = await peerViews()
+        var d: [String: PropertyListValue] = [
+            "device": .string(configuration.deviceName), "fingerprint": .string(identity.identity.fingerprint),
+            "port": .integer(Int64(listeningPort)), "avahi": .string(avahiUp ? "up" : "down"),
+            "activities": .integer(Int64(current.entries.count)), "scenes": .integer(Int64(await scenes.all.count)),
+            "peersListed": .integer(Int64(views.filter { $0.discovered != nil }.count)),
+            "peersPresent": .integer(Int64(views.filter(\.present).count)),
+            "peersPaired": .integer(Int64(views.filter { $0.trusted != nil }.count)),
+            "uptimeSeconds": .integer(Int64(Date().timeIntervalSince(startedAt))),
+            "pairingLocked": .bool(endpoint.isPairingLocked), "pid": .integer(Int64(getpid())),
+        ]
+        if let publishedName { d["advertisedAs"] = .string(publishedName) }
+        return .dictionary(d)
+    }
+
+    private func remoteList(_ name: String) async throws(ControlError) -> PropertyListValue {
+        let peer = try await resolvePeer(name)
+        let reply = try await request(peer) { .list(id: $0) }
+        guard case .activities(_, let items) = reply else {
+            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
+        }
+        if let t = peer.trusted { remoteActivities[t.identity.id] = items }
+        return .array(items.map { $0.propertyList(peer: peer.name) })
+    }
+
+    /// Every paired, listed peer's activities; a peer that does not answer is left out and logged.
+    private func remoteListAll() async throws(ControlError) -> PropertyListValue {
+        var all: [PropertyListValue] = []
+        for peer in await peerViews() where peer.trusted != nil && peer.discovered != nil {
+            do throws(ControlError) {
+                if case .array(let items) = try await remoteList(peer.name) { all += items }
+            } catch {
+                logger.notice("a peer did not list its activities", metadata: ["peer.name": "\(peer.name)", "error": "\(error.code)"])
+            }
+        }
+        return .array(all)
+    }
+}
+
+struct TrustedPeerRow {
+    let name: String, fingerprint: String, pairedAt: Date, generation: UInt32?
+    init(_ t: TrustedPeer) {
+        name = t.name
+        fingerprint = t.identity.fingerprint
+        pairedAt = t.pairedAt
+        generation = t.advertisingKey?.generation
+    }
+
+    var propertyList: PropertyListValue {
+        var d: [String: PropertyListValue] = ["name": .string(name), "fingerprint": .string(fingerprint), "pairedAt": .date(pairedAt)]
+        if let generation { d["theirAdvertisingGeneration"] = .integer(Int64(generation)) }
+        return .dictionary(d)
+    }
+}
+
+extension ActivitySummary {
+    func propertyList(peer: String) -> PropertyListValue {
+        var d: [String: PropertyListValue] = ["activity": .string(activityID.uuidString), "type": .string(type),
+                                              "version": .integer(Int64(bitPattern: version)), "peer": .string(peer)]
+        if let title { d["title"] = .string(title) }
+        if let scene { d["scene"] = .string(scene.uuidString) }
+        return .dictionary(d)
+    }
+}
+
+extension CurrentActivities.Entry {
+    func propertyList(now: Date) -> PropertyListValue {
+        var d: [String: PropertyListValue] = [
+            "activity": .string(activity.id.uuidString), "type": .string(activity.type.rawValue),
+            "version": .integer(Int64(bitPattern: activity.version)), "expired": .bool(activity.isExpired(at: now)),
+            "eligible": .bool(activity.isEligibleForHandoff), "needsSave": .bool(activity.needsSave),
+        ]
+        if let t = activity.title { d["title"] = .string(t) }
+        if let scene { d["scene"] = .string(scene.uuidString) }
+        return .dictionary(d)
+    }
+}
+
+extension Book {
+    var summary: PropertyListValue {
+        .dictionary(["id": .string(id.uuidString), "title": .string(title), "tagline": .string(tagline),
+                     "characters": .integer(Int64(characters.count))])
+    }
+}
+
+extension StoredScene {
+    func summary(library: Library) -> PropertyListValue {
+        var d: [String: PropertyListValue] = ["scene": .string(scene.id.uuidString), "role": .string(role),
+                                              "updated": .date(updated), "created": .date(created)]
+        if let b = scene.selectedBookID { d["book"] = .string(library.book(id: b)?.title ?? b.uuidString) }
+        if case .character(let c)? = scene.navigationPath.last, let ch = library.character(id: c) { d["character"] = .string(ch.name) }
+        if let path = scene.contentPath { d["content"] = .string(path.description) }
+        return .dictionary(d)
+    }
+
+    func detail(library: Library) -> PropertyListValue {
+        guard case .dictionary(var d) = summary(library: library) else { return summary(library: library) }
+        d["navigation"] = .array(scene.navigationPath.compactMap { item in
+            if case .character(let c) = item { return .string(library.character(id: c)?.name ?? c.uuidString) }
+            return nil
+        })
+        d["storage"] = scene.storage.propertyList
+        if let a = scene.currentActivity {
+            d["currentActivity"] = .dictionary(["activity": .string(a.id.uuidString), "type": .string(a.type.rawValue),
+                                                "title": .string(a.title ?? "")])
+        }
+        return .dictionary(d)
+    }
+}

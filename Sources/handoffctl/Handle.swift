@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import HandoffControl
+import HandoffCore
+
+struct Handle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Be a live handler for activity types: print each continuation offered and accept it (or --decline).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Activity types to handle.") var types: [String]
+    @Option(help: "The handler's name, reported to both machines.") var name = "handoffctl"
+    @Flag(help: "Decline every offer (the daemon then tries its next dispatch step).") var decline = false
+    @Option(help: "Exit after this many offers.") var count: Int?
+
+    func run() async throws {
+        let client = try await options.connect()
+        _ = await options.request(client, "handle", ["types": .array(types.map(PropertyListValue.string)), "name": .string(name)])
+        if !options.json { print("Handling \(types.joined(separator: ", ")) as \(name); Ctrl-C to stop") }
+        var seen = 0
+        for await event in client.events where event.name == "continue" {
+            let activity = event.fields["activity"]
+            if options.json {
+                options.printJSON(.dictionary(event.fields))
+            } else {
+                print("\(decline ? "Declined" : "Continuing") \(activity?["type"] ?? "") \(activity?["id"] ?? ""): \(activity?["title"] ?? "")")
+            }
+            fflush(nil)
+            _ = await options.request(client, "handled", ["token": event.fields["token"] ?? "", "accepted": .bool(!decline)])
+            seen += 1
+            if let count, seen >= count { break }
+        }
+        await client.close()
+    }
+}

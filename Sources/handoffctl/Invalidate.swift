@@ -1,0 +1,11 @@
+import ArgumentParser
+
+struct Invalidate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "End an activity for good (invalidate); connected peers are told at once.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The activity's id.") var activity: String
+
+    func run() async throws {
+        try await options.run("invalidate", ["activity": .string(activity)]) { _ in print("Invalidated \(activity)") }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import HandoffClient
+import HandoffContent
+import HandoffControl
+import HandoffCore
+
+struct Publish: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make an activity current on this machine (becomeCurrent), so paired machines can continue it.",
+        discussion: """
+            --info values are strings unless typed: key=int:42, key=real:1.5, key=bool:true, \
+            key=date:2026-11-21T20:00:00Z, key=data:BASE64 (str: forces a string). \
+            --character ID builds the Hawk Notes "viewing a character" activity from the library.
+            """)
+    @OptionGroup var options: ClientOptions
+
+    @Option(help: "The activity type (declared in the daemon's configuration).") var type: String?
+    @Option(help: "The title people see.") var title: String?
+    @Option(help: "A userInfo entry, key=value (repeatable; typed values, see above).") var info: [String] = []
+    @Option(help: "A userInfo key the receiving side must find (repeatable).") var requiredKey: [String] = []
+    @Option(help: "A JSON file to carry as the typed payload.") var payloadFile: String?
+    @Option(help: "The payload's type name (default: what the Hawk Notes type declares).") var payloadType: String?
+    @Option(help: "Build a Hawk Notes characterDetail activity for this character (its UUID or name).") var character: String?
+    @Option(help: "The scene (window) this activity belongs to; one current activity per scene.") var scene: String?
+    @Option(help: "targetContentIdentifier, e.g. a content path b|<book>::c|<character>.") var contentId: String?
+    @Option(help: "webpageURL (http or https): the fallback when no handler takes it.") var url: String?
+    @Option(help: "Expires after this many seconds, or at this ISO 8601 time.") var expires: String?
+    @Flag(help: "The app holds unsaved state: the daemon asks it for a fresh copy before sending.") var needsSave = false
+
+    func validate() throws {
+        if type == nil && character == nil { throw ValidationError("give --type, or --character for a Hawk Notes character") }
+    }
+
+    func run() async throws {
+        let client = try await options.connect()
+        var activity: UserActivity
+        do {
+            if let character {
+                activity = try await characterActivity(character, client: client)
+            } else {
+                activity = UserActivity(type: try ActivityType(type!))
+            }
+            if let title { activity.title = title }
+            var entries: [String: PropertyListValue] = [:]
+            for argument in info {
+                let (k, v) = try TypedInfo.parse(argument)
+                entries[k] = v
+            }
+            if !entries.isEmpty { try activity.addUserInfoEntries(entries) }
+            if !requiredKey.isEmpty { activity.requiredUserInfoKeys.formUnion(requiredKey) }
+            if let payloadFile {
+                let data = try Data(contentsOf: URL(fileURLWithPath: payloadFile))
+                let name = payloadType ?? HawkNotes.declarations.first { $0.type == activity.type }?.payload
+                guard let name else { throw ValidationError("--payload-type is needed: '\(activity.type.rawValue)' declares no payload type here") }
+                try activity.setTypedPayload(json: data, typeName: name)
+            }
+            if let contentId { activity.targetContentIdentifier = contentId }
+            if let url {
+                guard let u = URL(string: url) else { throw ValidationError("--url \(url) is not a URL") }
+                try activity.setWebpageURL(u)
+            }
+            if let expires { activity.expirationDate = try Self.date(expires) }
+            activity.needsSave = needsSave
+        } catch let e as ValidationError {
+            fail(e.message, code: 64)
+        } catch {
+            fail("\(error)", code: 64)
+        }
+        var args: [String: PropertyListValue] = ["activity": activity.propertyList]
+        if let scene { args["scene"] = .string(scene) }
+        let result = await options.request(client, "publish", args)
+        await client.close()
+        if options.json { return options.printJSON(result) }
+        print("Published \(result?["activity"] ?? "") (\(activity.type.rawValue), version \(result?["version"] ?? ""), \(result?["bytes"] ?? "") bytes)")
+        if let warning = result?.dictionaryValue?["warning"]?.stringValue { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+    }
+
+    static func date(_ text: String) throws -> Date {
+        if let seconds = Double(text) { return Date().addingTimeInterval(seconds) }
+        guard let d = ISO8601DateFormatter().date(from: text) else {
+            throw ValidationError("--expires \(text): give seconds from now or an ISO 8601 time like 2026-11-21T20:00:00Z")
+        }
+        return d
+    }
+
+    /// "Viewing <character> in <book>", from the daemon's library.
+    func characterActivity(_ wanted: String, client: HandoffClient) async throws -> UserActivity {
+        for book in await options.request(client, "library-books")?.arrayValue ?? [] {
+            for c in await options.request(client, "library-characters", ["book": .string(book["id"])])?.arrayValue ?? []
+            where c["id"].lowercased() == wanted.lowercased() || c["name"] == wanted {
+                guard let id = UUID(uuidString: c["id"]), let bookID = UUID(uuidString: book["id"]) else { continue }
+                var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c["name"]) in \(book["title"])")
+                try a.setTypedPayload(BookCharacter(id: id, name: c["name"], description: c["description"]))
+                a.targetContentIdentifier = ContentPath(bookID: bookID, characterID: id).description
+                return a
+            }
+        }
+        throw ValidationError("no character '\(wanted)' in the library (see `handoffctl library characters <book>`)")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HandoffCore
+
+/// Human output: aligned columns with a header, or a line saying there is nothing.
+struct Table {
+    let columns: [String]
+    var rows: [[String]] = []
+
+    init(_ columns: String...) { self.columns = columns }
+
+    mutating func add(_ cells: String...) { rows.append(cells) }
+
+    func print(empty: String) {
+        guard !rows.isEmpty else { return Swift.print(empty) }
+        let all = [columns] + rows
+        let widths = columns.indices.map { i in all.map { $0.indices.contains(i) ? $0[i].count : 0 }.max() ?? 0 }
+        for row in all {
+            let cells = row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+            Swift.print(cells.joined(separator: "  "))
+        }
+    }
+}
+
+/// "key: value" lines for one object.
+func printFields(_ value: PropertyListValue?, order: [String]) {
+    guard let d = value?.dictionaryValue else { return }
+    let keys = order.filter { d[$0] != nil } + d.keys.filter { !order.contains($0) }.sorted()
+    let width = keys.map(\.count).max() ?? 0
+    for k in keys { print(k.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + d[k]!.text) }
+}
+
+extension PropertyListValue {
+    /// A value as a table cell.
+    var text: String {
+        switch self {
+        case .string(let s): s
+        case .integer(let i): String(i)
+        case .real(let r): String(r)
+        case .bool(let b): b ? "yes" : "no"
+        case .date(let d): ISO8601DateFormatter().string(from: d)
+        case .data(let d): "\(d.count) bytes"
+        case .array(let a): a.map(\.text).joined(separator: ", ")
+        case .dictionary(let d): d.keys.sorted().map { "\($0)=\(d[$0]!.text)" }.joined(separator: " ")
+        }
+    }
+
+    subscript(_ key: String) -> String { dictionaryValue?[key]?.text ?? "" }
+}

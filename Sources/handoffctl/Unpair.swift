@@ -1,0 +1,14 @@
+import ArgumentParser
+
+struct Unpair: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Forget a paired machine; it is told, and this machine's advertising key is rotated.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The machine to forget (name or fingerprint).") var peer: String
+
+    func run() async throws {
+        try await options.run("unpair", ["peer": .string(peer)]) { r in
+            print("Unpaired \(r?["peer"] ?? peer) (\(r?["fingerprint"] ?? "")); advertising key generation \(r?["advertisingGeneration"] ?? "")")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import HandoffAvahi
+import HandoffConfig
+import HandoffContent
+import HandoffDaemon
+import HandoffLink
+import HandoffState
+import Logging
+import ServiceLifecycle
+
+/// `handoffd`: loads the configuration, opens the stores, and runs the daemon's services until
+/// SIGTERM or SIGINT.
+@main
+struct Handoffd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handoffd",
+        abstract: "Handoff and state restoration daemon: advertises activities over DNS-SD and continues them from paired machines.",
+        discussion: "Exit status: 0 after a clean stop or a valid --check-config; 1 when the configuration, the state directory or the identity key is unusable (the message says which and how to fix it).")
+
+    static let defaultConfigPath = "/etc/handoffd/handoffd.yaml"
+
+    @Option(help: "The configuration file. A missing file at the default path means built-in defaults.")
+    var config: String = Handoffd.defaultConfigPath
+
+    @Flag(help: "Check the configuration and the library, report the first error with its key, and exit.")
+    var checkConfig = false
+
+    @Option(help: "Overrides state_directory (identity key, trust store, scenes).")
+    var stateDirectory: String?
+
+    @Option(help: "Overrides runtime_directory (the control socket).")
+    var runtimeDirectory: String?
+
+    @Option(help: "Overrides device_name.")
+    var deviceName: String?
+
+    @Option(help: "Overrides peer_port (0 picks a free port).")
+    var peerPort: Int?
+
+    func run() async throws {
+        let settings: Settings
+        do { settings = try Settings.load(self) } catch {
+            FileHandle.standardError.write(Data("handoffd: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        if checkConfig {
+            print("\(settings.source): valid; library \(settings.libraryPath) with \(settings.library.books.count) books; \(settings.configuration.activityTypes.types.count) declared activity types")
+            return
+        }
+        let level = Logger.Level(rawValue: settings.configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+        let logger = Logger(label: "handoffd")
+        do {
+            let runner = try DaemonRunner(settings: settings, logger: logger)
+            let group = ServiceGroup(configuration: .init(
+                services: [.init(service: runner), .init(service: runner.heartbeat)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        } catch let error as StartupError {
+            logger.critical("handoffd cannot start", metadata: ["error": "\(error)"])
+            FileHandle.standardError.write(Data("handoffd: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

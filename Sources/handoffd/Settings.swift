@@ -1,0 +1,67 @@
+import Foundation
+import HandoffConfig
+import HandoffContent
+
+/// Why handoffd cannot start: each says what to fix.
+enum StartupError: Error, CustomStringConvertible {
+    case config(String)
+    case library(String)
+    case directory(String, String)
+    case state(String)
+
+    var description: String {
+        switch self {
+        case .config(let m): m
+        case .library(let m): m
+        case .directory(let path, let why): "cannot use directory \(path): \(why); create it with mode 0700 for handoffd's user or point the configuration elsewhere"
+        case .state(let m): m
+        }
+    }
+}
+
+/// The configuration file (or the defaults), command-line overrides, and the library.
+struct Settings: Sendable {
+    var configuration: HandoffConfiguration
+    var source: String
+    var library: Library
+    var libraryPath: String
+
+    static func load(_ options: Handoffd) throws -> Settings {
+        var configuration: HandoffConfiguration
+        var source: String
+        if FileManager.default.fileExists(atPath: options.config) {
+            do { configuration = try HandoffConfiguration(contentsOf: URL(fileURLWithPath: options.config)) } catch {
+                throw StartupError.config(error.description)
+            }
+            source = options.config
+        } else if options.config == Handoffd.defaultConfigPath {
+            configuration = HandoffConfiguration()
+            source = "built-in defaults (no \(options.config))"
+        } else {
+            throw StartupError.config("\(options.config) does not exist; give an existing file with --config, or leave it out to use the built-in defaults")
+        }
+        if let s = options.stateDirectory { configuration.stateDirectory = s }
+        if let r = options.runtimeDirectory { configuration.runtimeDirectory = r }
+        if let n = options.deviceName { configuration.deviceName = n }
+        if let p = options.peerPort { configuration.peerPort = p }
+        let (library, path) = try loadLibrary(configuration.libraryPath)
+        return Settings(configuration: configuration, source: source, library: library, libraryPath: path)
+    }
+
+    /// The configured library, else the shipped one: installed under /usr/share, or beside the
+    /// binary in a build tree.
+    static func loadLibrary(_ configured: String?) throws -> (Library, String) {
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = configured.map { [$0] } ?? [
+            "/usr/share/handoffd/library.json",
+            exe.appendingPathComponent("../share/handoffd/library.json").standardized.path,
+            exe.appendingPathComponent("../../../config/library.json").standardized.path,
+        ]
+        for path in candidates where FileManager.default.fileExists(atPath: path) {
+            do { return (try Library(contentsOf: URL(fileURLWithPath: path)), path) } catch {
+                throw StartupError.library("library \(path): \(error.description)")
+            }
+        }
+        throw StartupError.library("no library found (looked at \(candidates.joined(separator: ", "))); set `library:` in the configuration or reinstall handoffd")
+    }
+}
