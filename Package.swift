@@ -118,6 +118,9 @@ let package = Package(
         ]),
         .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffTestSupport"]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
+        .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [
+            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HandoffTestSupport",
+        ]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

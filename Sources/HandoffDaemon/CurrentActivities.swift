@@ -23,7 +23,8 @@ public struct CurrentActivities: Sendable {
     public mutating func becomeCurrent(_ activity: UserActivity, scene: UUID?, at now: Date) -> [UUID] {
         var dropped: [UUID] = []
         entries.removeAll { e in
-            let replace = e.activity.id == activity.id || e.scene == scene
+            // Activities without a scene (from a tool rather than a window) replace only themselves.
+            let replace = e.activity.id == activity.id || (scene != nil && e.scene == scene)
             if replace && e.activity.id != activity.id { dropped.append(e.activity.id) }
             return replace
         }

@@ -16,6 +16,7 @@ struct Handle: AsyncParsableCommand {
         let client = try await options.connect()
         _ = await options.request(client, "handle", ["types": .array(types.map(PropertyListValue.string)), "name": .string(name)])
         if !options.json { print("Handling \(types.joined(separator: ", ")) as \(name); Ctrl-C to stop") }
+        fflush(nil)
         var seen = 0
         for await event in client.events where event.name == "continue" {
             let activity = event.fields["activity"]

@@ -1,0 +1,159 @@
+import Foundation
+import HandoffClient
+import HandoffContent
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Real handoffd processes with real avahi-daemons in test hosts, paired, driven by handoffctl and
+/// by HandoffClient as an app would.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct ContinuationEndToEndTests {
+    @Test func publishListContinuePushAndNeedsSave() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
+        try await a.start()
+        try await b.start()
+        try await pair(a, b)
+        let eventsA = try await EventLog.watch(a), eventsB = try await EventLog.watch(b)
+
+        // Publish on A; B lists it within a second.
+        let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
+        try #require(published.status == 0, "\(published.output)")
+        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let listed = try await waitUntil("beta lists the activity", timeout: 1) {
+            try await b.request("activities", ["peer": "alpha"])?.arrayValue?.contains { $0["activity"] == id } == true
+        }
+        #expect(listed < 1)
+
+        // Continue on B: the scene shows the book's tab and the character; A hears it was continued.
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0)
+        #expect(continued.output.contains("The Burning Swift > Lady Beatrice"), "\(continued.output)")
+        let scenes = try #require(try await b.request("scenes")?.arrayValue)
+        let scene = try #require(scenes.first { $0["character"] == "Lady Beatrice" })
+        #expect(scene["book"] == "The Burning Swift")
+        let shown = try b.ctl(["scene", "show", scene["scene"]!])
+        #expect(shown.output.contains("Lady Beatrice") && shown.output.contains("The Burning Swift"))
+        try await eventsA.wait("userActivityWasContinued") { $0["activity"]?.stringValue == id && $0["peer"]?.stringValue == "beta" }
+
+        // Push from A: B dispatches it at once and says so.
+        let other = try a.ctl(["publish", "--character", "Tobiah Reed", "--json"])
+        let otherID = try #require(JSONLine(other.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let pushed = try a.ctl(["send", otherID, "--to", "beta", "--json"])
+        #expect(pushed.status == 0, "\(pushed.output)")
+        #expect(JSONLine(pushed.output.replacingOccurrences(of: "\n", with: " "))?.string("outcome") == "continued")
+        try await eventsB.wait("continued") { $0["character"]?.stringValue == "Tobiah Reed" && $0["peer"]?.stringValue == "alpha" }
+
+        // needsSave: the app that published the draft is asked for fresh state before B gets it.
+        let book = try Library(contentsOf: TestHostSet.repositoryRoot.appendingPathComponent("config/library.json")).books[2]
+        let app = try await HandoffClient.connect(socketPath: a.socket)
+        defer { Task { await app.close() } }
+        let draft = HawkNotes.draftNoteActivity(book, text: "first words")
+        _ = try await app.request("publish", ["activity": draft.propertyList])
+        let refresher = Task {
+            var fresh = draft
+            for await e in app.events where e.name == "needsSave" {
+                try fresh.addUserInfoEntries([HawkNotes.Key.draftText: "first words, and more since"])
+                _ = try await app.request("refresh", ["token": e.fields["token"]!, "activity": fresh.propertyList])
+            }
+        }
+        defer { refresher.cancel() }
+        let fetched = try b.ctl(["continue", "alpha", draft.id.uuidString, "--json"])
+        #expect(fetched.status == 0, "\(fetched.output)")
+        let sceneID = try #require(JSONLine(fetched.output.replacingOccurrences(of: "\n", with: " "))?.string("scene"))
+        let detail = try b.ctl(["scene", "show", sceneID, "--json"])
+        #expect(detail.output.contains("first words, and more since"), "\(detail.output)")
+
+        // Invalidation reaches B at once.
+        #expect(try a.ctl(["invalidate", id]).status == 0)
+        try await eventsB.wait("remoteActivityInvalidated") { $0["activity"]?.stringValue == id }
+        #expect(try await b.request("activities", ["peer": "alpha"])?.arrayValue?.contains { $0["activity"] == id } == false)
+    }
+
+    @Test func dispatchStepsAndFailuresOnBothSides() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let out = "/tmp/handoffd-e2e/\(hosts.name)-out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let a = try DaemonHost(hosts, 1, name: "alpha", config: DaemonHost.hawkNotesTypes + """
+              - type: org.example.onlyA
+              - type: org.example.req
+              - type: org.example.exec
+              - type: org.example.live
+              - type: org.example.web
+
+            """)
+        let b = try DaemonHost(hosts, 2, name: "beta", config: DaemonHost.hawkNotesTypes + """
+              - type: org.example.req
+                required_keys: [note]
+              - type: org.example.exec
+              - type: org.example.live
+              - type: org.example.web
+            handlers:
+              - types: [org.example.exec]
+                exec: ['/bin/sh', '-c', 'cat > \(out)/exec.json']
+                timeout_seconds: 5
+            opener: ['/bin/sh', '-c', 'printf %s "$0" > \(out)/opened.txt']
+
+            """)
+        try await a.start()
+        try await b.start()
+        try await pair(a, b)
+        let eventsA = try await EventLog.watch(a)
+
+        func publish(_ args: [String]) throws -> String {
+            let r = try a.ctl(["publish", "--json"] + args)
+            try #require(r.status == 0, "\(r.output)")
+            return try #require(JSONLine(r.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        }
+        func continueOnB(_ id: String) throws -> (Int32, JSONLine?) {
+            let r = try b.ctl(["continue", "alpha", id, "--json"])
+            return (r.status, JSONLine(r.output.replacingOccurrences(of: "\n", with: " ")))
+        }
+
+        // Exec handler: the activity as JSON on the command's stdin.
+        let execID = try publish(["--type", "org.example.exec", "--info", "note=hello"])
+        let (execStatus, execResult) = try continueOnB(execID)
+        #expect(execStatus == 0)
+        #expect(execResult?.string("step") == "exec")
+        #expect(((try? String(contentsOfFile: "\(out)/exec.json", encoding: .utf8)) ?? "").contains(execID))
+
+        // A live handler (handoffctl handle) accepts it.
+        let handler = try b.ctlProcess(["handle", "org.example.live", "--name", "tester", "--count", "1"])
+        #expect(handler.waitForLine(timeout: 5) { $0.hasPrefix("Handling") } != nil)
+        let liveID = try publish(["--type", "org.example.live", "--title", "live one"])
+        let (liveStatus, liveResult) = try continueOnB(liveID)
+        #expect(liveStatus == 0)
+        #expect(liveResult?.string("step") == "app")
+        #expect(liveResult?.string("handler") == "tester")
+        #expect(handler.waitForLine(timeout: 5) { $0.contains(liveID) } != nil)
+
+        // webpageURL fallback through the configured opener.
+        let webID = try publish(["--type", "org.example.web", "--url", "https://example.org/hawk?x=1"])
+        let (webStatus, webResult) = try continueOnB(webID)
+        #expect(webStatus == 0)
+        #expect(webResult?.string("step") == "webpage")
+        #expect((try? String(contentsOfFile: "\(out)/opened.txt", encoding: .utf8)) == "https://example.org/hawk?x=1")
+
+        // Failures: exit 2 on B with the reason, and the same code reported on A.
+        let expiring = try publish(["--character", "Pell", "--expires", "1"])
+        let cases: [(String, String)] = [
+            (try publish(["--type", "org.example.onlyA"]), "undeclared-type"),
+            (try publish(["--type", "org.example.req"]), "missing-required-key"),
+            (expiring, "expired"),
+        ]
+        try await waitUntil("the activity expired on alpha", timeout: 5) {
+            try await a.request("activities")?.arrayValue?.contains { $0["activity"] == expiring && $0["expired"] == "true" } == true
+        }
+        for (id, code) in cases {
+            let (status, result) = try continueOnB(id)
+            #expect(status == 2, "\(code)")
+            #expect(result?.string("code") == code)
+            #expect(result?.string("message")?.isEmpty == false)
+            try await eventsA.wait("continuationFailedOnPeer") { $0["activity"]?.stringValue == id && $0["code"]?.stringValue == code }
+        }
+    }
+}

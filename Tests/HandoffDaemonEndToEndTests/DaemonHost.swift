@@ -1,0 +1,130 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+
+/// A real handoffd in a test host: its own configuration, state and runtime directories under
+/// /tmp, reached over its control socket (a file, so the test process can use it from outside
+/// the host's network namespace).
+final class DaemonHost: @unchecked Sendable {
+    let hosts: TestHostSet
+    let index: Int
+    let name: String
+    let dir: String
+    private(set) var process: ChildProcess?
+
+    var socket: String { dir + "/run/control.sock" }
+    var logPath: String { dir + "/handoffd.log" }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// `config` is YAML appended to the host's base configuration (types, handlers, opener).
+    init(_ hosts: TestHostSet, _ index: Int, name: String, config: String = DaemonHost.hawkNotesTypes) throws {
+        self.hosts = hosts
+        self.index = index
+        self.name = name
+        dir = "/tmp/handoffd-e2e/\(hosts.host(index))"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
+        let yaml = """
+            device_name: \(name)
+            peer_port: 7340
+            state_directory: \(dir)/state
+            runtime_directory: \(dir)/run
+            library: \(library)
+            log_level: info
+
+            """ + config
+        try yaml.write(toFile: dir + "/handoffd.yaml", atomically: true, encoding: .utf8)
+    }
+
+    static let hawkNotesTypes = """
+        activity_types:
+          - type: org.hawknotes.characterDetail
+            payload: Character
+          - type: org.hawknotes.bookDetail
+            required_keys: [bookID]
+          - type: org.hawknotes.draftNote
+            required_keys: [bookID, draftText]
+
+        """
+
+    /// Starts handoffd and waits until it answers `status` with Avahi up.
+    func start(environment: [String: String] = [:]) async throws {
+        // sh execs handoffd (same PID) with stderr, its log, in a file of this host's own.
+        process = try hosts.spawn(index, "/bin/sh", ["-c", "exec \"$0\" \"$@\" 2>>'\(logPath)'", BuiltProducts.path("handoffd"),
+                                                     "--config", dir + "/handoffd.yaml"], environment: environment)
+        try await waitUntil("\(name) is up with avahi", timeout: 15) {
+            guard let s = try? await self.request("status") else { return false }
+            return s["avahi"] == "up"
+        }
+    }
+
+    /// Ends handoffd (SIGTERM, reaped).
+    func stop() { process?.stop() }
+
+    func request(_ op: String, _ args: [String: PropertyListValue] = [:]) async throws -> PropertyListValue? {
+        let client = try await HandoffClient.connect(socketPath: socket)
+        defer { Task { await client.close() } }
+        return try await client.request(op, args)
+    }
+
+    /// Runs handoffctl against this daemon (from outside the host: only the socket is used).
+    func ctl(_ args: [String]) throws -> (status: Int32, output: String) {
+        try runCommand([BuiltProducts.path("handoffctl")] + args + ["--socket", socket])
+    }
+
+    /// Starts a long-running handoffctl (watch, handle, pair --accept) reading its output.
+    func ctlProcess(_ args: [String]) throws -> ChildProcess {
+        try ChildProcess(BuiltProducts.path("handoffctl"), args + ["--socket", socket], stderrPath: dir + "/handoffctl.err")
+    }
+
+    func peer(_ peerName: String) async throws -> PropertyListValue? {
+        try await request("peers")?.arrayValue?.first { $0["name"] == peerName }
+    }
+}
+
+extension PropertyListValue {
+    subscript(_ key: String) -> String? {
+        guard let v = dictionaryValue?[key] else { return nil }
+        switch v {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .bool(let b): return String(b)
+        default: return "\(v)"
+        }
+    }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting: \(what)" }
+}
+
+/// Waits for a condition with a deadline; the pause between checks stands in for nothing.
+@discardableResult
+func waitUntil(_ what: String, timeout: Double, _ condition: () async throws -> Bool) async throws -> Double {
+    let start = Date()
+    while true {
+        if try await condition() { return Date().timeIntervalSince(start) }
+        if Date().timeIntervalSince(start) > timeout { throw TimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(25))
+    }
+}
+
+/// Pairs two daemons through handoffctl, as a person would (both confirm; the codes must match).
+func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
+    try await waitUntil("\(a.name) lists \(b.name)", timeout: 10) { try await a.peer(b.name) != nil }
+    let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "30"])
+    // Until B's window is open, A's attempt is refused; it is retried until the deadline.
+    var result: (status: Int32, output: String) = (1, "")
+    try await waitUntil("pairing \(a.name) with \(b.name)", timeout: 20) {
+        result = try a.ctl(["pair", b.name, "--yes", "--json"])
+        return result.status == 0
+    }
+    _ = accept.waitForExit(timeout: 10)
+    let codeA = JSONLine(result.output.replacingOccurrences(of: "\n", with: " "))?.string("code")
+    let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
+    guard let codeA, codeA == codeB else { throw TimedOut(what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-"))") }
+}
