@@ -1,0 +1,109 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Readiness, shutdown, liveness and hostile input with real handoffd and avahi-daemon processes.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct LifecycleEndToEndTests {
+    @Test func readyOnlyWhenServingAndSIGTERMWithdrawsWithinTwoSeconds() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
+        try await b.start()
+        let socket = a.socket
+        let notify = try NotifyListener(path: "/tmp/handoffd-e2e/\(hosts.name)-notify.sock") { FileManager.default.fileExists(atPath: socket) }
+        defer { notify.close() }
+        try await a.start(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"])
+        try await waitUntil("READY=1", timeout: 10) { notify.first("READY=1") != nil }
+        // When READY came, the control socket existed, and the Avahi client was up (the status).
+        let ready = try #require(notify.messages.first { $0.lines.contains("READY=1") })
+        #expect(ready.probe)
+        #expect(ready.lines.contains("STATUS=advertising"))
+        try await waitUntil("WATCHDOG=1", timeout: 3) { notify.first("WATCHDOG=1") != nil }
+        try await waitUntil("beta lists alpha", timeout: 10) { try await b.peer("alpha") != nil }
+
+        let process = try #require(a.process)
+        let sent = Date()
+        process.signal(SIGTERM)
+        let status = process.waitForExit(timeout: 2)
+        #expect(status == 0, "handoffd did not exit cleanly within 2 s of SIGTERM")
+        #expect(Date().timeIntervalSince(sent) < 2)
+        #expect(notify.first("STOPPING=1") != nil)
+        // The advert was withdrawn: beta drops alpha without waiting for a timeout.
+        try await waitUntil("beta drops alpha", timeout: 5) { try await b.peer("alpha") == nil }
+    }
+
+    @Test func avahiRestartAndSIGKILLedPeer() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
+        try await a.start()
+        try await b.start()
+        try await pair(a, b)
+        try await waitUntil("alpha present on beta", timeout: 10) { try await b.peer("alpha")?["present"] == "true" }
+
+        // A's avahi-daemon restarts: A publishes again by itself and B sees it again. Avahi may fold
+        // the removal and the new record into one change, so the proof is a TXT change made after
+        // the restart (a new activity) reaching B through A's new avahi-daemon.
+        let eventsB = try await EventLog.watch(b)
+        try hosts.avahi(1, "restart")
+        try await waitUntil("alpha's avahi client is back", timeout: 15) { a.log.components(separatedBy: "avahi-daemon reachable").count > 2 }
+        let before = eventsB.all.count
+        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        try await waitUntil("beta sees alpha's new TXT", timeout: 5) {
+            eventsB.all.dropFirst(before).contains { ($0.name == "peerChanged" || $0.name == "peerAppeared") && $0.fields["peer"]?.stringValue == "alpha" }
+        }
+        try await waitUntil("alpha answers beta again", timeout: 10) { try await b.peer("alpha")?["present"] == "true" }
+        try await waitUntil("beta lists alpha's activity", timeout: 2) {
+            try await b.request("activities", ["peer": "alpha"])?.arrayValue?.contains { $0["activity"] == id } == true
+        }
+
+        // A dies without a goodbye: its avahi-daemon and handoffd are SIGKILLed, so B's Avahi
+        // keeps the record; B must still show A gone within 10 s, because A stops answering.
+        try hosts.avahi(1, "kill")
+        a.process?.signal(SIGKILL)
+        let gone = try await waitUntil("beta shows alpha absent", timeout: 10) { try await b.peer("alpha")?["present"] != "true" }
+        #expect(gone < 10)
+    }
+
+    @Test func unpairedHostIsRefusedAndGarbageFramesAreDropped() async throws {
+        let hosts = try TestHostSet(count: 3)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta"), c = try DaemonHost(hosts, 3, name: "gamma")
+        try await a.start()
+        try await b.start()
+        try await c.start()
+        try await pair(a, b)
+        let published = try a.ctl(["publish", "--character", "Greta Lind", "--json"])
+        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        try await waitUntil("gamma lists alpha", timeout: 10) { try await c.peer("alpha") != nil }
+
+        // C is not paired: it can neither list, fetch nor push; each refusal says to pair first.
+        for args in [["activities", "--peer", "alpha"], ["continue", "alpha", id]] {
+            let r = try c.ctl(args)
+            #expect(r.status == 1, "\(args)")
+            #expect(r.output.contains("not paired"), "\(r.output)")
+        }
+        let cOwn = try c.ctl(["publish", "--character", "Pell", "--json"])
+        let cID = try #require(JSONLine(cOwn.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        #expect(try c.ctl(["send", cID, "--to", "alpha"]).status == 1)
+        try await waitUntil("alpha lists gamma as unpaired", timeout: 10) { try await a.peer("gamma")?["paired"] == "false" }
+
+        // Garbage from C's address straight at A's link port: a frame with a bad preamble, and a
+        // length header above the limit. A closes both connections and keeps serving B.
+        let address = try hosts.address(1)
+        for bytes in ["\\x00\\x00\\x00\\x08GARBAGE!", "\\xff\\xff\\xff\\xff"] {
+            let script = "exec 3<>/dev/tcp/\(address)/7340 && printf '\(bytes)' >&3 && timeout 5 cat <&3 >/dev/null; echo rc=$?"
+            let out = try hosts.run(3, ["/bin/bash", "-c", script])
+            #expect(out.contains("rc=0"), "A did not close the connection: \(out)")
+        }
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0, "\(continued.output)")
+        #expect(continued.output.contains("Greta Lind"))
+        #expect(a.process?.isRunning == true)
+    }
+}
