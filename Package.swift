@@ -100,6 +100,11 @@ let package = Package(
             "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Continuation latency and daemon memory between two handoffd processes.
+        .executableTarget(name: "handoff-continue-bench", dependencies: [
+            "HandoffClient", "HandoffCore",
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(name: "handoff-link-bench", dependencies: [
             "HandoffLink",

@@ -67,10 +67,10 @@ public struct ControlRequest: Sendable, Equatable {
     }
 
     public var line: [UInt8] {
-        var d = arguments.mapValues(JSONValue.object)
-        d["op"] = op
-        if let id { d["id"] = NSNumber(value: id) }
-        return ControlLine.encode(d)
+        var d = arguments
+        d["op"] = .string(op)
+        if let id { d["id"] = .integer(id) }
+        return JSONWriter.encode(.dictionary(d)) + [0x0A]
     }
 
     // Typed argument access, each failure naming the argument.
@@ -100,27 +100,22 @@ public struct ControlRequest: Sendable, Equatable {
 /// Response and event lines.
 public enum ControlLine {
     public static func ok(id: Int64?, result: PropertyListValue? = nil) -> [UInt8] {
-        var d: [String: Any] = ["ok": true]
-        if let id { d["id"] = NSNumber(value: id) }
-        if let result { d["result"] = JSONValue.object(result) }
-        return encode(d)
+        var d: [String: PropertyListValue] = ["ok": true]
+        if let id { d["id"] = .integer(id) }
+        if let result { d["result"] = result }
+        return JSONWriter.encode(.dictionary(d)) + [0x0A]
     }
 
     public static func error(id: Int64?, _ error: ControlError) -> [UInt8] {
-        var d: [String: Any] = ["ok": false, "error": ["code": error.code, "message": error.description]]
-        if let id { d["id"] = NSNumber(value: id) }
-        return encode(d)
+        var d: [String: PropertyListValue] = ["ok": false, "error": ["code": .string(error.code), "message": .string(error.description)]]
+        if let id { d["id"] = .integer(id) }
+        return JSONWriter.encode(.dictionary(d)) + [0x0A]
     }
 
     public static func event(_ name: String, _ fields: [String: PropertyListValue] = [:]) -> [UInt8] {
-        var d = fields.mapValues(JSONValue.object)
-        d["event"] = name
-        return encode(d)
-    }
-
-    static func encode(_ object: [String: Any]) -> [UInt8] {
-        // Our own values always serialise; sorted keys keep lines stable for tests and people.
-        Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) + [0x0A]
+        var d = fields
+        d["event"] = .string(name)
+        return JSONWriter.encode(.dictionary(d)) + [0x0A]
     }
 }
 

@@ -63,6 +63,9 @@ public enum JSONValue {
     private static func tagged(_ tag: String, _ v: Any, path: String) throws(Problem) -> PropertyListValue {
         switch (tag, v) {
         case ("$real", let n as NSNumber): return .real(n.doubleValue)
+        case ("$real", "nan" as String): return .real(.nan)
+        case ("$real", "inf" as String): return .real(.infinity)
+        case ("$real", "-inf" as String): return .real(-.infinity)
         case ("$date", let s as String):
             guard let d = dateFormatter.date(from: s) ?? plainDateFormatter.date(from: s) else { throw .unsupported(path: path, what: "date '\(s)'") }
             return .date(d)
@@ -73,6 +76,9 @@ public enum JSONValue {
             throw .unsupported(path: path, what: "tag \(tag)")
         }
     }
+
+    /// A property-list value as JSON text (keys sorted), the mapping of docs/CONTROL.md.
+    public static func text(_ value: PropertyListValue) -> String { String(decoding: JSONWriter.encode(value), as: UTF8.self) }
 
     /// The JSON object (for JSONSerialization) of a property-list value.
     public static func object(_ value: PropertyListValue) -> Any {

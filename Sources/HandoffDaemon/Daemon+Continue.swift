@@ -27,16 +27,21 @@ extension Daemon {
     /// `continue PEER ACTIVITY`: fetch from the origin, dispatch here, tell the origin the outcome.
     func continueActivity(peer name: String, activityID: UUID, scene: UUID?) async throws(ControlError) -> PropertyListValue {
         let peer = try await resolvePeer(name)
+        let open = await links.connectedPeerIDs
+        let wasOpen = peer.trusted.map { open.contains($0.identity.id) } ?? false
         let reply = try await request(peer) { .fetch(id: $0, activityID: activityID) }
         guard case .activity(_, let activity) = reply, activity.id == activityID else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the fetch with something else than the activity")
         }
         let outcome = await dispatch(activity, from: peer.name, preferredScene: scene)
         if let trusted = peer.trusted {
-            await links.notify(.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), peerID: trusted.identity.id)
+            // The origin's report need not hold up the answer here.
+            let links = self.links
+            Task { await links.notify(.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), peerID: trusted.identity.id) }
         }
         return .dictionary(outcome.fields(library: library).merging(["activity": .string(activityID.uuidString),
-                                                                     "type": .string(activity.type.rawValue), "peer": .string(peer.name)]) { $1 })
+                                                                     "type": .string(activity.type.rawValue), "peer": .string(peer.name),
+                                                                     "session": .string(wasOpen ? "open" : "new")]) { $1 })
     }
 
     /// `send ACTIVITY --to PEER`: push one of our current activities; the peer dispatches it.

@@ -30,6 +30,11 @@ extension Daemon: ControlOperations {
         case "pair-confirm":
             return try await confirmPairing(try r.string("pairing"), accept: r.arguments["accept"]?.boolValue ?? false)
         case "unpair": return try await unpair(try r.string("peer"))
+        case "disconnect":
+            // Closes the sessions with a peer (troubleshooting; the benchmark's cold trials).
+            let peer = try await resolvePeer(try r.string("peer"))
+            if let t = peer.trusted { await links.drop(peerID: t.identity.id) }
+            return nil
         case "activities":
             if let peer = try r.optionalString("peer") { return try await remoteList(peer) }
             if r.arguments["remote"]?.boolValue == true { return try await remoteListAll() }

@@ -4,64 +4,96 @@ import HandoffLink
 
 /// The trust store in SQLite. Each change is one transaction, so kill -9 at any moment leaves
 /// either the old or the new set of peers, never a half-written one.
-public final class SQLiteTrustStore: TrustStore, Sendable {
+///
+/// Reads are served from a copy in memory: they sit on every handshake, request and TXT update,
+/// and handoffd is the database's only writer. The copy changes only after a write committed.
+public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
     private let db: StateDatabase
+    private let lock = NSLock()
+    private var cache: Cache
 
-    public init(database: StateDatabase) { db = database }
+    struct Cache {
+        var peers: [String: TrustedPeer] = [:]
+        var pending: [String: PeerIdentity] = [:]
+        var own: AdvertisingKey?
+    }
 
-    public func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer? {
-        try db.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM peer WHERE id = ?", arguments: [PeerIdentity(publicKey: publicKey).id]).map(Self.peer)
+    public init(database: StateDatabase) throws {
+        db = database
+        cache = try database.pool.read { db in
+            var c = Cache()
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM peer") { let p = Self.peer(row); c.peers[p.identity.id] = p }
+            for key in try Data.fetchAll(db, sql: "SELECT publicKey FROM pendingUnpair") {
+                let id = PeerIdentity(publicKey: Array(key)); c.pending[id.id] = id
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT generation, key FROM ownKey WHERE name = 'advertising'") {
+                c.own = AdvertisingKey(generation: UInt32(row["generation"] as Int64), key: Array(row["key"] as Data))
+            }
+            return c
         }
     }
 
+    /// Writes, then (only if it committed) applies the same change to the copy; one writer at a time.
+    private func write(_ change: (Database) throws -> Void, then apply: (inout Cache) -> Void) throws {
+        try lock.withLock {
+            try db.pool.write { try change($0) }
+            apply(&cache)
+        }
+    }
+
+    public func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer? {
+        let id = PeerIdentity(publicKey: publicKey).id
+        return lock.withLock { cache.peers[id] }
+    }
+
     public func peers() throws -> [TrustedPeer] {
-        try db.pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM peer ORDER BY name").map(Self.peer) }
+        lock.withLock { cache.peers.values.sorted { $0.name < $1.name } }
     }
 
     public func pin(_ peer: TrustedPeer) throws {
-        try db.pool.write { db in
+        try write({ db in
             try db.execute(sql: """
                 INSERT INTO peer (id, publicKey, name, pairedAt, advertisingGeneration, advertisingKey) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET name = excluded.name, pairedAt = excluded.pairedAt,
                     advertisingGeneration = excluded.advertisingGeneration, advertisingKey = excluded.advertisingKey
                 """, arguments: [peer.identity.id, Data(peer.identity.publicKey), peer.name, peer.pairedAt.timeIntervalSince1970,
                                  peer.advertisingKey.map { Int64($0.generation) }, peer.advertisingKey.map { Data($0.key) }])
-        }
+        }, then: { $0.peers[peer.identity.id] = peer })
     }
 
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws {
-        try db.pool.write { db in
+        try write({ db in
             try db.execute(sql: "INSERT OR REPLACE INTO pendingUnpair (id, publicKey) SELECT id, publicKey FROM peer WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM peer WHERE id = ?", arguments: [id])
             try Self.storeOwn(newKey, db)
-        }
+        }, then: { c in
+            if let p = c.peers.removeValue(forKey: id) { c.pending[id] = p.identity }
+            c.own = newKey
+        })
     }
 
-    public func pendingUnpairs() throws -> [PeerIdentity] {
-        try db.pool.read { db in
-            try Data.fetchAll(db, sql: "SELECT publicKey FROM pendingUnpair").map { PeerIdentity(publicKey: Array($0)) }
-        }
-    }
+    public func pendingUnpairs() throws -> [PeerIdentity] { lock.withLock { Array(cache.pending.values) } }
 
     public func unpairDelivered(id: String) throws {
-        try db.pool.write { db in try db.execute(sql: "DELETE FROM pendingUnpair WHERE id = ?", arguments: [id]) }
+        try write({ db in try db.execute(sql: "DELETE FROM pendingUnpair WHERE id = ?", arguments: [id]) },
+                  then: { $0.pending[id] = nil })
     }
 
     public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws {
-        try db.pool.write { db in
+        // The same key again (every session sends it) needs no write.
+        if lock.withLock({ cache.peers[id]?.advertisingKey == key }) { return }
+        try write({ db in
             try db.execute(sql: "UPDATE peer SET advertisingGeneration = ?, advertisingKey = ? WHERE id = ?",
                            arguments: [key.map { Int64($0.generation) }, key.map { Data($0.key) }, id])
-        }
+        }, then: { $0.peers[id]?.advertisingKey = key })
     }
 
     public func ownAdvertisingKey() throws -> AdvertisingKey {
-        try db.pool.write { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT generation, key FROM ownKey WHERE name = 'advertising'") {
-                return AdvertisingKey(generation: UInt32(row["generation"] as Int64), key: Array(row["key"] as Data))
-            }
+        try lock.withLock {
+            if let own = cache.own { return own }
             let key = AdvertisingKey.random(generation: 1)
-            try Self.storeOwn(key, db)
+            try db.pool.write { try Self.storeOwn(key, $0) }
+            cache.own = key
             return key
         }
     }

@@ -9,7 +9,8 @@ struct Peers: AsyncParsableCommand {
         try await options.run("peers") { result in
             var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS")
             for p in result?.arrayValue ?? [] {
-                t.add(p["name"], p["fingerprint"], p["paired"], p["present"], p["addresses"].isEmpty ? "-" : p["addresses"] + ":" + p["port"])
+                let first = p.dictionaryValue?["addresses"]?.arrayValue?.first?.stringValue
+                t.add(p["name"], p["fingerprint"], p["paired"], p["present"], first.map { "\($0):\(p["port"])" } ?? "-")
             }
             t.print(empty: "No peers yet: is handoffd running on another machine of this network?")
         }

@@ -30,7 +30,7 @@ final class DaemonRunner: Service, Sendable {
         let discovery: AvahiDiscovery
         do { discovery = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
         let parts = DaemonParts(configuration: c, library: settings.library, identity: identity,
-                                trustStore: SQLiteTrustStore(database: database), sceneStore: MemorySceneStore(),
+                                trustStore: try SQLiteTrustStore(database: database), sceneStore: MemorySceneStore(),
                                 discovery: discovery, logger: logger)
         daemon = try Daemon(parts: parts)
         control = ControlServer(path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,

@@ -30,6 +30,21 @@ import Testing
         #expect(back == ["v": value])
     }
 
+    /// Our writer's text reads back through JSONSerialization to the same value, for awkward
+    /// strings and the reals JSON cannot carry as numbers.
+    @Test(arguments: values + ["quote \" back \\ nl \n tab \t bell \u{07} é 🦅", .real(.infinity), .real(-.infinity), .real(1e-7), .real(-3e21)])
+    func writerRoundTrips(_ value: PropertyListValue) throws {
+        let text = JSONWriter.encode(["v": value])
+        let back = try JSONValue.propertyList(from: JSONSerialization.jsonObject(with: Data(text)))
+        #expect(back == ["v": value])
+    }
+
+    @Test func writerSortsKeysAndCarriesNaN() throws {
+        #expect(JSONValue.text(["b": 1, "a": 2, "$": "x"]) == #"{"$":"x","a":2,"b":1}"#)
+        let back = try JSONValue.propertyList(from: JSONSerialization.jsonObject(with: Data(JSONWriter.encode(["v": .real(.nan)]))))
+        #expect(back.dictionaryValue?["v"]?.realValue?.isNaN == true)
+    }
+
     @Test func limitsAndNulls() throws {
         #expect(throws: JSONValue.Problem.unsupported(path: "$.a[1]", what: "null")) {
             try JSONValue.propertyList(from: JSONSerialization.jsonObject(with: Data(#"{"a":[1,null]}"#.utf8)))

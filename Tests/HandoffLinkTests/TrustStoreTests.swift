@@ -16,10 +16,10 @@ func temporaryDirectory() throws -> URL {
         let bob = IdentityKey().identity
         let adv = AdvertisingKey.random(generation: 4)
         do {
-            let store = SQLiteTrustStore(database: try StateDatabase(directory: dir))
+            let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
             try store.pin(TrustedPeer(identity: bob, name: "Bob's desk", pairedAt: Date(timeIntervalSince1970: 1_000), advertisingKey: adv))
         }
-        let store = SQLiteTrustStore(database: try StateDatabase(directory: dir))
+        let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
         let peer = try #require(try store.peer(withKey: bob.publicKey))
         #expect(peer.name == "Bob's desk" && peer.advertisingKey == adv && peer.pairedAt == Date(timeIntervalSince1970: 1_000))
         #expect(try store.peers().map(\.identity) == [bob])
@@ -29,7 +29,7 @@ func temporaryDirectory() throws -> URL {
     @Test func unpinRotatesOurAdvertisingKeyInOneTransaction() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = SQLiteTrustStore(database: try StateDatabase(directory: dir))
+        let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
         let first = try store.ownAdvertisingKey()
         #expect(try store.ownAdvertisingKey() == first)
         let bob = IdentityKey().identity, carol = IdentityKey().identity
@@ -40,7 +40,7 @@ func temporaryDirectory() throws -> URL {
         #expect(try store.peers().map(\.identity) == [carol])
         #expect(try store.ownAdvertisingKey() == next)
         // Bob is remembered until he has been told, across a reopen.
-        #expect(try SQLiteTrustStore(database: try StateDatabase(directory: dir)).pendingUnpairs() == [bob])
+        #expect(try try SQLiteTrustStore(database: try StateDatabase(directory: dir)).pendingUnpairs() == [bob])
         try store.unpairDelivered(id: bob.id)
         #expect(try store.pendingUnpairs().isEmpty)
         // What Bob still holds no longer opens what we advertise.

@@ -1,0 +1,71 @@
+import Foundation
+import HandoffCore
+
+/// Writes property-list values as JSON (the mapping of docs/CONTROL.md) straight to bytes, keys
+/// sorted. JSONSerialization needs every value boxed and sorts AnyHashable keys, which made it the
+/// largest cost of a control answer.
+enum JSONWriter {
+    static func encode(_ value: PropertyListValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out)
+        return out
+    }
+
+    static func write(_ value: PropertyListValue, into out: inout [UInt8]) {
+        switch value {
+        case .string(let s): string(s, into: &out)
+        case .integer(let i): out += Array(String(i).utf8)
+        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .real(let r):
+            if !r.isFinite {
+                // JSON has no NaN or infinity; the tag carries them as text.
+                out += Array(#"{"$real":""#.utf8) + Array((r.isNaN ? "nan" : (r < 0 ? "-inf" : "inf")).utf8) + Array(#""}"#.utf8)
+            } else if r.rounded() == r {
+                // A whole real would read back as an integer: tag it.
+                out += Array(#"{"$real":"#.utf8) + Array(String(r).utf8) + [UInt8(ascii: "}")]
+            } else {
+                out += Array(String(r).utf8)
+            }
+        case .date(let d):
+            out += Array(#"{"$date":"#.utf8)
+            string(JSONValue.dateFormatter.string(from: d), into: &out)
+            out.append(UInt8(ascii: "}"))
+        case .data(let d):
+            out += Array(#"{"$data":""#.utf8) + Array(d.base64EncodedString().utf8) + Array(#""}"#.utf8)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(v, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .dictionary(let d):
+            out.append(UInt8(ascii: "{"))
+            for (i, k) in d.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                string(k, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(d[k]!, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func string(_ s: String, into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

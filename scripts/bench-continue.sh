@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Continuation figures between two test hosts (root), in one run:
+#   - continue latency, from the `continue` request on an open control connection (HandoffClient)
+#     to its answer after the route was applied on B, for a cold peer connection and for an open
+#     session (p50/p99, N trials each; process start-up excluded);
+#   - a plain TCP round trip between the same hosts;
+#   - handoffd's RSS on both hosts, idle and every 2,000 of 10,000 continuations.
+#   scripts/bench-continue.sh [N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+N=${1:-300}
+export PATH="/opt/swift/usr/bin:$PATH"
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
+for p in handoffd handoffctl handoff-continue-bench; do swift build -c release --product "$p" >/dev/null; done
+BIN=$(swift build -c release --show-bin-path)
+SET=cbench
+WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
+LOG_LEVEL=warning
+source scripts/lib-daemons.sh
+echo_pid=""
+cleanup() {
+  [ -n "$echo_pid" ] && kill "$echo_pid" 2>/dev/null || true
+  stop_daemons alpha beta
+  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+scripts/testhosts.sh up "$SET" 2 >/dev/null
+start_daemon 1 alpha
+start_daemon 2 beta
+pair_daemons alpha beta >/dev/null
+ctl alpha publish --character "Lady Beatrice" >/dev/null
+id=$(ctl alpha activities --json | json_field activity)
+pa=$(daemon_pid alpha); pb=$(daemon_pid beta)
+
+scripts/testhosts.sh exec ${SET}1 "$BIN/handoff-continue-bench" echo 7400 > "$WORK/echo.out" &
+echo_pid=$!
+for _ in $(seq 1 100); do grep -q ready "$WORK/echo.out" 2>/dev/null && break; sleep 0.05; done
+sock="$WORK/beta/run/control.sock"
+echo "== $N trials each, release build, hosts ${SET}1 -> ${SET}2"
+scripts/testhosts.sh exec ${SET}2 "$BIN/handoff-continue-bench" tcp "$(scripts/testhosts.sh addr ${SET}1)" 7400 "$N"
+"$BIN/handoff-continue-bench" continue "$sock" alpha "$id" "$N" cold
+"$BIN/handoff-continue-bench" continue "$sock" alpha "$id" "$N" open
+echo "== memory (alpha pid $pa, beta pid $pb), 10,000 continuations on an open session"
+"$BIN/handoff-continue-bench" continue "$sock" alpha "$id" 10000 open "$pa" "$pb"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The demo (root, fresh Debian 12): installs packages, builds, makes two test hosts, starts
+# handoffd on each, pairs them, publishes "viewing a character in a book" on host A, continues it
+# on host B, shows B's scene routed to that book tab and character, then cleans everything up.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+export PATH="/opt/swift/usr/bin:$PATH"
+[ "$(id -u)" -eq 0 ] || { echo "demo: run as root (it makes network namespaces)"; exit 1; }
+
+scripts/install-deps.sh
+swift build --product handoffd
+swift build --product handoffctl
+BIN=$(swift build --show-bin-path)
+SET=demo
+WORK=$(mktemp -d /tmp/handoffd-demo.XXXXXX)
+source scripts/lib-daemons.sh
+cleanup() {
+  stop_daemons alpha beta
+  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+step "two test hosts (network namespaces, each with its own avahi-daemon)"
+scripts/testhosts.sh up "$SET" 2 >/dev/null
+echo "host A: ${SET}1 $(scripts/testhosts.sh addr ${SET}1)    host B: ${SET}2 $(scripts/testhosts.sh addr ${SET}2)"
+
+step "handoffd on each host"
+start_daemon 1 alpha
+start_daemon 2 beta
+ctl alpha status
+
+step "B sees A over DNS-SD"
+wait_listed beta alpha
+ctl beta peers
+
+step "pairing (both machines show the same code)"
+code=$(pair_daemons alpha beta)
+echo "both show code $code; paired"
+ctl alpha trust
+
+step "A: the person views Lady Beatrice in The Burning Swift"
+ctl alpha publish --character "Lady Beatrice"
+id=$(ctl alpha activities --json | json_field activity)
+
+step "B: activities offered by paired machines"
+ctl beta activities --remote
+
+step "B continues it"
+ctl alpha watch --count 1 > "$WORK/events-alpha" &
+watcher=$!
+ctl beta continue alpha "$id"
+
+step "B's scene: routed to the book tab and the character"
+scene=$(ctl beta scenes --json | json_field scene)
+ctl beta scene show "$scene"
+
+step "A was told (userActivityWasContinued)"
+wait $watcher
+cat "$WORK/events-alpha"

@@ -1,0 +1,65 @@
+# Helpers for scripts that run handoffd on test hosts (sourced by demo.sh and bench-continue.sh).
+# Needs: BIN (directory with handoffd and handoffctl), WORK (a scratch directory), SET (test host set).
+
+# start_daemon INDEX NAME: handoffd on host SET<INDEX>, state and socket under $WORK/NAME.
+start_daemon() {
+  local i=$1 name=$2 dir="$WORK/$2"
+  mkdir -p "$dir"
+  cat > "$dir/handoffd.yaml" <<YAML
+device_name: $name
+peer_port: 7340
+state_directory: $dir/state
+runtime_directory: $dir/run
+library: $REPO/config/library.json
+log_level: ${LOG_LEVEL:-notice}
+YAML
+  scripts/testhosts.sh exec "$SET$i" "$BIN/handoffd" --config "$dir/handoffd.yaml" 2>>"$dir/handoffd.log" &
+  echo $! > "$dir/launcher.pid"
+  local n
+  for n in $(seq 1 150); do
+    ctl "$name" status --json 2>/dev/null | grep -q '"avahi" : "up"' && return 0
+    sleep 0.1
+  done
+  echo "handoffd $name did not come up; its log:" >&2
+  cat "$dir/handoffd.log" >&2
+  return 1
+}
+
+# ctl NAME ARGS...: handoffctl against NAME's daemon.
+ctl() { local name=$1; shift; "$BIN/handoffctl" "$@" --socket "$WORK/$name/run/control.sock"; }
+
+# daemon_pid NAME: the handoffd PID (as the daemon reports it).
+daemon_pid() { ctl "$1" status --json | sed -n 's/.*"pid" : \([0-9]*\).*/\1/p'; }
+
+# json_field KEY: the first string value of KEY in JSON on stdin.
+json_field() { sed -n "s/.*\"$1\" : \"\\([^\"]*\\)\".*/\\1/p" | head -1; }
+
+# wait_listed NAME PEER: until NAME's daemon lists PEER (10 s).
+wait_listed() {
+  local n
+  for n in $(seq 1 100); do ctl "$1" peers --json | grep -q "\"name\" : \"$2\"" && return 0; sleep 0.1; done
+  echo "$1 does not list $2" >&2; return 1
+}
+
+# pair_daemons A B: B accepts, A starts; both confirm (the script compares the two codes).
+pair_daemons() {
+  wait_listed "$1" "$2"
+  ctl "$2" pair --accept --yes --json --timeout 30 > "$WORK/pair-accept.json" &
+  local accept=$! n
+  for n in $(seq 1 50); do ctl "$1" pair "$2" --yes --json > "$WORK/pair.json" 2>/dev/null && break; sleep 0.2; done
+  wait $accept
+  local ca cb
+  ca=$(json_field code < "$WORK/pair.json"); cb=$(json_field code < "$WORK/pair-accept.json")
+  [ -n "$ca" ] && [ "$ca" = "$cb" ] || { echo "pairing failed (codes '$ca' and '$cb')" >&2; return 1; }
+  echo "$ca"
+}
+
+# stop_daemons NAME...: SIGTERM each daemon by the PID it reports, then its launcher.
+stop_daemons() {
+  local name pid
+  for name in "$@"; do
+    pid=$(daemon_pid "$name" 2>/dev/null || true)
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
+  done
+}
