@@ -52,12 +52,13 @@ struct ContinuationEndToEndTests {
         let app = try await HandoffClient.connect(socketPath: a.socket)
         defer { Task { await app.close() } }
         let draft = HawkNotes.draftNoteActivity(book, text: "first words")
-        _ = try await app.request("publish", ["activity": draft.propertyList])
+        try await app.becomeCurrent(draft)
         let refresher = Task {
-            var fresh = draft
-            for await e in app.events where e.name == "needsSave" {
-                try fresh.addUserInfoEntries([HawkNotes.Key.draftText: "first words, and more since"])
-                _ = try await app.request("refresh", ["token": e.fields["token"]!, "activity": fresh.propertyList])
+            try await app.onNeedsSave { id in
+                guard id == draft.id else { return nil }
+                var fresh = draft
+                try? fresh.addUserInfoEntries([HawkNotes.Key.draftText: "first words, and more since"])
+                return fresh
             }
         }
         defer { refresher.cancel() }
