@@ -67,8 +67,9 @@ let package = Package(
         ]),
         // Persistence in SQLite through GRDB: the trust store (and scenes, later).
         .target(name: "HandoffState", dependencies: [
-            "HandoffCore", "HandoffLink",
+            "HandoffCore", "HandoffLink", "HandoffContent",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // The control socket's wire format, shared by the daemon and HandoffClient.
         .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
@@ -121,7 +122,9 @@ let package = Package(
             "HandoffLink", "HandoffState",
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
-        .testTarget(name: "HandoffDaemonTests", dependencies: ["HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffDaemonTests", dependencies: [
+            "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HandoffState", "HandoffTestSupport",
+        ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
         .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [
             "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HandoffTestSupport",

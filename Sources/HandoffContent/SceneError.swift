@@ -9,6 +9,7 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformedRestoration(String)
     /// The scene's new state could not be stored; the previous state is kept.
     case saveFailed(String)
+    case unknownScene(UUID)
 
     public var description: String {
         switch self {
@@ -22,6 +23,8 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
             "activity '\(type)' is not a scene restoration activity"
         case .malformedRestoration(let detail):
             "the restoration activity is damaged: \(detail); the scene starts fresh"
+        case .unknownScene(let id):
+            "no scene \(id.uuidString); connect it first (handoffctl scene connect) or see `handoffctl scenes`"
         case .saveFailed(let why):
             "the scene's state could not be saved (\(why)); it keeps its previous state. Check free space and permissions of the state directory"
         }

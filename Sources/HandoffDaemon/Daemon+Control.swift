@@ -89,6 +89,8 @@ extension Daemon: ControlOperations {
                 .dictionary(["id": .string(c.id.uuidString), "name": .string(c.name), "description": .string(c.description),
                              "book": .string(book.id.uuidString), "content": .string(ContentPath(bookID: book.id, characterID: c.id).description)])
             })
+        case let op where op.hasPrefix("scene-") || op == "delete-saved":
+            return try await sceneOperation(r, client)
         default:
             throw .unknownOp(r.op)
         }
@@ -197,6 +199,8 @@ extension StoredScene {
             return nil
         })
         d["storage"] = scene.storage.propertyList
+        if let discarded { d["discarded"] = .date(discarded) }
+        if let discardReason { d["discardReason"] = .string(discardReason) }
         if let a = scene.currentActivity {
             d["currentActivity"] = .dictionary(["activity": .string(a.id.uuidString), "type": .string(a.type.rawValue),
                                                 "title": .string(a.title ?? "")])

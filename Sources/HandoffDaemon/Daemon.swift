@@ -85,8 +85,18 @@ public actor Daemon {
         endpoint = LinkEndpoint(identity: identity, name: configuration.deviceName, trustStore: trustStore, configuration: link,
                                 logger: parts.logger)
         links = PeerLinks(endpoint: endpoint, logger: parts.logger)
+        let started = ContinuousClock.now
         scenes = try SceneBook(library: library, store: parts.sceneStore)
+        let took = ContinuousClock.now - started
+        let unreadable = scenes.unreadable
+        logger.info("scenes restored", metadata: ["scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"])
+        for record in unreadable {
+            logger.error("a saved scene could not be read and is skipped", metadata: ["scene.record": "\(record)"])
+        }
     }
+
+    /// Writes every pending scene change (SIGTERM) and closes the scene store.
+    public func flushScenes() async { await scenes.flush() }
 
     /// Builds the dispatcher and the peer request handler, which call back into the daemon.
     func wire() async throws {
@@ -175,6 +185,7 @@ public actor Daemon {
 
     func clientLeft(_ client: ControlClient) async {
         watchers[client.key] = nil
+        await scenesAfterDisconnect(client)
         await live.remove(client)
         await refreshes.abandon(owner: client.key)
         for (id, owner) in owners where owner.key == client.key { owners[id] = nil }

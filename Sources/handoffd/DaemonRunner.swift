@@ -27,10 +27,17 @@ final class DaemonRunner: Service, Sendable {
         do { database = try StateDatabase(directory: state) } catch {
             throw StartupError.state("cannot open the state database in \(c.stateDirectory): \(error)")
         }
+        let sceneStore: SQLiteSceneStore
+        do {
+            let scenes = try SceneDatabase(directory: state, logger: logger)
+            sceneStore = SQLiteSceneStore(database: scenes, library: settings.library)
+        } catch {
+            throw StartupError.state("cannot open the scene database in \(c.stateDirectory): \(error)")
+        }
         let discovery: AvahiDiscovery
         do { discovery = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
         let parts = DaemonParts(configuration: c, library: settings.library, identity: identity,
-                                trustStore: try SQLiteTrustStore(database: database), sceneStore: MemorySceneStore(),
+                                trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
                                 discovery: discovery, logger: logger)
         daemon = try Daemon(parts: parts)
         control = ControlServer(path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
@@ -58,6 +65,7 @@ final class DaemonRunner: Service, Sendable {
         notifier.notify("STOPPING=1")
         await control.stop()
         await daemon.stop()
+        await daemon.flushScenes()
         try? database.pool.close()
     }
 }

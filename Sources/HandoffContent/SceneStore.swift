@@ -1,0 +1,65 @@
+import Foundation
+import HandoffCore
+
+/// One scene as stored: the scene itself (its restoration activity carries tab, path, storage and
+/// current activity), plus its role, times, and whether its saved state was thrown away.
+public struct StoredScene: Sendable, Equatable {
+    public var scene: Scene
+    public var role: String
+    public var created: Date
+    public var updated: Date
+    /// When crash-at-launch protection (or a damaged record) discarded the saved state, and why.
+    public var discarded: Date?
+    public var discardReason: String?
+
+    public init(scene: Scene, role: String = "window", created: Date, updated: Date, discarded: Date? = nil, discardReason: String? = nil) {
+        self.scene = scene
+        self.role = role
+        self.created = created
+        self.updated = updated
+        self.discarded = discarded
+        self.discardReason = discardReason
+    }
+
+    /// Limits for a scene's encoding on disk: a scene's storage may be larger than an activity.
+    public static let codecLimits = CodecLimits(maxDepth: 24, maxValues: 65_536, maxBytes: 4 * 1024 * 1024)
+}
+
+/// Where scenes are kept. A save returns only once the scene is durable (or throws, and the
+/// previous state stays).
+public protocol SceneStore: Sendable {
+    /// Every stored scene; records that cannot be read are reported rather than thrown.
+    func loadAll() throws -> (scenes: [StoredScene], unreadable: [String])
+    func save(_ scene: StoredScene) async throws
+    func delete(_ id: UUID) async throws
+    /// Waits for writes in flight (SIGTERM).
+    func close() async
+}
+
+/// Keeps scenes in memory (unit tests of the logic above the store). `failNextSaves` makes the
+/// next saves throw, as a full disk would.
+public final class MemorySceneStore: SceneStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var scenes: [UUID: StoredScene] = [:]
+    private var failing = 0
+    public private(set) var writes = 0
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String { "no space left on device (simulated)" }
+    }
+
+    public init() {}
+    public func failNextSaves(_ n: Int) { lock.withLock { failing = n } }
+    public var writeCount: Int { lock.withLock { writes } }
+    public func stored(_ id: UUID) -> StoredScene? { lock.withLock { scenes[id] } }
+    public func loadAll() -> (scenes: [StoredScene], unreadable: [String]) { lock.withLock { (Array(scenes.values), []) } }
+    public func save(_ scene: StoredScene) async throws {
+        try lock.withLock {
+            if failing > 0 { failing -= 1; throw Failure() }
+            writes += 1
+            scenes[scene.scene.id] = scene
+        }
+    }
+    public func delete(_ id: UUID) async throws { _ = lock.withLock { scenes.removeValue(forKey: id) } }
+    public func close() async {}
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import HandoffContent
+import HandoffCore
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The scenes' own SQLite database (scenes.sqlite in the state directory), apart from the trust
+/// store so that a damaged scene file never costs the pairings. WAL and synchronous=FULL: a
+/// committed save survives kill -9 and power loss. Checked at every start; a damaged file is
+/// moved aside (kept, named with the time) and handoffd starts with an empty store.
+public final class SceneDatabase: Sendable {
+    public static let fileName = "scenes.sqlite"
+    public let pool: DatabasePool
+    public let path: String
+    /// Where a damaged file was moved, if it was.
+    public let movedAside: String?
+
+    public init(directory: URL, logger: Logger = Logger(label: "handoffd.scenes"), now: Date = Date()) throws {
+        path = directory.appendingPathComponent(Self.fileName).path
+        var aside: String?
+        do {
+            pool = try Self.open(path)
+        } catch {
+            aside = try Self.moveAside(path, now: now)
+            logger.critical("the scene database is damaged; it was moved aside and scenes start empty",
+                            metadata: ["file.damaged": "\(aside ?? path)", "error": "\(error)"])
+            pool = try Self.open(path)
+        }
+        movedAside = aside
+    }
+
+    private static func open(_ path: String) throws -> DatabasePool {
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { fchmod(fd, 0o600); close(fd) }
+        var config = Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        let pool = try DatabasePool(path: path, configuration: config)
+        let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
+        guard check == "ok" else { throw DamagedDatabase(detail: check ?? "no answer") }
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    struct DamagedDatabase: Error, CustomStringConvertible {
+        let detail: String
+        var description: String { "quick_check: \(detail)" }
+    }
+
+    /// Renames the file and its -wal and -shm companions to `<name>.damaged-<UTC time>`.
+    static func moveAside(_ path: String, now: Date) throws -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let target = path + ".damaged-" + f.string(from: now)
+        try FileManager.default.moveItem(atPath: path, toPath: target)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try? FileManager.default.moveItem(atPath: path + suffix, toPath: target + suffix)
+        }
+        return target
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1: scenes") { db in
+            try db.create(table: "scene") { t in
+                t.primaryKey("id", .text)
+                // The scene's restoration activity in the canonical encoding (docs/ENCODING.md).
+                t.column("restoration", .blob).notNull()
+                t.column("role", .text).notNull()
+                t.column("created", .double).notNull()
+                t.column("updated", .double).notNull()
+                t.column("discarded", .double)
+                t.column("discardReason", .text)
+            }
+        }
+        return m
+    }
+}
+
+/// Scenes in the scene database; one row per scene, one transaction per save.
+public final class SQLiteSceneStore: SceneStore, Sendable {
+    private let db: SceneDatabase
+    private let library: Library
+
+    public init(database: SceneDatabase, library: Library) {
+        db = database
+        self.library = library
+    }
+
+    public func loadAll() throws -> (scenes: [StoredScene], unreadable: [String]) {
+        let rows = try db.pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM scene") }
+        var scenes: [StoredScene] = []
+        var unreadable: [String] = []
+        for row in rows {
+            let id: String = row["id"]
+            do {
+                let activity = try UserActivity(decoding: row["restoration"] as Data, limits: StoredScene.codecLimits)
+                let scene = try Scene(restoringFrom: activity, library: library)
+                scenes.append(StoredScene(scene: scene, role: row["role"], created: Date(timeIntervalSince1970: row["created"]),
+                                          updated: Date(timeIntervalSince1970: row["updated"]),
+                                          discarded: (row["discarded"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                                          discardReason: row["discardReason"]))
+            } catch {
+                unreadable.append("\(id): \(error)")
+            }
+        }
+        return (scenes, unreadable)
+    }
+
+    public func save(_ s: StoredScene) async throws {
+        let blob = try s.scene.restorationActivity().encoded(limits: StoredScene.codecLimits)
+        try await db.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO scene (id, restoration, role, created, updated, discarded, discardReason) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET restoration = excluded.restoration, role = excluded.role, updated = excluded.updated,
+                    discarded = excluded.discarded, discardReason = excluded.discardReason
+                """, arguments: [s.scene.id.uuidString, blob, s.role, s.created.timeIntervalSince1970, s.updated.timeIntervalSince1970,
+                                 s.discarded?.timeIntervalSince1970, s.discardReason])
+        }
+    }
+
+    public func delete(_ id: UUID) async throws {
+        try await db.pool.write { db in try db.execute(sql: "DELETE FROM scene WHERE id = ?", arguments: [id.uuidString]) }
+    }
+
+    public func close() async { try? db.pool.close() }
+
+    /// Bytes on disk (database and WAL), for the figures.
+    public var bytesOnDisk: Int {
+        [db.path, db.path + "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
+    }
+}

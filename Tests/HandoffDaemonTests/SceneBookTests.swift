@@ -1,0 +1,161 @@
+import Foundation
+import HandoffContent
+import HandoffCore
+import HandoffState
+import Testing
+@testable import HandoffDaemon
+
+private let library = try! Library(contentsOf: URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
+private let swift = library.books[0], salt = library.books[1]
+private let app = ObjectIdentifier(NSObject())
+
+/// A change that selects a tab (and navigation) of the shipped library.
+private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (inout Scene) throws(SceneError) -> Void {
+    { (s: inout Scene) throws(SceneError) in try s.navigate(toBook: bookID, path: path, library: library) }
+}
+
+@Suite struct SceneBookTests {
+    @Test func savesAreDurableBeforeTheyAreAcknowledgedAndRapidOnesCoalesce() async throws {
+        let store = MemorySceneStore()
+        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(300))
+        let (s, restored) = try await book.connect(nil, role: nil, by: app)
+        #expect(!restored)
+        let id = s.scene.id
+        #expect(store.stored(id) != nil)
+        // Ten saves at once: each caller is answered after a write that holds its change.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 1...10 {
+                group.addTask {
+                    try await book.update(id) { $0.storage[SceneKey("n\(n)")] = .integer(Int64(n)) }
+                    // Acknowledged: the store already has it.
+                    #expect(store.stored(id)?.scene.storage[SceneKey("n\(n)")] == .integer(Int64(n)))
+                }
+            }
+            try await group.waitForAll()
+        }
+        // One write for the new scene, one at once, the rest together after the window.
+        #expect(store.writeCount <= 3)
+        #expect((1...10).allSatisfy { store.stored(id)?.scene.storage[SceneKey("n\($0)")] != nil })
+    }
+
+    @Test func aFailedSaveKeepsThePreviousStateAndTheBookWorksOn() async throws {
+        let store = MemorySceneStore()
+        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let id = try await book.connect(nil, role: nil, by: app).0.scene.id
+        try await book.update(id, nav(swift.id))
+        store.failNextSaves(1)
+        await #expect(throws: SceneError.self) {
+            try await book.update(id, nav(salt.id))
+        }
+        #expect(await book.scene(id)?.scene.selectedBookID == swift.id)
+        #expect(store.stored(id)?.scene.selectedBookID == swift.id)
+        try await book.update(id, nav(salt.id))
+        #expect(store.stored(id)?.scene.selectedBookID == salt.id)
+    }
+
+    @Test func twoCrashesAtLaunchWithinAMinuteDiscardTheSavedState() async throws {
+        let store = MemorySceneStore()
+        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let id = try await book.connect(nil, role: nil, by: app).0.scene.id
+        try await book.update(id, nav(swift.id, [.character(swift.characters[0].id)]))
+        let t0 = Date()
+        // First crash: the state stays.
+        let first = ObjectIdentifier(NSObject())
+        #expect(try await book.connect(id, role: nil, by: first).restored)
+        #expect(await book.connectionDropped(first, now: t0) == [])
+        #expect(await book.scene(id)?.scene.selectedBookID == swift.id)
+        // Second within 60 s: discarded, and it says so.
+        let second = ObjectIdentifier(NSObject())
+        _ = try await book.connect(id, role: nil, by: second)
+        #expect(await book.connectionDropped(second, now: t0.addingTimeInterval(30)) == [id])
+        let after = try #require(await book.scene(id))
+        #expect(after.scene.selectedBookID == nil)
+        #expect(after.discarded != nil && after.discardReason?.contains("twice") == true)
+        #expect(store.stored(id)?.discarded != nil)
+    }
+
+    @Test func cleanDisconnectsLaunchesAndSlowCrashesDoNotDiscard() async throws {
+        let book = try SceneBook(library: library, store: MemorySceneStore(), debounce: .milliseconds(10))
+        let id = try await book.connect(nil, role: nil, by: app).0.scene.id
+        try await book.update(id, nav(swift.id))
+        let t0 = Date()
+        for (i, end) in ["disconnect", "launched", "disconnect"].enumerated() {
+            let c = ObjectIdentifier(NSObject())
+            _ = try await book.connect(id, role: nil, by: c)
+            if end == "disconnect" { await book.disconnect(id) } else { await book.launched(id) }
+            #expect(await book.connectionDropped(c, now: t0.addingTimeInterval(Double(i))) == [])
+        }
+        // Two crashes more than 60 s apart.
+        for offset in [0.0, 61.0] {
+            let c = ObjectIdentifier(NSObject())
+            _ = try await book.connect(id, role: nil, by: c)
+            #expect(await book.connectionDropped(c, now: t0.addingTimeInterval(offset)) == [])
+        }
+        #expect(await book.scene(id)?.scene.selectedBookID == swift.id)
+    }
+
+    @Test func destroyDeletesAndDeleteSavedClearsTheActivity() async throws {
+        let store = MemorySceneStore()
+        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let a = try await book.connect(nil, role: nil, by: app).0.scene.id, b = try await book.connect(nil, role: nil, by: app).0.scene.id
+        var activity = HawkNotes.bookDetailActivity(swift)
+        activity.persistentIdentifier = "reading-swift"
+        let saved = activity
+        try await book.update(a) { $0.currentActivity = saved }
+        #expect(try await book.deleteSavedActivities(persistentIDs: ["reading-swift"]) == 1)
+        #expect(await book.scene(a)?.scene.currentActivity == nil)
+        try await book.destroy(b)
+        #expect(await book.scene(b) == nil)
+        #expect(store.stored(b) == nil)
+    }
+}
+
+@Suite struct SceneDatabaseTests {
+    func tempDir() throws -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("scenes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    @Test func threeScenesOfDifferentContentComeBackExactly() async throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var scenes: [StoredScene] = []
+        for (i, b) in library.books.enumerated() {
+            var s = Scene()
+            try s.navigate(toBook: b.id, path: [.character(b.characters[i].id)], library: library)
+            s.setDraft("draft for \(b.title)", forBook: b.id)
+            s.storage[SceneKey("scroll")] = .real(0.25 * Double(i + 1))
+            s.currentActivity = HawkNotes.characterDetailActivity(b.characters[i], in: b)
+            scenes.append(StoredScene(scene: s, created: Date(timeIntervalSince1970: 1_800_000_000), updated: Date(timeIntervalSince1970: 1_800_000_100)))
+        }
+        let store = SQLiteSceneStore(database: try SceneDatabase(directory: dir), library: library)
+        for s in scenes { try await store.save(s) }
+        await store.close()
+        let mode = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("scenes.sqlite").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let back = try SQLiteSceneStore(database: try SceneDatabase(directory: dir), library: library).loadAll()
+        #expect(back.unreadable.isEmpty)
+        #expect(Set(back.scenes.map(\.scene.id)) == Set(scenes.map(\.scene.id)))
+        for s in scenes { #expect(back.scenes.first { $0.scene.id == s.scene.id } == s) }
+        // Two book tabs keep separate drafts (the seed's shared-key bug stays gone).
+        let drafts = back.scenes.map { $0.scene.draft(forBook: $0.scene.selectedBookID!) }
+        #expect(Set(drafts.compactMap { $0 }).count == 3)
+    }
+
+    @Test func aDamagedFileIsMovedAsideAndTheStoreStartsEmpty() async throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("scenes.sqlite").path
+        try Data(String(repeating: "not a database ", count: 400).utf8).write(to: URL(fileURLWithPath: path))
+        let db = try SceneDatabase(directory: dir)
+        let aside = try #require(db.movedAside)
+        #expect(aside.contains(".damaged-"))
+        #expect(FileManager.default.fileExists(atPath: aside))
+        let store = SQLiteSceneStore(database: db, library: library)
+        #expect(try store.loadAll().scenes.isEmpty)
+        try await store.save(StoredScene(scene: Scene(), created: Date(), updated: Date()))
+        #expect(try store.loadAll().scenes.count == 1)
+    }
+}
