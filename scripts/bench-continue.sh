@@ -16,7 +16,7 @@ for p in handoffd handoffctl handoff-continue-bench; do swift build -c release -
 BIN=$(swift build -c release --show-bin-path)
 SET=cbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
-LOG_LEVEL=warning
+LOG_LEVEL=notice
 source scripts/lib-daemons.sh
 echo_pid=""
 cleanup() {
@@ -44,3 +44,12 @@ scripts/testhosts.sh exec ${SET}2 "$BIN/handoff-continue-bench" tcp "$(scripts/t
 "$BIN/handoff-continue-bench" continue "$sock" alpha "$id" "$N" open
 echo "== memory (alpha pid $pa, beta pid $pb), 10,000 continuations on an open session"
 "$BIN/handoff-continue-bench" continue "$sock" alpha "$id" 10000 open "$pa" "$pb"
+
+echo "== scenes (alpha): save latency, restore time and size of 1,000 scenes"
+"$BIN/handoff-continue-bench" scenes "$WORK/alpha/run/control.sock" 1000
+stop_daemons alpha
+start_daemon 1 alpha
+grep "scenes restored" "$WORK/alpha/handoffd.log" | tail -1 | sed 's/.*\(scene.count=[0-9]*\).*\(scene.restoreMillis=[0-9]*\).*/restore at start: \1 \2/'
+bytes=$(du -sb "$WORK/alpha/state/scenes" | cut -f1)
+scenes=$(ctl alpha scenes --json | grep -c '"scene"')
+echo "store: $bytes bytes for $scenes scenes, $((bytes / scenes)) bytes per scene (database and WAL)"

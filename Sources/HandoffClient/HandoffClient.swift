@@ -89,7 +89,9 @@ public struct ControlEvent: Sendable, Equatable {
 private final class ResponseHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private var framer = LineFramer()
+    /// Answers come from our own daemon and may carry a whole scene: far more room than requests.
+    static let maxAnswerLine = 16 * 1024 * 1024
+    private var framer = LineFramer(maxLine: ResponseHandler.maxAnswerLine)
     private let state: NIOLockedValueBox<HandoffClient.State>
     private let events: AsyncStream<ControlEvent>.Continuation
 
@@ -100,6 +102,15 @@ private final class ResponseHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         for item in framer.feed(unwrapInboundIn(data).readableBytesView) {
+            if case .tooLong(let limit) = item {
+                // Answers come in request order: the oldest waiter's answer was too long.
+                let oldest = state.withLockedValue { s -> CheckedContinuation<PropertyListValue?, Error>? in
+                    guard let id = s.waiting.keys.min() else { return nil }
+                    return s.waiting.removeValue(forKey: id)
+                }
+                oldest?.resume(throwing: ClientError.refused(code: "answer-too-long", message: "handoffd's answer was longer than \(limit) bytes and was dropped"))
+                continue
+            }
             guard case .line(let bytes) = item,
                   let object = try? JSONSerialization.jsonObject(with: Data(bytes)),
                   let value = try? JSONValue.propertyList(from: object),

@@ -34,6 +34,12 @@ public protocol SceneStore: Sendable {
     func delete(_ id: UUID) async throws
     /// Waits for writes in flight (SIGTERM).
     func close() async
+    /// Why saves cannot succeed at all (a read-only directory), or nil.
+    var readOnlyReason: String? { get }
+}
+
+extension SceneStore {
+    public var readOnlyReason: String? { nil }
 }
 
 /// Keeps scenes in memory (unit tests of the logic above the store). `failNextSaves` makes the

@@ -109,6 +109,7 @@ extension Daemon: ControlOperations {
             "pairingLocked": .bool(endpoint.isPairingLocked), "pid": .integer(Int64(getpid())),
         ]
         if let publishedName { d["advertisedAs"] = .string(publishedName) }
+        d["sceneStore"] = .string(scenes.storeProblem.map { "read-only: \($0)" } ?? "ok")
         return .dictionary(d)
     }
 

@@ -19,7 +19,8 @@ extension Daemon {
             let change = try SceneChange(r, library: library)
             let library = self.library
             let s = try await sceneCall { () throws(SceneError) in try await scenes.update(id) { @Sendable (scene: inout Scene) throws(SceneError) in try change.apply(to: &scene, library: library) } }
-            return s.detail(library: library)
+            // The summary, not the storage: an acknowledgement should not carry the whole scene back.
+            return s.summary(library: library)
         case "scene-launched":
             await scenes.launched(try r.uuid("scene"))
             return nil

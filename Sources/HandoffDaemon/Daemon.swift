@@ -89,7 +89,7 @@ public actor Daemon {
         scenes = try SceneBook(library: library, store: parts.sceneStore)
         let took = ContinuousClock.now - started
         let unreadable = scenes.unreadable
-        logger.info("scenes restored", metadata: ["scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"])
+        logger.notice("scenes restored", metadata: ["scene.count": "\(scenes.restoredCount)", "scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"])
         for record in unreadable {
             logger.error("a saved scene could not be read and is skipped", metadata: ["scene.record": "\(record)"])
         }

@@ -36,6 +36,10 @@ public actor SceneBook {
 
     /// Records the store could not read at start (reported, not fatal).
     public let unreadable: [String]
+    /// How many scenes were read at start.
+    public nonisolated let restoredCount: Int
+    /// Why no save can succeed now (a read-only directory), for status.
+    public nonisolated let storeProblem: String?
 
     public init(library: Library, store: any SceneStore, debounce: Duration = .seconds(1)) throws {
         self.library = library
@@ -45,6 +49,8 @@ public actor SceneBook {
         for s in loaded.scenes { durable[s.scene.id] = s }
         latest = durable
         unreadable = loaded.unreadable
+        storeProblem = store.readOnlyReason
+        restoredCount = loaded.scenes.count
         activeSceneID = durable.values.max { $0.updated < $1.updated }?.scene.id
     }
 

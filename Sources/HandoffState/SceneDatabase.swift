@@ -14,23 +14,46 @@ import Glibc
 /// moved aside (kept, named with the time) and handoffd starts with an empty store.
 public final class SceneDatabase: Sendable {
     public static let fileName = "scenes.sqlite"
-    public let pool: DatabasePool
+    public let pool: any DatabaseWriter
     public let path: String
     /// Where a damaged file was moved, if it was.
     public let movedAside: String?
+    /// Set when the directory cannot be written: saved scenes are read, every save fails with this.
+    public let readOnlyReason: String?
 
     public init(directory: URL, logger: Logger = Logger(label: "handoffd.scenes"), now: Date = Date()) throws {
         path = directory.appendingPathComponent(Self.fileName).path
         var aside: String?
-        do {
-            pool = try Self.open(path)
-        } catch {
-            aside = try Self.moveAside(path, now: now)
-            logger.critical("the scene database is damaged; it was moved aside and scenes start empty",
-                            metadata: ["file.damaged": "\(aside ?? path)", "error": "\(error)"])
-            pool = try Self.open(path)
+        var readOnly: String?
+        if access(directory.path, W_OK) != 0 || (FileManager.default.fileExists(atPath: path) && access(path, W_OK) != 0) {
+            // A read-only directory (a read-only mount): keep serving what is saved; saves fail.
+            readOnly = "the scene directory \(directory.path) is not writable (\(String(cString: strerror(errno)))); scene changes cannot be saved until it is"
+            logger.error("scenes are read-only", metadata: ["scene.directory": "\(directory.path)"])
+            pool = try Self.openReadOnly(path)
+        } else {
+            do {
+                pool = try Self.open(path)
+            } catch {
+                aside = try Self.moveAside(path, now: now)
+                logger.critical("the scene database is damaged; it was moved aside and scenes start empty",
+                                metadata: ["file.damaged": "\(aside ?? path)", "error": "\(error)"])
+                pool = try Self.open(path)
+            }
         }
         movedAside = aside
+        readOnlyReason = readOnly
+    }
+
+    /// The saved scenes of a read-only directory (an empty in-memory database if there are none).
+    private static func openReadOnly(_ path: String) throws -> any DatabaseWriter {
+        guard FileManager.default.fileExists(atPath: path) else {
+            let q = try DatabaseQueue()
+            try migrator.migrate(q)
+            return q
+        }
+        var config = Configuration()
+        config.readonly = true
+        return try DatabaseQueue(path: path, configuration: config)
     }
 
     private static func open(_ path: String) throws -> DatabasePool {
@@ -113,6 +136,7 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
     }
 
     public func save(_ s: StoredScene) async throws {
+        if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
         let blob = try s.scene.restorationActivity().encoded(limits: StoredScene.codecLimits)
         try await db.pool.write { db in
             try db.execute(sql: """
@@ -124,11 +148,16 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
         }
     }
 
+    struct ReadOnly: Error, CustomStringConvertible { let description: String }
+
     public func delete(_ id: UUID) async throws {
+        if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
         try await db.pool.write { db in try db.execute(sql: "DELETE FROM scene WHERE id = ?", arguments: [id.uuidString]) }
     }
 
-    public func close() async { try? db.pool.close() }
+    public func close() async { try? (db.pool as? DatabasePool)?.close() }
+
+    public var readOnlyReason: String? { db.readOnlyReason }
 
     /// Bytes on disk (database and WAL), for the figures.
     public var bytesOnDisk: Int {

@@ -29,6 +29,8 @@ struct ContinueBench {
                 samples.append(Double(e.components.attoseconds) / 1e15 + Double(e.components.seconds) * 1e3)
             }
             report("op \(args[1])", samples, unit: "ms")
+        case "scenes":
+            try await sceneSaves(socket: args[0], n: Int(args[1])!)
         case "echo":
             try await echo(port: Int(args[0])!)
         case "tcp":
@@ -60,6 +62,26 @@ struct ContinueBench {
         await client.close()
         report(cold ? "continue, cold peer connection" : "continue, open session", samples, unit: "ms")
         if skipped > 0 { print("  (\(skipped) cold trials found a session already open and were left out)") }
+    }
+
+    /// Save latency of a 2 KB scene (acknowledged = durable): N scenes are made, then, after the
+    /// one-second write window of each has passed, each gets one 2 KB update, timed.
+    static func sceneSaves(socket: String, n: Int) async throws {
+        let client = try await HandoffClient.connect(socketPath: socket)
+        var ids: [String] = []
+        for _ in 0..<n { ids.append(try await client.request("scene-connect")?.dictionaryValue?["scene"]?.stringValue ?? "") }
+        try await Task.sleep(for: .milliseconds(1100))
+        var samples: [Double] = []
+        for (i, id) in ids.enumerated() {
+            let text = String(repeating: "\(i % 10)", count: 2000)
+            let start = ContinuousClock.now
+            _ = try await client.request("scene-update", ["scene": .string(id), "book": "The Burning Swift",
+                                                          "set": [["key": "notes", "value": .string(text)]]])
+            let e = ContinuousClock.now - start
+            samples.append(Double(e.components.attoseconds) / 1e15 + Double(e.components.seconds) * 1e3)
+        }
+        await client.close()
+        report("scene save, 2 KB, acknowledged = durable", samples, unit: "ms")
     }
 
     static func report(_ label: String, _ samples: [Double], unit: String) {

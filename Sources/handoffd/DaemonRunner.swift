@@ -29,7 +29,11 @@ final class DaemonRunner: Service, Sendable {
         }
         let sceneStore: SQLiteSceneStore
         do {
-            let scenes = try SceneDatabase(directory: state, logger: logger)
+            // Scenes have a directory of their own: it may be on other storage, and its damage or a
+            // read-only mount never touches the identity or the pairings.
+            let sceneDirectory = state.appendingPathComponent("scenes")
+            try Self.makeDirectory(sceneDirectory.path, mustBeWritable: false)
+            let scenes = try SceneDatabase(directory: sceneDirectory, logger: logger)
             sceneStore = SQLiteSceneStore(database: scenes, library: settings.library)
         } catch {
             throw StartupError.state("cannot open the scene database in \(c.stateDirectory): \(error)")
@@ -46,11 +50,13 @@ final class DaemonRunner: Service, Sendable {
         heartbeat = Heartbeat(daemon: daemon, notifier: notifier)
     }
 
-    static func makeDirectory(_ path: String) throws {
-        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-            throw StartupError.directory(path, "\(error.localizedDescription)")
+    static func makeDirectory(_ path: String, mustBeWritable: Bool = true) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+                throw StartupError.directory(path, "\(error.localizedDescription)")
+            }
         }
-        guard access(path, W_OK) == 0 else { throw StartupError.directory(path, "it is not writable by uid \(geteuid())") }
+        guard !mustBeWritable || access(path, W_OK) == 0 else { throw StartupError.directory(path, "it is not writable by uid \(geteuid())") }
     }
 
     func run() async throws {

@@ -50,15 +50,23 @@ final class DaemonHost: @unchecked Sendable {
 
         """
 
-    /// Starts handoffd and waits until it answers `status` with Avahi up.
-    func start(environment: [String: String] = [:]) async throws {
+    var sceneDirectory: String { dir + "/state/scenes" }
+
+    /// Starts handoffd and waits until it answers `status` (with Avahi up, unless told not to wait for it).
+    func start(environment: [String: String] = [:], waitForAvahi: Bool = true) async throws {
         // sh execs handoffd (same PID) with stderr, its log, in a file of this host's own.
         process = try hosts.spawn(index, "/bin/sh", ["-c", "exec \"$0\" \"$@\" 2>>'\(logPath)'", BuiltProducts.path("handoffd"),
                                                      "--config", dir + "/handoffd.yaml"], environment: environment)
-        try await waitUntil("\(name) is up with avahi", timeout: 15) {
+        try await waitUntil("\(name) is up", timeout: 15) {
             guard let s = try? await self.request("status") else { return false }
-            return s["avahi"] == "up"
+            return !waitForAvahi || s["avahi"] == "up"
         }
+    }
+
+    /// SIGKILL, reaped.
+    func kill9() {
+        process?.signal(SIGKILL)
+        _ = process?.waitForExit(timeout: 5)
     }
 
     /// Ends handoffd (SIGTERM, reaped).
