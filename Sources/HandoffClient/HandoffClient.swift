@@ -102,19 +102,18 @@ private final class ResponseHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         for item in framer.feed(unwrapInboundIn(data).readableBytesView) {
-            if case .tooLong(let limit) = item {
-                // Answers come in request order: the oldest waiter's answer was too long.
-                let oldest = state.withLockedValue { s -> CheckedContinuation<PropertyListValue?, Error>? in
-                    guard let id = s.waiting.keys.min() else { return nil }
-                    return s.waiting.removeValue(forKey: id)
-                }
-                oldest?.resume(throwing: ClientError.refused(code: "answer-too-long", message: "handoffd's answer was longer than \(limit) bytes and was dropped"))
+            guard case .line(let bytes) = item else {
+                failOldest("handoffd's answer was longer than \(ResponseHandler.maxAnswerLine) bytes and was dropped")
                 continue
             }
-            guard case .line(let bytes) = item,
-                  let object = try? JSONSerialization.jsonObject(with: Data(bytes)),
-                  let value = try? JSONValue.propertyList(from: object),
-                  var fields = value.dictionaryValue else { continue }
+            let object = try? JSONSerialization.jsonObject(with: Data(bytes))
+            guard let value = try? object.map({ try JSONValue.propertyList(from: $0, limits: ResponseHandler.answerLimits) }),
+                  var fields = value.dictionaryValue else {
+                // Never leave a request waiting for an answer we could not read.
+                let id = (object as? [String: Any])?["id"] as? Int64
+                failOldest("handoffd's answer could not be read", id: id)
+                continue
+            }
             if let name = fields.removeValue(forKey: "event")?.stringValue {
                 events.yield(ControlEvent(name: name, fields: fields))
                 continue
@@ -139,6 +138,18 @@ private final class ResponseHandler: ChannelInboundHandler {
             }
             for w in waiters { w.resume(with: outcome) }
         }
+    }
+
+    /// Answers come from our own daemon: bounded only to stay sane.
+    static let answerLimits = CodecLimits(maxDepth: 32, maxValues: 4_000_000, maxBytes: maxAnswerLine)
+
+    /// Fails the request `id` (or, not knowing it, the oldest: answers come in request order).
+    private func failOldest(_ message: String, id: Int64? = nil) {
+        let waiter = state.withLockedValue { s -> CheckedContinuation<PropertyListValue?, Error>? in
+            guard let key = id ?? s.waiting.keys.min() else { return nil }
+            return s.waiting.removeValue(forKey: key)
+        }
+        waiter?.resume(throwing: ClientError.refused(code: "unreadable-answer", message: message))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -110,6 +110,7 @@ extension Daemon: ControlOperations {
         ]
         if let publishedName { d["advertisedAs"] = .string(publishedName) }
         d["sceneStore"] = .string(scenes.storeProblem.map { "read-only: \($0)" } ?? "ok")
+        d["sceneWritesFailed"] = .integer(Int64(await scenes.failedWrites))
         return .dictionary(d)
     }
 

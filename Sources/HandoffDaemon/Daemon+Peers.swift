@@ -36,6 +36,8 @@ extension Daemon {
         switch event {
         case .avahiUp:
             avahiUp = true
+            for w in avahiWaiters.values { w.resume() }
+            avahiWaiters = [:]
             logger.info("avahi-daemon reachable")
         case .avahiDown(let reason):
             avahiUp = false

@@ -63,6 +63,7 @@ public actor Daemon {
     /// The set last put in the TXT, to notice when one expires.
     var advertisedSet: [UUID: UInt64] = [:]
     var avahiUp = false
+    var avahiWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     var publishedName: String?
     var pairings: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
     var incomingPairings: [PairingSession] = []
@@ -136,14 +137,19 @@ public actor Daemon {
 
     public var isAvahiUp: Bool { avahiUp }
 
-    /// Waits until the Avahi client is up, or the deadline passes; true if it is up.
-    public func waitForAvahi(deadline: ContinuousClock.Instant) async -> Bool {
-        while !avahiUp && ContinuousClock.now < deadline {
-            // Discovery events arrive on this actor; a short wait between checks lets them in.
-            try? await Task.sleep(for: .milliseconds(20))
+    /// Waits until the Avahi client is up, or `timeout` passes; true if it is up.
+    public func waitForAvahi(timeout: Duration) async -> Bool {
+        if avahiUp { return true }
+        let token = UUID()
+        Task {
+            try? await Task.sleep(for: timeout)
+            self.wakeAvahiWaiter(token)
         }
+        await withCheckedContinuation { avahiWaiters[token] = $0 }
         return avahiUp
     }
+
+    func wakeAvahiWaiter(_ token: UUID) { avahiWaiters.removeValue(forKey: token)?.resume() }
 
     /// Once a second: presence pings, and expiry of advertised activities.
     public func tick(now: Date = Date()) async {

@@ -139,6 +139,9 @@ public actor SceneBook {
     // MARK: - Continuation
 
     /// Applies a route: to `preferred` if given (made if new), else to the scene the selector picks.
+    /// The answer does not wait for the write: a continuation is not a save request, and repeated
+    /// continuations into one scene must not wait out its write window. The write starts at once
+    /// when the window allows, else at its end (within a second); SIGTERM writes it before exit.
     public func apply(_ route: Route, from activity: UserActivity, preferred: UUID?, now: Date = Date()) async throws(SceneError) -> UUID {
         let choice: SceneChoice
         if let preferred {
@@ -154,7 +157,7 @@ public actor SceneBook {
         }
         try s.scene.apply(route, from: activity, library: library)
         s.updated = now
-        try await commit(s)
+        schedule(s)
         return s.scene.id
     }
 
@@ -181,6 +184,18 @@ public actor SceneBook {
         }
     }
 
+    /// Queues a write without waiting for it.
+    private func schedule(_ s: StoredScene) {
+        let id = s.scene.id
+        latest[id] = s
+        activeSceneID = id
+        pending[id] = s
+        if !draining.contains(id) {
+            draining.insert(id)
+            Task { await self.drain(id) }
+        }
+    }
+
     private func drain(_ id: UUID) async {
         while let next = pending[id] {
             if !flushing, let last = lastWrite[id], ContinuousClock.now < last + debounce {
@@ -195,6 +210,9 @@ public actor SceneBook {
                 durable[id] = next
                 for w in batch { w.resume() }
             } catch {
+                // Nothing newer asked for: the scene keeps its last durable state.
+                if latest[id] == next && pending[id] == nil { latest[id] = durable[id] }
+                failedWrites += 1
                 for w in batch { w.resume(throwing: error) }
             }
         }
@@ -224,6 +242,9 @@ public actor SceneBook {
         if !draining.isEmpty { await withCheckedContinuation { idleWaiters.append($0) } }
         await store.close()
     }
+
+    /// Writes that failed since start (for status).
+    public private(set) var failedWrites = 0
 
     /// Changes waiting for their write (for status and tests).
     public var pendingCount: Int { pending.count }

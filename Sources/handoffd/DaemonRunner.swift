@@ -64,7 +64,7 @@ final class DaemonRunner: Service, Sendable {
         try await control.start()
         // READY waits for the Avahi client, but not forever: without avahi-daemon handoffd still
         // serves its control socket and publishes as soon as avahi-daemon appears.
-        let avahi = await daemon.waitForAvahi(deadline: .now + .seconds(5))
+        let avahi = await daemon.waitForAvahi(timeout: .seconds(5))
         notifier.notify("READY=1\nSTATUS=" + (avahi ? "advertising" : "waiting for avahi-daemon"))
         logger.info("ready", metadata: ["control.socket": "\(control.path)", "avahi.up": "\(avahi)"])
         try? await gracefulShutdown()

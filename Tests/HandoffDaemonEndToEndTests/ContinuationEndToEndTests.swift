@@ -13,16 +13,13 @@ struct ContinuationEndToEndTests {
     @Test func publishListContinuePushAndNeedsSave() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
-        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
-        try await a.start()
-        try await b.start()
-        try await pair(a, b)
+        let (a, b) = try await startPaired(hosts)
         let eventsA = try await EventLog.watch(a), eventsB = try await EventLog.watch(b)
 
         // Publish on A; B lists it within a second.
         let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
         try #require(published.status == 0, "\(published.output)")
-        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let id = try #require(jsonField(published.output, "activity"))
         let listed = try await waitUntil("beta lists the activity", timeout: 1) {
             try await b.request("activities", ["peer": "alpha"])?.arrayValue?.contains { $0["activity"] == id } == true
         }
@@ -41,10 +38,10 @@ struct ContinuationEndToEndTests {
 
         // Push from A: B dispatches it at once and says so.
         let other = try a.ctl(["publish", "--character", "Tobiah Reed", "--json"])
-        let otherID = try #require(JSONLine(other.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let otherID = try #require(jsonField(other.output, "activity"))
         let pushed = try a.ctl(["send", otherID, "--to", "beta", "--json"])
         #expect(pushed.status == 0, "\(pushed.output)")
-        #expect(JSONLine(pushed.output.replacingOccurrences(of: "\n", with: " "))?.string("outcome") == "continued")
+        #expect(jsonField(pushed.output, "outcome") == "continued")
         try await eventsB.wait("continued") { $0["character"]?.stringValue == "Tobiah Reed" && $0["peer"]?.stringValue == "alpha" }
 
         // needsSave: the app that published the draft is asked for fresh state before B gets it.
@@ -64,7 +61,7 @@ struct ContinuationEndToEndTests {
         defer { refresher.cancel() }
         let fetched = try b.ctl(["continue", "alpha", draft.id.uuidString, "--json"])
         #expect(fetched.status == 0, "\(fetched.output)")
-        let sceneID = try #require(JSONLine(fetched.output.replacingOccurrences(of: "\n", with: " "))?.string("scene"))
+        let sceneID = try #require(jsonField(fetched.output, "scene"))
         let detail = try b.ctl(["scene", "show", sceneID, "--json"])
         #expect(detail.output.contains("first words, and more since"), "\(detail.output)")
 
@@ -79,15 +76,14 @@ struct ContinuationEndToEndTests {
         defer { hosts.tearDown() }
         let out = "/tmp/handoffd-e2e/\(hosts.name)-out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let a = try DaemonHost(hosts, 1, name: "alpha", config: DaemonHost.hawkNotesTypes + """
+        let (a, b) = try await startPaired(hosts, configA: DaemonHost.hawkNotesTypes + """
               - type: org.example.onlyA
               - type: org.example.req
               - type: org.example.exec
               - type: org.example.live
               - type: org.example.web
 
-            """)
-        let b = try DaemonHost(hosts, 2, name: "beta", config: DaemonHost.hawkNotesTypes + """
+            """, configB: DaemonHost.hawkNotesTypes + """
               - type: org.example.req
                 required_keys: [note]
               - type: org.example.exec
@@ -100,19 +96,16 @@ struct ContinuationEndToEndTests {
             opener: ['/bin/sh', '-c', 'printf %s "$0" > \(out)/opened.txt']
 
             """)
-        try await a.start()
-        try await b.start()
-        try await pair(a, b)
         let eventsA = try await EventLog.watch(a)
 
         func publish(_ args: [String]) throws -> String {
             let r = try a.ctl(["publish", "--json"] + args)
             try #require(r.status == 0, "\(r.output)")
-            return try #require(JSONLine(r.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+            return try #require(jsonField(r.output, "activity"))
         }
         func continueOnB(_ id: String) throws -> (Int32, JSONLine?) {
             let r = try b.ctl(["continue", "alpha", id, "--json"])
-            return (r.status, JSONLine(r.output.replacingOccurrences(of: "\n", with: " ")))
+            return (r.status, JSONLine(oneLine(r.output)))
         }
 
         // Exec handler: the activity as JSON on the command's stdin.

@@ -132,7 +132,22 @@ func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
         return result.status == 0
     }
     _ = accept.waitForExit(timeout: 10)
-    let codeA = JSONLine(result.output.replacingOccurrences(of: "\n", with: " "))?.string("code")
+    let codeA = jsonField(result.output, "code")
     let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
     guard let codeA, codeA == codeB else { throw TimedOut(what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-"))") }
 }
+
+/// Two daemons, alpha on host 1 and beta on host 2, started and paired.
+func startPaired(_ hosts: TestHostSet, configA: String = DaemonHost.hawkNotesTypes, configB: String = DaemonHost.hawkNotesTypes) async throws -> (DaemonHost, DaemonHost) {
+    let a = try DaemonHost(hosts, 1, name: "alpha", config: configA), b = try DaemonHost(hosts, 2, name: "beta", config: configB)
+    try await a.start()
+    try await b.start()
+    try await pair(a, b)
+    return (a, b)
+}
+
+/// handoffctl's pretty-printed JSON as one line.
+func oneLine(_ output: String) -> String { output.replacingOccurrences(of: "\n", with: " ") }
+
+/// A string field of handoffctl's JSON output.
+func jsonField(_ output: String, _ key: String) -> String? { JSONLine(oneLine(output))?.string(key) }

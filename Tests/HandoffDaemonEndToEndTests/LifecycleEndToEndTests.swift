@@ -39,10 +39,7 @@ struct LifecycleEndToEndTests {
     @Test func avahiRestartAndSIGKILLedPeer() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
-        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
-        try await a.start()
-        try await b.start()
-        try await pair(a, b)
+        let (a, b) = try await startPaired(hosts)
         try await waitUntil("alpha present on beta", timeout: 10) { try await b.peer("alpha")?["present"] == "true" }
 
         // A's avahi-daemon restarts: A publishes again by itself and B sees it again. Avahi may fold
@@ -53,7 +50,7 @@ struct LifecycleEndToEndTests {
         try await waitUntil("alpha's avahi client is back", timeout: 15) { a.log.components(separatedBy: "avahi-daemon reachable").count > 2 }
         let before = eventsB.all.count
         let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
-        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let id = try #require(jsonField(published.output, "activity"))
         try await waitUntil("beta sees alpha's new TXT", timeout: 5) {
             eventsB.all.dropFirst(before).contains { ($0.name == "peerChanged" || $0.name == "peerAppeared") && $0.fields["peer"]?.stringValue == "alpha" }
         }
@@ -79,7 +76,7 @@ struct LifecycleEndToEndTests {
         try await c.start()
         try await pair(a, b)
         let published = try a.ctl(["publish", "--character", "Greta Lind", "--json"])
-        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let id = try #require(jsonField(published.output, "activity"))
         try await waitUntil("gamma lists alpha", timeout: 10) { try await c.peer("alpha") != nil }
 
         // C is not paired: it can neither list, fetch nor push; each refusal says to pair first.
@@ -89,7 +86,7 @@ struct LifecycleEndToEndTests {
             #expect(r.output.contains("not paired"), "\(r.output)")
         }
         let cOwn = try c.ctl(["publish", "--character", "Pell", "--json"])
-        let cID = try #require(JSONLine(cOwn.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let cID = try #require(jsonField(cOwn.output, "activity"))
         #expect(try c.ctl(["send", cID, "--to", "alpha"]).status == 1)
         try await waitUntil("alpha lists gamma as unpaired", timeout: 10) { try await a.peer("gamma")?["paired"] == "false" }
 

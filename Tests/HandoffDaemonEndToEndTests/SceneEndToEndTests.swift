@@ -223,15 +223,13 @@ struct SceneEndToEndTests {
     @Test func aContinuedSceneIsRestoredAfterARestart() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
-        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
-        try await a.start()
-        try await b.start()
-        try await pair(a, b)
+        let (a, b) = try await startPaired(hosts)
         let published = try a.ctl(["publish", "--character", "Captain Orrin Vale", "--json"])
-        let id = try #require(JSONLine(published.output.replacingOccurrences(of: "\n", with: " "))?.string("activity"))
+        let id = try #require(jsonField(published.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id, "--json"])
-        let scene = try #require(JSONLine(continued.output.replacingOccurrences(of: "\n", with: " "))?.string("scene"))
-        b.kill9()
+        let scene = try #require(jsonField(continued.output, "scene"))
+        // A restart (systemctl restart: SIGTERM), right after the handoff.
+        b.stop()
         try await b.start()
         let restored = try await b.request("scene", ["scene": .string(scene)])
         #expect(restored?["character"] == "Captain Orrin Vale")

@@ -13,6 +13,9 @@ struct EchoOperations: ControlOperations {
     func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
         switch request.op {
         case "echo": return .success(request.arguments["value"])
+        // Answers far larger than any request may be: a long list, and one line of 300 KiB.
+        case "big": return .success(.array((0..<3000).map { ["n": .integer(Int64($0)), "s": "x"] }))
+        case "long": return .success(.string(String(repeating: "y", count: 300 * 1024)))
         case "poke":
             client.send(event: "poked", ["by": .integer(Int64(client.uid))])
             return .success(nil)

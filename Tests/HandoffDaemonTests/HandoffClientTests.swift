@@ -28,6 +28,16 @@ import Testing
         await s.stop()
     }
 
+    @Test func largeAnswersArrive() async throws {
+        let s = try await server()
+        let client = try await HandoffClient.connect(socketPath: s.path)
+        #expect(try await client.request("big")?.arrayValue?.count == 3000)
+        #expect(try await client.request("long")?.stringValue?.count == 300 * 1024)
+        #expect(try await client.request("echo", ["value": 1]) == 1)
+        await client.close()
+        await s.stop()
+    }
+
     @Test func eventsArrive() async throws {
         let s = try await server()
         let client = try await HandoffClient.connect(socketPath: s.path)
