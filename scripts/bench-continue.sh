@@ -42,8 +42,8 @@ echo "== $N trials each, release build, hosts ${SET}1 -> ${SET}2"
 scripts/testhosts.sh exec ${SET}2 "$BIN/handoff-continue-bench" tcp "$(scripts/testhosts.sh addr ${SET}1)" 7400 "$N"
 "$BIN/handoff-continue-bench" continue "$sock" alpha "$id" "$N" cold
 "$BIN/handoff-continue-bench" continue "$sock" alpha "$id" "$N" open
-echo "== memory (alpha pid $pa, beta pid $pb), 10,000 continuations on an open session"
-"$BIN/handoff-continue-bench" continue "$sock" alpha "$id" 10000 open "$pa" "$pb"
+echo "== memory (alpha pid $pa, beta pid $pb), 20,000 continuations on an open session"
+"$BIN/handoff-continue-bench" continue "$sock" alpha "$id" 20000 open "$pa" "$pb"
 
 echo "== scenes (alpha): save latency, restore time and size of 1,000 scenes"
 "$BIN/handoff-continue-bench" scenes "$WORK/alpha/run/control.sock" 1000

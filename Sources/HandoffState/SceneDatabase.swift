@@ -60,7 +60,15 @@ public final class SceneDatabase: Sendable {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd >= 0 { fchmod(fd, 0o600); close(fd) }
         var config = Configuration()
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // A daemon's working set, not a database server's: scenes are read once at start and
+            // then written; a small page cache keeps handoffd's memory flat, and the WAL file is
+            // cut back after each checkpoint.
+            try db.execute(sql: "PRAGMA cache_size = -256")
+            try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
+        }
+        config.maximumReaderCount = 2
         let pool = try DatabasePool(path: path, configuration: config)
         let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
         guard check == "ok" else { throw DamagedDatabase(detail: check ?? "no answer") }

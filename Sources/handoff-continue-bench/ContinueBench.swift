@@ -57,7 +57,7 @@ struct ContinueBench {
             // A cold trial counts only if it really opened the session.
             if cold && result?.dictionaryValue?["session"]?.stringValue != "new" { skipped += 1; continue }
             samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
-            if !rssPIDs.isEmpty && i % 2000 == 0 { print("rss after \(i): \(rss(rssPIDs))") }
+            if !rssPIDs.isEmpty && i % 4000 == 0 { print("rss after \(i): \(rss(rssPIDs))") }
         }
         await client.close()
         report(cold ? "continue, cold peer connection" : "continue, open session", samples, unit: "ms")
@@ -94,8 +94,10 @@ struct ContinueBench {
     static func rss(_ pids: [Int32]) -> String {
         pids.map { pid in
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            let kb = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
-            return String(format: "pid %d %.1f MiB", pid, kb / 1024)
+            func field(_ name: String) -> Double {
+                status.split(separator: "\n").first { $0.hasPrefix(name) }?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
+            }
+            return String(format: "pid %d %.1f MiB (anonymous %.1f, file-backed %.1f)", pid, field("VmRSS:") / 1024, field("RssAnon:") / 1024, field("RssFile:") / 1024)
         }.joined(separator: ", ")
     }
 
