@@ -72,7 +72,7 @@ extension Daemon {
     func reachablePaired(_ name: String) -> (PeerIdentity, String, Int)? {
         guard let peer = discovered[name], let fp = peer.txt["fp"], let trusted = trustedPeer(fingerprint: fp),
               let address = peer.addresses.first(where: { $0.family == .ipv4 }) ?? peer.addresses.first else { return nil }
-        return (trusted.identity, address.family == .ipv4 ? address.address : address.address, Int(peer.port))
+        return (trusted.identity, address.address, Int(peer.port))
     }
 
     func trustedPeer(fingerprint: String) -> TrustedPeer? {

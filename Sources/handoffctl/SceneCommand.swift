@@ -101,7 +101,9 @@ struct SceneCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the scenes (as `handoffctl scenes`).")
         @OptionGroup var options: ClientOptions
-        func run() async throws {
+        func run() async throws { try await Self.show(options) }
+
+        static func show(_ options: ClientOptions) async throws {
             try await options.run("scenes") { result in
                 var t = Table("SCENE", "BOOK", "CHARACTER", "UPDATED")
                 for s in result?.arrayValue ?? [] { t.add(s["scene"], s["book"], s["character"], s["updated"]) }
