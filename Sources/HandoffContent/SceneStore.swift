@@ -48,7 +48,7 @@ public final class MemorySceneStore: SceneStore, @unchecked Sendable {
     private let lock = NSLock()
     private var scenes: [UUID: StoredScene] = [:]
     private var failing = 0
-    public private(set) var writes = 0
+    private var writes = 0
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String { "no space left on device (simulated)" }

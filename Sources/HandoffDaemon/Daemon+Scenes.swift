@@ -9,7 +9,8 @@ extension Daemon {
         switch r.op {
         case "scene-connect":
             let id = try r.optionalString("scene").map { (_: String) throws(ControlError) -> UUID in try r.uuid("scene") }
-            let (s, restored) = try await sceneCall { () throws(SceneError) in try await scenes.connect(id, role: try? r.optionalString("role"), by: client.key) }
+            let role = try r.optionalString("role")
+            let (s, restored) = try await sceneCall { () throws(SceneError) in try await scenes.connect(id, role: role, by: client.key) }
             guard case .dictionary(var d) = s.detail(library: library) else { return nil }
             d["restored"] = .bool(restored)
             d["restorationActivity"] = s.scene.restorationActivity().propertyList

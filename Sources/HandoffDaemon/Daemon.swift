@@ -135,8 +135,6 @@ public actor Daemon {
                                                    "identity.fingerprint": "\(identity.identity.fingerprint)"])
     }
 
-    public var isAvahiUp: Bool { avahiUp }
-
     /// Waits until the Avahi client is up, or `timeout` passes; true if it is up.
     public func waitForAvahi(timeout: Duration) async -> Bool {
         if avahiUp { return true }

@@ -61,8 +61,6 @@ public actor PeerLinks {
     /// Peers with an open session right now (by identity id).
     public var connectedPeerIDs: Set<String> { Set(byPeer.keys) }
 
-    public func sessions() -> [LinkSession] { Array(byPeer.values) }
-
     /// Starts reading a session (one a peer opened, or one we opened).
     public func adopt(_ session: LinkSession) {
         byPeer[session.peer.id] = session

@@ -246,6 +246,4 @@ public actor SceneBook {
     /// Writes that failed since start (for status).
     public private(set) var failedWrites = 0
 
-    /// Changes waiting for their write (for status and tests).
-    public var pendingCount: Int { pending.count }
 }

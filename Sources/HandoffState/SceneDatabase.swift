@@ -167,8 +167,4 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
 
     public var readOnlyReason: String? { db.readOnlyReason }
 
-    /// Bytes on disk (database and WAL), for the figures.
-    public var bytesOnDisk: Int {
-        [db.path, db.path + "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
-    }
 }

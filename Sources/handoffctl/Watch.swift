@@ -16,8 +16,7 @@ struct Watch: AsyncParsableCommand {
             if options.json {
                 var d = event.fields
                 d["event"] = .string(event.name)
-                let data = (try? JSONSerialization.data(withJSONObject: JSONValue.object(.dictionary(d)), options: [.sortedKeys])) ?? Data()
-                print(String(decoding: data, as: UTF8.self))
+                print(JSONValue.text(.dictionary(d)))
             } else {
                 print(event.name + " " + event.fields.keys.sorted().map { "\($0)=\(event.fields[$0]!.text)" }.joined(separator: " "))
             }

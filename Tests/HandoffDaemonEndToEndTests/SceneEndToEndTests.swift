@@ -123,7 +123,6 @@ struct SceneEndToEndTests {
                 if case .refused(let code, _) = e { #expect(code == "save-failed") }
                 break
             }
-            _ = kept
         }
         let message = try #require(failure, "the tmpfs never filled up")
         #expect(message.contains("full") || message.contains("space"), "\(message)")
