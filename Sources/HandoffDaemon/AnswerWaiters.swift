@@ -1,20 +1,18 @@
 import Foundation
+import NIOCore
 
 /// Questions the daemon asks a control client (offer a continuation, refresh a needsSave
 /// activity) and waits on with a budget. Each question has a token the client echoes in its
 /// answer; an unanswered question ends with nil when the budget runs out or the client leaves.
 actor AnswerWaiters<Value: Sendable> {
-    private var pending: [String: (owner: ObjectIdentifier, continuation: CheckedContinuation<Value?, Never>)] = [:]
+    private var pending: [String: (owner: ObjectIdentifier, continuation: CheckedContinuation<Value?, Never>, timer: Scheduled<Void>)] = [:]
 
     /// Sends the question through `ask(token)` and waits for the answer, at most `budget`.
     func ask(owner: ObjectIdentifier, budget: Duration, _ ask: @Sendable (String) -> Void) async -> Value? {
         let token = UUID().uuidString
-        Task {
-            try? await Task.sleep(for: budget)
-            self.finish(token, with: nil)
-        }
         return await withCheckedContinuation { c in
-            pending[token] = (owner, c)
+            let timer = Timeout.after(budget) { Task { await self.finish(token, with: nil) } }
+            pending[token] = (owner, c, timer)
             ask(token)
         }
     }
@@ -26,6 +24,7 @@ actor AnswerWaiters<Value: Sendable> {
     func abandon(owner: ObjectIdentifier) {
         for (token, p) in pending where p.owner == owner {
             pending[token] = nil
+            p.timer.cancel()
             p.continuation.resume(returning: nil)
         }
     }
@@ -33,6 +32,7 @@ actor AnswerWaiters<Value: Sendable> {
     @discardableResult
     private func finish(_ token: String, with value: Value?) -> Bool {
         guard let p = pending.removeValue(forKey: token) else { return false }
+        p.timer.cancel()
         p.continuation.resume(returning: value)
         return true
     }

@@ -122,24 +122,16 @@ public actor PeerLinks {
         let id = nextID
         nextID += 1
         let message = make(id)
-        let reply: PeerMessage = try await withThrowingTaskGroup(of: PeerMessage?.self) { group in
-            group.addTask { try await self.awaitAnswer(id: id, sending: message, on: session) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let answer = first else {
-                self.abandon(id, peer: peer.fingerprint, after: timeout)
-                throw PeerRequestError.timedOut(peer.fingerprint, after: timeout)
-            }
-            return answer
+        let timer = Timeout.after(timeout, on: session.channel.eventLoop) {
+            Task { await self.abandon(id, peer: peer.fingerprint, after: timeout) }
         }
+        defer { timer.cancel() }
+        let reply = try await awaitAnswer(id: id, sending: message, on: session)
         if case .error(_, let code, let text) = reply { throw PeerRequestError.refused(code: code, message: text) }
         return reply
     }
 
-    private func awaitAnswer(id: Int64, sending message: PeerMessage, on session: LinkSession) async throws -> PeerMessage? {
+    private func awaitAnswer(id: Int64, sending message: PeerMessage, on session: LinkSession) async throws -> PeerMessage {
         try await withCheckedThrowingContinuation { c in
             waiting[id] = (ObjectIdentifier(session), c)
             Task {

@@ -61,16 +61,7 @@ public struct PeerRequestHandler: Sendable {
         guard activity.needsSave else { return activity }
         let budget = refreshBudget
         let refresh = self.refresh
-        let fresh: UserActivity? = await withTaskGroup(of: UserActivity?.self) { group in
-            group.addTask { await refresh(activity) }
-            group.addTask {
-                try? await Task.sleep(for: budget)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let fresh = await Timeout.race(budget) { await refresh(activity) }
         // Only a newer version of the same activity replaces what we have.
         if let fresh, fresh.id == activity.id, fresh.version > activity.version { return fresh }
         return activity
