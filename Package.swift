@@ -90,12 +90,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon: configuration, stores, Avahi, link and control socket as one service group.
+        // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
         .executableTarget(name: "handoffd", dependencies: [
             "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HandoffLink",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["symbol-order.txt"]),
         // The command line: one file per subcommand, all through HandoffClient.
         .executableTarget(name: "handoffctl", dependencies: [
             "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent",

@@ -12,8 +12,8 @@ REPO=$PWD
 N=${1:-300}
 export PATH="/opt/swift/usr/bin:$PATH"
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
-for p in handoffd handoffctl handoff-continue-bench; do swift build -c release --product "$p" >/dev/null; done
-BIN=$(swift build -c release --show-bin-path)
+scripts/build-release.sh handoffd handoffctl handoff-continue-bench
+BIN=$(scripts/build-release.sh --bin-path)
 SET=cbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 LOG_LEVEL=notice

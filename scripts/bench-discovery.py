@@ -116,7 +116,7 @@ def main():
                 probe = p
                 break
     if probe is None:
-        sys.exit("bench-discovery: build first (swift build -c release --product handoff-discovery-probe)")
+        sys.exit("bench-discovery: build first (scripts/build-release.sh handoff-discovery-probe)")
 
     sh("up", SET, "2")
     a_host, b_host = SET + "1", SET + "2"

@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000}
 export PATH="/opt/swift/usr/bin:$PATH"
-swift build -c release --product handoff-link-bench >/dev/null
-BIN=$PWD/.build/release/handoff-link-bench
+scripts/build-release.sh handoff-link-bench
+BIN=$(scripts/build-release.sh --bin-path)/handoff-link-bench
 
 echo "== loopback"
 "$BIN" loopback "$N"

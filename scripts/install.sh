@@ -11,9 +11,8 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 D=${DESTDIR:-}
 
-swift build -c release --product handoffd
-swift build -c release --product handoffctl
-BIN=$(swift build -c release --show-bin-path)
+scripts/build-release.sh handoffd handoffctl
+BIN=$(scripts/build-release.sh --bin-path)
 swift package generate-manual >/dev/null
 MAN=.build/plugins/GenerateManual/outputs
 

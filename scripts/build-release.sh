@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The release build of handoffd and handoffctl, as installed and benchmarked:
+#   scripts/build-release.sh [PRODUCT...]    (default: handoffd handoffctl)
+#   scripts/build-release.sh --bin-path      prints the directory holding the binaries
+#
+# Why these flags (docs/ARCHITECTURE.md, "Memory"): most of handoffd's RSS is file-backed code,
+# and Linux maps it 64 KiB at a time around each touched page. So:
+#   --static-swift-stdlib          the Swift runtime, Foundation and ICU are linked in, and only
+#                                  what is used is loaded (no dynamic symbol lookups into them);
+#   -function-sections (Swift, C)  every function in a section of its own, so the linker can...
+#   --symbol-ordering-file         ...put the functions handoffd runs next to each other
+#                                  (Sources/handoffd/symbol-order.txt, made by
+#                                  scripts/profile-symbol-order.sh); a stale list costs memory, not
+#                                  correctness;
+#   lld, -z pack-relative-relocs   relative relocations packed (DT_RELR, glibc >= 2.36), so the
+#                                  loader reads a few KiB instead of MiBs of relocation records.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+ORDER="$PWD/Sources/handoffd/symbol-order.txt"
+# A build directory of its own: SwiftPM does not rebuild objects when only -Xswiftc/-Xcc flags
+# change, so sharing .build/release with plain release builds would mix objects made without them.
+FLAGS=(-c release --scratch-path "$PWD/.build/dist" --static-swift-stdlib
+       -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+       -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+[ -z "${NO_SYMBOL_ORDER:-}" ] && FLAGS+=(-Xlinker "--symbol-ordering-file=$ORDER" -Xlinker --no-warn-symbol-ordering)
+if [ "${1:-}" = --bin-path ]; then swift build "${FLAGS[@]}" --show-bin-path; exit 0; fi
+[ $# -gt 0 ] || set -- handoffd handoffctl
+for product in "$@"; do swift build "${FLAGS[@]}" --product "$product" | { grep -vE "^\[[0-9]+/[0-9]+\]|^Building|^Build of|prohibited flag" || true; }; done
