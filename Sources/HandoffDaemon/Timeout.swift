@@ -25,8 +25,9 @@ enum Timeout {
                 race.finish(value)
             }
             race.armed(timer: after(limit) {
-                work.cancel()
+                // The waiter gets nil first: once cancelled, the operation may return at once.
                 race.finish(nil)
+                work.cancel()
             })
         }
     }
