@@ -20,6 +20,8 @@ install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/et
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
   "$D/usr/share/fish/vendor_completions.d" "$D/usr/share/doc/handoffd"
 install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$D/usr/bin/"
+# Debug info off (about 80 MB each); the symbol table stays for backtraces.
+strip --strip-debug "$D/usr/bin/handoffd" "$D/usr/bin/handoffctl"
 install -m 0644 systemd/handoffd.service "$D/lib/systemd/system/handoffd.service"
 install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.service"
 [ -e "$D/etc/handoffd/handoffd.yaml" ] || install -m 0644 config/handoffd.yaml "$D/etc/handoffd/handoffd.yaml"
