@@ -21,9 +21,7 @@ source scripts/lib-daemons.sh
 echo_pid=""
 cleanup() {
   [ -n "$echo_pid" ] && kill "$echo_pid" 2>/dev/null || true
-  stop_daemons alpha beta
-  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  end_daemons_and_hosts
 }
 trap cleanup EXIT
 scripts/testhosts.sh up "$SET" 2 >/dev/null

@@ -15,12 +15,7 @@ BIN=$(swift build --show-bin-path)
 SET=demo
 WORK=$(mktemp -d /tmp/handoffd-demo.XXXXXX)
 source scripts/lib-daemons.sh
-cleanup() {
-  stop_daemons alpha beta
-  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap end_daemons_and_hosts EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 step "two test hosts (network namespaces, each with its own avahi-daemon)"

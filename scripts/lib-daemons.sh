@@ -63,3 +63,11 @@ stop_daemons() {
     [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
   done
 }
+
+# end_daemons_and_hosts: the EXIT trap of these scripts: daemons alpha and beta stopped, the test
+# hosts of SET removed, WORK deleted.
+end_daemons_and_hosts() {
+  stop_daemons alpha beta
+  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}

@@ -29,12 +29,7 @@ mkdir -p "$BIN"
 cp "$REAL_BIN/handoffctl" "$BIN/handoffctl"
 LOG_LEVEL=notice
 source scripts/lib-daemons.sh
-cleanup() {
-  stop_daemons alpha beta
-  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap end_daemons_and_hosts EXIT
 scripts/testhosts.sh up "$SET" 2 >/dev/null
 
 # wrap COMMAND...: $BIN/handoffd runs the profiled handoffd under COMMAND.
