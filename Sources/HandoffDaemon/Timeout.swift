@@ -15,55 +15,62 @@ enum Timeout {
         loop.scheduleTask(in: TimeAmount(delay), action)
     }
 
-    /// The operation's result, or nil if it has not finished within `limit`; it is then cancelled.
+    /// The operation's result, or nil if it has not finished within `limit` or the caller was
+    /// cancelled; the operation is then cancelled.
     static func race<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T?) async -> T? {
         let race = Race<T>()
-        return await withCheckedContinuation { continuation in
-            race.start(continuation)
-            let work = Task {
-                let value = await operation()
-                race.finish(value)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let work = Task { race.finish(await operation()) }
+                let timer = after(limit) { race.finish(nil, cancellingOperation: true) }
+                race.begin(continuation, work: work, timer: timer)
             }
-            race.armed(timer: after(limit) {
-                // The waiter gets nil first: once cancelled, the operation may return at once.
-                race.finish(nil)
-                work.cancel()
-            })
+        } onCancel: {
+            race.finish(nil, cancellingOperation: true)
         }
     }
 }
 
-/// The one-time meeting point of an operation and its timer: the first to finish resumes the
-/// waiter and cancels the timer.
+/// The one-time meeting point of an operation, its timer and the caller's cancellation: the first
+/// to finish gives the waiter its value; the others find the race over.
 private final class Race<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T?, Never>?
+        var work: Task<Void, Never>?
         var timer: Scheduled<Void>?
-        var done = false
+        /// Set by the first finish (which may come before `begin`).
+        var result: T??
+        var cancelOperation = false
     }
 
     private let state = NIOLockedValueBox(State())
 
-    func start(_ continuation: CheckedContinuation<T?, Never>) {
-        state.withLockedValue { $0.continuation = continuation }
+    func begin(_ continuation: CheckedContinuation<T?, Never>, work: Task<Void, Never>, timer: Scheduled<Void>) {
+        let over: (value: T?, cancel: Bool)? = state.withLockedValue { s in
+            guard let result = s.result else {
+                (s.continuation, s.work, s.timer) = (continuation, work, timer)
+                return nil
+            }
+            return (result, s.cancelOperation)
+        }
+        guard let over else { return }
+        timer.cancel()
+        continuation.resume(returning: over.value)
+        if over.cancel { work.cancel() }
     }
 
-    func armed(timer: Scheduled<Void>) {
-        let finished = state.withLockedValue { s in
-            if !s.done { s.timer = timer }
-            return s.done
+    func finish(_ value: T?, cancellingOperation: Bool = false) {
+        let taken = state.withLockedValue { s -> (CheckedContinuation<T?, Never>?, Task<Void, Never>?, Scheduled<Void>?)? in
+            guard s.result == nil else { return nil }
+            s.result = .some(value)
+            s.cancelOperation = cancellingOperation
+            defer { (s.continuation, s.work, s.timer) = (nil, nil, nil) }
+            return (s.continuation, s.work, s.timer)
         }
-        if finished { timer.cancel() }
-    }
-
-    func finish(_ value: T?) {
-        let (continuation, timer) = state.withLockedValue { s -> (CheckedContinuation<T?, Never>?, Scheduled<Void>?) in
-            guard !s.done else { return (nil, nil) }
-            s.done = true
-            defer { s.continuation = nil; s.timer = nil }
-            return (s.continuation, s.timer)
-        }
+        guard let (continuation, work, timer) = taken else { return }
         timer?.cancel()
+        // The waiter gets its value first: once cancelled, the operation may return at once.
         continuation?.resume(returning: value)
+        if cancellingOperation { work?.cancel() }
     }
 }

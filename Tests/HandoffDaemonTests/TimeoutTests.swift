@@ -28,6 +28,23 @@ private actor Flag {
         #expect(await sawCancel.isSet)
     }
 
+    @Test func cancellingTheCallerCancelsTheOperation() async {
+        let sawCancel = Flag()
+        let caller = Task {
+            await Timeout.race(.seconds(30)) { () -> Int? in
+                do { try await Task.sleep(for: .seconds(30)) } catch { await sawCancel.set() }
+                return 1
+            }
+        }
+        let start = ContinuousClock.now
+        caller.cancel()
+        #expect(await caller.value == nil)
+        #expect(ContinuousClock.now - start < .seconds(5))  // not the 30 s limit
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await !sawCancel.isSet, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(await sawCancel.isSet)
+    }
+
     @Test func aCancelledTimerNeverFires() async throws {
         let fired = Flag()
         let timer = Timeout.after(.milliseconds(50)) { Task { await fired.set() } }
