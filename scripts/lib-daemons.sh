@@ -41,7 +41,8 @@ wait_listed() {
   echo "$1 does not list $2" >&2; return 1
 }
 
-# pair_daemons A B: B accepts, A starts; both confirm (the script compares the two codes).
+# pair_daemons A B: B accepts, A starts; both confirm (the script compares the two codes); returns
+# once each lists the other.
 pair_daemons() {
   wait_listed "$1" "$2"
   ctl "$2" pair --accept --yes --json --timeout 30 > "$WORK/pair-accept.json" &
@@ -51,6 +52,8 @@ pair_daemons() {
   local ca cb
   ca=$(json_field code < "$WORK/pair.json"); cb=$(json_field code < "$WORK/pair-accept.json")
   [ -n "$ca" ] && [ "$ca" = "$cb" ] || { echo "pairing failed (codes '$ca' and '$cb')" >&2; return 1; }
+  # The accepting side need not have resolved A's advert to pair; a request to A needs it.
+  wait_listed "$2" "$1"
   echo "$ca"
 }
 

@@ -135,6 +135,8 @@ func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
     let codeA = jsonField(result.output, "code")
     let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
     guard let codeA, codeA == codeB else { throw TimedOut(what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-"))") }
+    // The accepting side need not have resolved A's advert to pair; a request to A needs it.
+    try await waitUntil("\(b.name) lists \(a.name)", timeout: 10) { try await b.peer(a.name) != nil }
 }
 
 /// Two daemons, alpha on host 1 and beta on host 2, started and paired.
