@@ -125,6 +125,7 @@ let package = Package(
         ]),
         .testTarget(name: "HandoffDaemonTests", dependencies: [
             "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HandoffState", "HandoffTestSupport",
+            "HandoffConfig", "HandoffDiscovery", "HandoffLink", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
         .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [

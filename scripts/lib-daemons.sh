@@ -37,7 +37,11 @@ json_field() { sed -n "s/.*\"$1\" : \"\\([^\"]*\\)\".*/\\1/p" | head -1; }
 # wait_listed NAME PEER: until NAME's daemon lists PEER (10 s).
 wait_listed() {
   local n
-  for n in $(seq 1 100); do ctl "$1" peers --json | grep -q "\"name\" : \"$2\"" && return 0; sleep 0.1; done
+  # One line per peer; a paired peer is in the list even before discovery lists it.
+  for n in $(seq 1 100); do
+    ctl "$1" peers --json | tr -d '\n' | tr '}' '\n' | grep "\"name\" : \"$2\"" | grep -q '"listed" : true' && return 0
+    sleep 0.1
+  done
   echo "$1 does not list $2" >&2; return 1
 }
 
@@ -52,7 +56,8 @@ pair_daemons() {
   local ca cb
   ca=$(json_field code < "$WORK/pair.json"); cb=$(json_field code < "$WORK/pair-accept.json")
   [ -n "$ca" ] && [ "$ca" = "$cb" ] || { echo "pairing failed (codes '$ca' and '$cb')" >&2; return 1; }
-  # The accepting side need not have resolved A's advert to pair; a request to A needs it.
+  # The accepting side need not have resolved A's advert to pair (handoffd waits briefly for it
+  # when asked to reach A; the scripts wait here so that their figures measure the rest).
   wait_listed "$2" "$1"
   echo "$ca"
 }

@@ -50,6 +50,7 @@ extension Daemon {
             let isNew = discovered[peer.name] == nil
             discovered[peer.name] = peer
             presence.listedByAvahi(peer.name)
+            if let fp = peer.txt["fp"] { wakeListingWaiters(fingerprint: fp) }
             if isNew {
                 logger.info("peer listed", metadata: ["peer.name": "\(peer.name)"])
                 broadcast("peerAppeared", ["peer": .string(peer.name)])
@@ -114,6 +115,11 @@ extension Daemon {
         guard let trusted = peer.trusted else {
             throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
         }
+        var peer = peer
+        if peer.discovered == nil, await !links.connectedPeerIDs.contains(trusted.identity.id),
+           let listed = await awaitListing(of: trusted.identity) {
+            peer = listed
+        }
         let address = peer.discovered.flatMap { d in d.addresses.first { $0.family == .ipv4 } ?? d.addresses.first }
         do {
             return try await links.request(make, to: trusted.identity, host: address?.address, port: peer.discovered.map { Int($0.port) },
@@ -122,6 +128,30 @@ extension Daemon {
             throw .failed(code: e.code, message: e.description)
         } catch {
             throw .failed(code: "peer-unreachable", message: "\(error)")
+        }
+    }
+
+    /// The view of a paired peer once discovery lists it, waiting up to `listingGrace` for its
+    /// advert; nil if it is still not listed.
+    func awaitListing(of identity: PeerIdentity) async -> PeerView? {
+        let fingerprint = identity.fingerprint
+        if !discovered.values.contains(where: { $0.txt["fp"] == fingerprint }) {
+            let token = UUID()
+            let timer = Timeout.after(listingGrace) { Task { await self.wakeListingWaiter(token) } }
+            await withCheckedContinuation { listingWaiters[token] = (fingerprint, $0) }
+            timer.cancel()
+        }
+        return await peerViews().first { $0.trusted?.identity.id == identity.id && $0.discovered != nil }
+    }
+
+    func setListingGrace(_ grace: Duration) { listingGrace = grace }
+
+    func wakeListingWaiter(_ token: UUID) { listingWaiters.removeValue(forKey: token)?.continuation.resume() }
+
+    private func wakeListingWaiters(fingerprint: String) {
+        for (token, waiter) in listingWaiters where waiter.fingerprint == fingerprint {
+            listingWaiters[token] = nil
+            waiter.continuation.resume()
         }
     }
 

@@ -64,6 +64,11 @@ public actor Daemon {
     var advertisedSet: [UUID: UInt64] = [:]
     var avahiUp = false
     var avahiWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// Requests to a paired peer that is not listed yet, waiting for its advert (by fingerprint).
+    var listingWaiters: [UUID: (fingerprint: String, continuation: CheckedContinuation<Void, Never>)] = [:]
+    /// How long a request waits for a paired peer's advert: mDNS resolution takes about a second,
+    /// so a peer that started, or paired with us, a moment ago is usually not listed yet.
+    var listingGrace: Duration = .seconds(3)
     var publishedName: String?
     var pairings: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
     var incomingPairings: [PairingSession] = []
@@ -116,9 +121,10 @@ public actor Daemon {
     }
 
     /// Starts the link listener and the control of peers and discovery; returns once listening.
-    public func start() async throws {
+    /// Component tests listen on loopback only.
+    public func start(listeningOn host: String = "0.0.0.0") async throws {
         try await wire()
-        listeningPort = try await endpoint.listen(host: "0.0.0.0", port: configuration.peerPort)
+        listeningPort = try await endpoint.listen(host: host, port: configuration.peerPort)
         let endpoint = self.endpoint
         tasks.append(Task { [weak self] in
             for await session in endpoint.sessions { await self?.accepted(session) }
@@ -139,11 +145,9 @@ public actor Daemon {
     public func waitForAvahi(timeout: Duration) async -> Bool {
         if avahiUp { return true }
         let token = UUID()
-        Task {
-            try? await Task.sleep(for: timeout)
-            self.wakeAvahiWaiter(token)
-        }
+        let timer = Timeout.after(timeout) { Task { await self.wakeAvahiWaiter(token) } }
         await withCheckedContinuation { avahiWaiters[token] = $0 }
+        timer.cancel()
         return avahiUp
     }
 

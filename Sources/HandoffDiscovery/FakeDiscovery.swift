@@ -5,6 +5,8 @@ import Foundation
 /// back. For unit tests of the logic above discovery; never the only test of it.
 public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public let hostName: String
+    /// The address peers resolve this host to: a real one when a test connects to what it finds.
+    public let address: String
     public let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let network: FakeNetwork
@@ -14,9 +16,10 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     private var avahiRunning = false
     private var stopped = false
 
-    public init(network: FakeNetwork, hostName: String, avahiRunning: Bool = true) {
+    public init(network: FakeNetwork, hostName: String, address: String? = nil, avahiRunning: Bool = true) {
         self.network = network
         self.hostName = hostName
+        self.address = address ?? "fake:\(hostName)"
         (events, continuation) = AsyncStream.makeStream()
         machine = AdvertiserMachine(initialSequence: 0, alternativeName: fakeAlternativeServiceName)
         if avahiRunning { setAvahiRunning(true) }
@@ -100,7 +103,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
 
     func networkResolved(name: String, registration r: FakeNetwork.Registration) {
         let key = PeerTable.InstanceKey(name: name, interfaceIndex: network.fakeInterfaceIndex, protocolFamily: 0)
-        let address = PeerAddress(address: "fake:\(r.host)", interfaceIndex: network.fakeInterfaceIndex, family: .ipv4)
+        let address = PeerAddress(address: r.address, interfaceIndex: network.fakeInterfaceIndex, family: .ipv4)
         let events = lock.withLock {
             avahiRunning ? table.resolved(key, hostName: r.host, address: address, port: r.port, txt: r.txt.strings, isOwn: false) : []
         }

@@ -3,7 +3,7 @@ import Foundation
 /// A link-local network in memory: the fakes attached to it see each other's adverts. Deliveries
 /// are computed under the network's lock and made after it is released, so a fake may call back.
 public final class FakeNetwork: @unchecked Sendable {
-    struct Registration { let owner: ObjectIdentifier; let host: String; let port: UInt16; var txt: TXTRecord }
+    struct Registration { let owner: ObjectIdentifier; let host: String; let address: String; let port: UInt16; var txt: TXTRecord }
 
     private let lock = NSLock()
     private var members: [ObjectIdentifier: FakeDiscovery] = [:]
@@ -28,11 +28,11 @@ public final class FakeNetwork: @unchecked Sendable {
         let id = ObjectIdentifier(owner)
         let others: [FakeDiscovery]? = lock.withLock {
             if let r = registrations[name], r.owner != id { return nil }
-            registrations[name] = Registration(owner: id, host: owner.hostName, port: port, txt: txt)
+            registrations[name] = Registration(owner: id, host: owner.hostName, address: owner.address, port: port, txt: txt)
             return members.values.filter { $0 !== owner }
         }
         guard let others else { return false }
-        let reg = Registration(owner: id, host: owner.hostName, port: port, txt: txt)
+        let reg = Registration(owner: id, host: owner.hostName, address: owner.address, port: port, txt: txt)
         for m in others { m.networkResolved(name: name, registration: reg) }
         return true
     }

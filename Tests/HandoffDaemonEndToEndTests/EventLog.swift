@@ -2,6 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffControl
 import HandoffCore
+import HandoffTestSupport
 
 /// Every event a `watch` connection receives, kept so that tests can wait for one.
 final class EventLog: @unchecked Sendable {

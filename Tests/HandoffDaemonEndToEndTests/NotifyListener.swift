@@ -1,4 +1,5 @@
 import Foundation
+import HandoffTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,0 +1,105 @@
+import Foundation
+import HandoffClient
+import HandoffConfig
+import HandoffContent
+import HandoffCore
+import HandoffDiscovery
+import HandoffLink
+import HandoffTestSupport
+import Logging
+import Testing
+@testable import HandoffDaemon
+
+private let library = try! Library(contentsOf: URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
+
+/// A daemon on loopback with in-memory stores, discovered through a `FakeNetwork`, and its
+/// control socket.
+private struct LoopbackDaemon {
+    let daemon: Daemon
+    let discovery: FakeDiscovery
+    let control: ControlServer
+    let identity: IdentityKey
+    let trust = InMemoryTrustStore()
+
+    init(_ name: String, on network: FakeNetwork, avahiRunning: Bool = true) async throws {
+        var c = HandoffConfiguration()
+        c.deviceName = name
+        c.peerPort = 0
+        identity = IdentityKey()
+        discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)
+        daemon = try Daemon(parts: DaemonParts(configuration: c, library: library, identity: identity, trustStore: trust,
+                                               sceneStore: MemorySceneStore(), discovery: discovery, logger: Logger(label: "test.\(name)")))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        control = ControlServer(path: dir.appendingPathComponent("control.sock").path, operations: daemon)
+    }
+
+    func start() async throws {
+        try await daemon.start(listeningOn: "127.0.0.1")
+        try await control.start()
+    }
+
+    func stop() async {
+        await control.stop()
+        await daemon.stop()
+        discovery.shutdown()
+    }
+
+    func request(_ op: String, _ args: [String: PropertyListValue] = [:]) async throws -> PropertyListValue? {
+        let client = try await HandoffClient.connect(socketPath: control.path)
+        defer { Task { await client.close() } }
+        return try await client.request(op, args)
+    }
+}
+
+/// Two daemons that trust each other (as after pairing).
+private func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon, LoopbackDaemon) {
+    let network = FakeNetwork()
+    let a = try await LoopbackDaemon("alpha", on: network)
+    let b = try await LoopbackDaemon("beta", on: network, avahiRunning: betaAdvertised)
+    a.trust.pin(TrustedPeer(identity: b.identity.identity, name: "beta", pairedAt: Date()))
+    b.trust.pin(TrustedPeer(identity: a.identity.identity, name: "alpha", pairedAt: Date()))
+    try await a.start()
+    try await b.start()
+    return (a, b)
+}
+
+/// A request to a paired peer whose advert is not resolved yet waits for it, briefly: right after
+/// pairing or a start, mDNS has usually not resolved the other side yet.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PeerListingTests {
+    @Test func aPairedPeerListedDuringTheGraceIsReached() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: false)
+        defer { Task { await a.stop(); await b.stop() } }
+        #expect(try await a.request("peers")?.arrayValue?.first { $0.dictionaryValue?["name"] == "beta" }?
+            .dictionaryValue?["listed"] == .bool(false))
+
+        let listing = Task { try await a.request("activities", ["peer": "beta"]) }
+        try await waitUntil("alpha waits for beta's advert", timeout: 5) { await a.daemon.listingWaiters.count == 1 }
+        b.discovery.setAvahiRunning(true)
+        #expect(try await listing.value == .array([]))
+        #expect(await a.daemon.listingWaiters.isEmpty)
+    }
+
+    @Test func aPairedPeerNeverListedFailsAfterTheGraceSayingSo() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: false)
+        defer { Task { await a.stop(); await b.stop() } }
+        await a.daemon.setListingGrace(.milliseconds(200))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ClientError.self) { try await a.request("activities", ["peer": "beta"]) }
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+        guard case .refused(let code, let message) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(code == "peer-unreachable")
+        #expect(message.contains("not listed on the network"), "\(message)")
+        #expect(await a.daemon.listingWaiters.isEmpty)
+    }
+
+    @Test func aListedPeerIsReachedWithoutWaiting() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: true)
+        defer { Task { await a.stop(); await b.stop() } }
+        try await waitUntil("alpha lists beta", timeout: 5) { await a.daemon.discovered["beta"] != nil }
+        await a.daemon.setListingGrace(.seconds(30))
+        #expect(try await a.request("activities", ["peer": "beta"]) == .array([]))
+        #expect(try await b.request("activities", ["peer": "alpha"]) == .array([]))
+    }
+}
