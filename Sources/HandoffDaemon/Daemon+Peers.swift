@@ -36,8 +36,7 @@ extension Daemon {
         switch event {
         case .avahiUp:
             avahiUp = true
-            for w in avahiWaiters.values { w.resume() }
-            avahiWaiters = [:]
+            wakeups.wake(.avahiUp)
             logger.info("avahi-daemon reachable")
         case .avahiDown(let reason):
             avahiUp = false
@@ -50,7 +49,7 @@ extension Daemon {
             let isNew = discovered[peer.name] == nil
             discovered[peer.name] = peer
             presence.listedByAvahi(peer.name)
-            if let fp = peer.txt["fp"] { wakeListingWaiters(fingerprint: fp) }
+            if let fp = peer.txt["fp"] { wakeups.wake(.listed(fingerprint: fp)) }
             if isNew {
                 logger.info("peer listed", metadata: ["peer.name": "\(peer.name)"])
                 broadcast("peerAppeared", ["peer": .string(peer.name)])
@@ -136,24 +135,12 @@ extension Daemon {
     func awaitListing(of identity: PeerIdentity) async -> PeerView? {
         let fingerprint = identity.fingerprint
         if !discovered.values.contains(where: { $0.txt["fp"] == fingerprint }) {
-            let token = UUID()
-            let timer = Timeout.after(listingGrace) { Task { await self.wakeListingWaiter(token) } }
-            await withCheckedContinuation { listingWaiters[token] = (fingerprint, $0) }
-            timer.cancel()
+            await wait(for: .listed(fingerprint: fingerprint), atMost: listingGrace)
         }
         return await peerViews().first { $0.trusted?.identity.id == identity.id && $0.discovered != nil }
     }
 
     func setListingGrace(_ grace: Duration) { listingGrace = grace }
-
-    func wakeListingWaiter(_ token: UUID) { listingWaiters.removeValue(forKey: token)?.continuation.resume() }
-
-    private func wakeListingWaiters(fingerprint: String) {
-        for (token, waiter) in listingWaiters where waiter.fingerprint == fingerprint {
-            listingWaiters[token] = nil
-            waiter.continuation.resume()
-        }
-    }
 
     // MARK: - Sessions
 

@@ -63,9 +63,8 @@ public actor Daemon {
     /// The set last put in the TXT, to notice when one expires.
     var advertisedSet: [UUID: UInt64] = [:]
     var avahiUp = false
-    var avahiWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
-    /// Requests to a paired peer that is not listed yet, waiting for its advert (by fingerprint).
-    var listingWaiters: [UUID: (fingerprint: String, continuation: CheckedContinuation<Void, Never>)] = [:]
+    /// Callers waiting for avahi-daemon, or for a paired peer's advert.
+    var wakeups = Wakeups()
     /// How long a request waits for a paired peer's advert: mDNS resolution takes about a second,
     /// so a peer that started, or paired with us, a moment ago is usually not listed yet.
     var listingGrace: Duration = .seconds(3)
@@ -143,15 +142,20 @@ public actor Daemon {
 
     /// Waits until the Avahi client is up, or `timeout` passes; true if it is up.
     public func waitForAvahi(timeout: Duration) async -> Bool {
-        if avahiUp { return true }
-        let token = UUID()
-        let timer = Timeout.after(timeout) { Task { await self.wakeAvahiWaiter(token) } }
-        await withCheckedContinuation { avahiWaiters[token] = $0 }
-        timer.cancel()
+        if !avahiUp { await wait(for: .avahiUp, atMost: timeout) }
         return avahiUp
     }
 
-    func wakeAvahiWaiter(_ token: UUID) { avahiWaiters.removeValue(forKey: token)?.resume() }
+    /// Waits until `reason` is woken (`wakeups.wake`) or `limit` passes. The caller checks its
+    /// condition first, with no suspension before this call.
+    func wait(for reason: WakeReason, atMost limit: Duration) async {
+        let token = UUID()
+        let timer = Timeout.after(limit) { Task { await self.endWait(token) } }
+        await withCheckedContinuation { wakeups.add(token, reason, $0) }
+        timer.cancel()
+    }
+
+    private func endWait(_ token: UUID) { wakeups.wake(token) }
 
     /// Once a second: presence pings, and expiry of advertised activities.
     public func tick(now: Date = Date()) async {

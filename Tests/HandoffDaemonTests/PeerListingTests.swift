@@ -75,10 +75,11 @@ private func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon
             .dictionaryValue?["listed"] == .bool(false))
 
         let listing = Task { try await a.request("activities", ["peer": "beta"]) }
-        try await waitUntil("alpha waits for beta's advert", timeout: 5) { await a.daemon.listingWaiters.count == 1 }
+        let waitingForBeta = WakeReason.listed(fingerprint: b.identity.identity.fingerprint)
+        try await waitUntil("alpha waits for beta's advert", timeout: 5) { await a.daemon.wakeups.count(waitingForBeta) == 1 }
         b.discovery.setAvahiRunning(true)
         #expect(try await listing.value == .array([]))
-        #expect(await a.daemon.listingWaiters.isEmpty)
+        #expect(await a.daemon.wakeups.count(waitingForBeta) == 0)
     }
 
     @Test func aPairedPeerNeverListedFailsAfterTheGraceSayingSo() async throws {
@@ -91,7 +92,7 @@ private func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon
         guard case .refused(let code, let message) = error else { Issue.record("\(String(describing: error))"); return }
         #expect(code == "peer-unreachable")
         #expect(message.contains("not listed on the network"), "\(message)")
-        #expect(await a.daemon.listingWaiters.isEmpty)
+        #expect(await a.daemon.wakeups.count(.listed(fingerprint: b.identity.identity.fingerprint)) == 0)
     }
 
     @Test func aListedPeerIsReachedWithoutWaiting() async throws {
