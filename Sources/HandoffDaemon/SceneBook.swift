@@ -245,5 +245,4 @@ public actor SceneBook {
 
     /// Writes that failed since start (for status).
     public private(set) var failedWrites = 0
-
 }

@@ -166,5 +166,4 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
     public func close() async { try? (db.pool as? DatabasePool)?.close() }
 
     public var readOnlyReason: String? { db.readOnlyReason }
-
 }
