@@ -106,12 +106,11 @@ private final class ResponseHandler: ChannelInboundHandler {
                 failOldest("handoffd's answer was longer than \(ResponseHandler.maxAnswerLine) bytes and was dropped")
                 continue
             }
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes))
-            guard let value = try? object.map({ try JSONValue.propertyList(from: $0, limits: ResponseHandler.answerLimits) }),
-                  var fields = value.dictionaryValue else {
+            // Our own reader, never Foundation's: an event can carry a peer's values (a date that
+            // kills ICU, for one), and a bad one must fail that line only.
+            guard let value = try? JSONValue.parse(bytes, limits: ResponseHandler.answerLimits), var fields = value.dictionaryValue else {
                 // Never leave a request waiting for an answer we could not read.
-                let id = (object as? [String: Any])?["id"] as? Int64
-                failOldest("handoffd's answer could not be read", id: id)
+                failOldest("handoffd's answer could not be read", id: Self.idOf(bytes))
                 continue
             }
             if let name = fields.removeValue(forKey: "event")?.stringValue {
@@ -138,6 +137,13 @@ private final class ResponseHandler: ChannelInboundHandler {
             }
             for w in waiters { w.resume(with: outcome) }
         }
+    }
+
+    /// The `"id":N` of a line that could not be read whole, so that its own request fails.
+    static func idOf(_ line: [UInt8]) -> Int64? {
+        let text = String(decoding: line, as: UTF8.self)
+        guard let r = text.range(of: "\"id\":") else { return nil }
+        return Int64(text[r.upperBound...].prefix(while: { $0 == "-" || $0.isNumber }))
     }
 
     /// Answers come from our own daemon: bounded only to stay sane.

@@ -82,6 +82,13 @@ extension HandoffConfiguration {
             if link.maxFrameBytes > 65_535 {
                 throw .invalid(file: file, key: "limits.max_frame_bytes", reason: "cannot exceed 65535, the largest Noise message")
             }
+            let fitting = ActivitySizePolicy.largestFitting(frameBytes: link.maxFrameBytes)
+            if l.activity_max_bytes == nil {
+                sizePolicy.hardLimit = min(sizePolicy.hardLimit, fitting)
+            } else if sizePolicy.hardLimit > fitting {
+                throw .invalid(file: file, key: "limits.activity_max_bytes",
+                               reason: "(\(sizePolicy.hardLimit)) exceeds \(fitting), the largest activity a frame of limits.max_frame_bytes (\(link.maxFrameBytes)) carries; lower it or raise max_frame_bytes")
+            }
             if sizePolicy.hardLimit > codecLimits.maxBytes {
                 throw .invalid(file: file, key: "limits.activity_max_bytes",
                                reason: "(\(sizePolicy.hardLimit)) exceeds limits.decode_max_bytes (\(codecLimits.maxBytes)); peers could not decode such activities")

@@ -50,7 +50,7 @@ extension Library {
         guard let raw = activity.userInfo[HawkNotes.Key.bookID]?.stringValue else {
             throw .payloadDecodeFailed(type: type, reason: "'\(HawkNotes.Key.bookID)' is not a string")
         }
-        guard let id = UUID(uuidString: raw) else {
+        guard let id = UUID(canonical: raw) else {
             throw .payloadDecodeFailed(type: type, reason: "'\(HawkNotes.Key.bookID)' is not a UUID")
         }
         guard book(id: id) != nil else { throw .contentNotFound(type: type, content: "b|\(raw)") }

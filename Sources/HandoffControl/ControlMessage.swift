@@ -50,16 +50,12 @@ public struct ControlRequest: Sendable, Equatable {
 
     /// Parses a line; the property-list limits bound what a client can make us build.
     public init(line: [UInt8], limits: CodecLimits = .default) throws(ControlError) {
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(line)) } catch {
-            throw .notJSON((error as NSError).localizedDescription)
-        }
-        guard object is [String: Any] else { throw .notAnObject }
         let value: PropertyListValue
-        do throws(JSONValue.Problem) { value = try JSONValue.propertyList(from: object, limits: limits) } catch {
+        do throws(JSONValue.Problem) { value = try JSONValue.parse(line, limits: limits) } catch {
+            if case .notJSON(let why) = error { throw .notJSON(why) }
             throw .badArgument(name: "(request)", reason: error.description)
         }
-        var fields = value.dictionaryValue ?? [:]
+        guard var fields = value.dictionaryValue else { throw .notAnObject }
         guard let op = fields.removeValue(forKey: "op")?.stringValue else { throw .missingOp }
         let idValue = fields.removeValue(forKey: "id")
         if let idValue, idValue.integerValue == nil { throw .badArgument(name: "id", reason: "must be an integer") }
@@ -85,7 +81,7 @@ public struct ControlRequest: Sendable, Equatable {
     }
 
     public func uuid(_ name: String) throws(ControlError) -> UUID {
-        guard let u = UUID(uuidString: try string(name)) else { throw .badArgument(name: name, reason: "must be a UUID") }
+        guard let u = UUID(canonical: try string(name)) else { throw .badArgument(name: name, reason: "must be a UUID in canonical form (36 characters, upper-case hex)") }
         return u
     }
 
@@ -120,6 +116,10 @@ public enum ControlLine {
 }
 
 extension UserActivity {
-    /// The activity as a JSON object (for control lines and exec handlers' stdin).
+    /// The activity as a JSON object (for control lines).
     public var jsonObject: Any { JSONValue.object(propertyList) }
+
+    /// The activity as one line of JSON text, the mapping of docs/CONTROL.md (exec handlers' stdin):
+    /// every value, infinities included, has a form.
+    public var jsonText: [UInt8] { JSONWriter.encode(propertyList) }
 }

@@ -3,9 +3,10 @@ import HandoffCore
 
 /// Property-list values as JSON, losslessly: strings, booleans, integers, arrays and objects map
 /// to themselves; the kinds JSON lacks are tagged objects:
-///   {"$real": 1.0} for a real with no fraction, {"$date": "2026-11-21T20:00:00.000Z"},
-///   {"$data": "<base64>"}.
-/// A real with a fraction is a plain JSON number.
+///   {"$real": 1.0} for a real with no fraction, {"$real": "inf"}, {"$date": "2026-11-21T20:00:00.000Z"}
+///   (as many fraction digits as the date needs), {"$data": "<base64>"}.
+/// A real with a fraction is a plain JSON number, written shortest-round-trip. A dictionary whose
+/// only key starts with "$" is written with one more "$" before that key, so it never reads as a tag.
 public enum JSONValue {
     public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
         case notJSON(String)
@@ -21,7 +22,14 @@ public enum JSONValue {
         }
     }
 
+    /// Reads JSON text (one control line) into a property-list value, within `limits`.
+    public static func parse(_ bytes: [UInt8], limits: CodecLimits = .default) throws(Problem) -> PropertyListValue {
+        try JSONReader.read(bytes, limits: limits)
+    }
+
     /// Converts a JSONSerialization object (Any) into a property-list value, within `limits`.
+    /// For JSON that comes from elsewhere than a peer or a client (tests, files); lines from
+    /// clients go through `parse`, which keeps integers and reals exact.
     public static func propertyList(from object: Any, limits: CodecLimits = .default) throws(Problem) -> PropertyListValue {
         var count = 0
         return try convert(object, path: "$", depth: 1, count: &count, limits: limits)
@@ -48,32 +56,21 @@ public enum JSONValue {
             for (i, item) in a.enumerated() { out.append(try convert(item, path: "\(path)[\(i)]", depth: depth + 1, count: &count, limits: limits)) }
             return .array(out)
         case let d as [String: Any]:
-            if d.count == 1, let (k, v) = d.first, k.hasPrefix("$") { return try tagged(k, v, path: path) }
+            if d.count == 1, let (k, v) = d.first, k.hasPrefix("$"), !k.hasPrefix("$$") {
+                return try JSONReader.tagged(k, try convert(v, path: path, depth: depth, count: &count, limits: limits), path: path)
+            }
             if depth > limits.maxDepth { throw .limit("nested deeper than \(limits.maxDepth)") }
             var out: [String: PropertyListValue] = [:]
-            for (k, v) in d { out[k] = try convert(v, path: "\(path).\(k)", depth: depth + 1, count: &count, limits: limits) }
+            for (k, v) in d {
+                if k.utf8.count > limits.maxKeyBytes { throw .limit("a key at \(path) is longer than \(limits.maxKeyBytes) bytes") }
+                out[k] = try convert(v, path: "\(path).\(k)", depth: depth + 1, count: &count, limits: limits)
+            }
+            if out.count == 1, let (k, v) = out.first, k.hasPrefix("$$") { return .dictionary([String(k.dropFirst()): v]) }
             return .dictionary(out)
         case is NSNull:
             throw .unsupported(path: path, what: "null")
         default:
             throw .unsupported(path: path, what: "\(type(of: o))")
-        }
-    }
-
-    private static func tagged(_ tag: String, _ v: Any, path: String) throws(Problem) -> PropertyListValue {
-        switch (tag, v) {
-        case ("$real", let n as NSNumber): return .real(n.doubleValue)
-        case ("$real", "nan" as String): return .real(.nan)
-        case ("$real", "inf" as String): return .real(.infinity)
-        case ("$real", "-inf" as String): return .real(-.infinity)
-        case ("$date", let s as String):
-            guard let d = dateFormatter.date(from: s) ?? plainDateFormatter.date(from: s) else { throw .unsupported(path: path, what: "date '\(s)'") }
-            return .date(d)
-        case ("$data", let s as String):
-            guard let data = Data(base64Encoded: s) else { throw .unsupported(path: path, what: "base64 '\(s.prefix(20))'") }
-            return .data(data)
-        default:
-            throw .unsupported(path: path, what: "tag \(tag)")
         }
     }
 
@@ -87,17 +84,11 @@ public enum JSONValue {
         case .integer(let i): NSNumber(value: i)
         case .real(let r): r.rounded() == r && r.isFinite ? ["$real": NSNumber(value: r)] as [String: Any] : NSNumber(value: r)
         case .bool(let b): NSNumber(value: b)
-        case .date(let d): ["$date": dateFormatter.string(from: d)]
+        case .date(let d): ["$date": ISODate.string(d)]
         case .data(let d): ["$data": d.base64EncodedString()]
         case .array(let a): a.map(object)
-        case .dictionary(let d): d.mapValues(object)
+        case .dictionary(let d):
+            if d.count == 1, let (k, v) = d.first, k.hasPrefix("$") { ["$" + k: object(v)] } else { d.mapValues(object) }
         }
     }
-
-    nonisolated(unsafe) static let dateFormatter: ISO8601DateFormatter = {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f
-    }()
-    nonisolated(unsafe) static let plainDateFormatter = ISO8601DateFormatter()
 }

@@ -4,8 +4,8 @@ import HandoffCore
 /// Writes property-list values as JSON (the mapping of docs/CONTROL.md) straight to bytes, keys
 /// sorted. JSONSerialization needs every value boxed and sorts AnyHashable keys, which made it the
 /// largest cost of a control answer.
-enum JSONWriter {
-    static func encode(_ value: PropertyListValue) -> [UInt8] {
+public enum JSONWriter {
+    public static func encode(_ value: PropertyListValue) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(value, into: &out)
@@ -29,7 +29,7 @@ enum JSONWriter {
             }
         case .date(let d):
             out += Array(#"{"$date":"#.utf8)
-            string(JSONValue.dateFormatter.string(from: d), into: &out)
+            string(ISODate.string(d), into: &out)
             out.append(UInt8(ascii: "}"))
         case .data(let d):
             out += Array(#"{"$data":""#.utf8) + Array(d.base64EncodedString().utf8) + Array(#""}"#.utf8)
@@ -42,9 +42,11 @@ enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .dictionary(let d):
             out.append(UInt8(ascii: "{"))
+            // A lone key that starts with "$" would read back as a tag: it gets one more "$".
+            let escape = d.count == 1 && d.keys.first!.hasPrefix("$")
             for (i, k) in d.keys.sorted().enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                string(k, into: &out)
+                string(escape ? "$" + k : k, into: &out)
                 out.append(UInt8(ascii: ":"))
                 write(d[k]!, into: &out)
             }
@@ -53,19 +55,50 @@ enum JSONWriter {
     }
 
     static func string(_ s: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
+        let start = out.count
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(b >> 4)], hex[Int(b & 0xF)]]
-            default: out.append(b)
+            if b >= 0x80 {
+                // Non-ASCII: written as is, except display controls (C1 such as CSI, bidi
+                // overrides, line separators), escaped so that no terminal acts on a peer's text.
+                out.removeSubrange(start...)
+                return scalars(s, into: &out)
+            }
+            ascii(b, into: &out)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The slower path of `string`, scalar by scalar.
+    private static func scalars(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for scalar in s.unicodeScalars {
+            if scalar.isASCII {
+                ascii(UInt8(scalar.value), into: &out)
+            } else if scalar.isDisplayControl {
+                escape(scalar.value, into: &out)
+            } else {
+                out += Array(String(scalar).utf8)
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func ascii(_ b: UInt8, into out: inout [UInt8]) {
+        switch b {
+        case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+        case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+        case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+        case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+        case 0..<0x20, 0x7F: escape(UInt32(b), into: &out)
+        default: out.append(b)
+        }
+    }
+
+    private static func escape(_ v: UInt32, into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out += Array("\\u".utf8)
+        for shift in [12, 8, 4, 0] { out.append(hex[Int((v >> UInt32(shift)) & 0xF)]) }
     }
 }

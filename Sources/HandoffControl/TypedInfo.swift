@@ -31,10 +31,7 @@ public enum TypedInfo {
             guard let b = Bool(rest) else { throw fail("'\(rest)' is not true or false") }
             return (key, .bool(b))
         case "date":
-            guard let d = JSONValue.dateFormatter.date(from: rest) ?? JSONValue.plainDateFormatter.date(from: rest) else {
-                throw fail("'\(rest)' is not an ISO 8601 date")
-            }
-            return (key, .date(d))
+            do throws(ISODate.Problem) { return (key, .date(try ISODate.parse(rest))) } catch { throw fail(error.description) }
         case "data":
             guard let d = Data(base64Encoded: rest) else { throw fail("'\(rest)' is not base64") }
             return (key, .data(d))

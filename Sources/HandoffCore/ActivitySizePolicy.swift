@@ -4,7 +4,14 @@ public struct ActivitySizePolicy: Sendable, Equatable {
     public var warnAbove: Int
     public var hardLimit: Int
 
-    public init(warnAbove: Int = 3 * 1024, hardLimit: Int = 64 * 1024) {
+    /// The largest activity a link frame of `frameBytes` can carry: the frame less the AEAD tag,
+    /// the message kind byte and the peer message's envelope (64 bytes).
+    public static func largestFitting(frameBytes: Int) -> Int { frameBytes - 16 - 1 - 64 }
+
+    /// The default hard limit: what the largest frame (65,535 bytes, the largest Noise message) carries.
+    public static let defaultHardLimit = largestFitting(frameBytes: 65_535)
+
+    public init(warnAbove: Int = 3 * 1024, hardLimit: Int = ActivitySizePolicy.defaultHardLimit) {
         self.warnAbove = warnAbove
         self.hardLimit = hardLimit
     }

@@ -52,7 +52,11 @@ public struct BoundedDecoder: Sendable {
             case .integer:
                 return .integer(Varint.unzigzag(try readVarint()))
             case .real:
-                return .real(Double(bitPattern: try readFixed()))
+                let r = Double(bitPattern: try readFixed())
+                // NaN is not equal to itself: a value holding it could never be compared or
+                // round-tripped, so no side accepts it (infinities are fine).
+                guard !r.isNaN else { throw .nonCanonical("real is NaN", offset: tagOffset) }
+                return .real(r)
             case .boolFalse:
                 return .bool(false)
             case .boolTrue:
@@ -60,6 +64,9 @@ public struct BoundedDecoder: Sendable {
             case .date:
                 let seconds = Double(bitPattern: try readFixed())
                 guard seconds.isFinite else { throw .nonCanonical("date is not finite", offset: tagOffset) }
+                guard ISODate.isInRange(Date(timeIntervalSinceReferenceDate: seconds)) else {
+                    throw .nonCanonical("date outside the years 1-9999", offset: tagOffset)
+                }
                 return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case .data:
                 return .data(Data(try readLengthPrefixed()))
@@ -79,6 +86,9 @@ public struct BoundedDecoder: Sendable {
                 for _ in 0..<count {
                     let keyOffset = offset
                     let keyBytes = try readLengthPrefixed()
+                    if keyBytes.count > limits.maxKeyBytes {
+                        throw .nonCanonical("a key is longer than \(limits.maxKeyBytes) bytes", offset: keyOffset)
+                    }
                     if let previousKey, !previousKey.lexicographicallyPrecedes(keyBytes) {
                         throw .nonCanonical("dictionary keys out of order or repeated", offset: keyOffset)
                     }

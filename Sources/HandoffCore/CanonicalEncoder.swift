@@ -35,11 +35,13 @@ public struct CanonicalEncoder: Sendable {
                 tag(.integer)
                 writeVarint(Varint.zigzag(i))
             case .real(let d):
+                if d.isNaN { throw .field("(value)", problem: "a real may not be NaN") }
                 tag(.real)
                 writeFixed(d.bitPattern)
             case .bool(let b):
                 tag(b ? .boolTrue : .boolFalse)
             case .date(let date):
+                guard ISODate.isInRange(date) else { throw .field("(value)", problem: "date \(ISODate.string(date)) is outside the years 1-9999") }
                 tag(.date)
                 writeFixed(date.timeIntervalSinceReferenceDate.bitPattern)
             case .data(let d):
@@ -56,6 +58,9 @@ public struct CanonicalEncoder: Sendable {
                 writeVarint(UInt64(dict.count))
                 let keys = dict.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 for key in keys {
+                    if key.utf8.count > limits.maxKeyBytes {
+                        throw .field(String(key.prefix(32)), problem: "the key is longer than \(limits.maxKeyBytes) bytes")
+                    }
                     writeBytes(Array(key.utf8))
                     try write(dict[key]!, depth: depth + 1)
                 }

@@ -65,6 +65,10 @@ public struct FieldReader: Sendable {
     public func stringArray(_ key: String) throws(CodecError) -> [String] {
         try array(key).map { (item: PropertyListValue) throws(CodecError) -> String in
             guard let s = item.stringValue else { throw mismatch(key, "array of strings", item) }
+            // Such strings become set members and are hashed: bounded like dictionary keys.
+            if s.utf8.count > CodecLimits.default.maxKeyBytes {
+                throw .field(key, problem: "an item is longer than \(CodecLimits.default.maxKeyBytes) bytes")
+            }
             return s
         }
     }

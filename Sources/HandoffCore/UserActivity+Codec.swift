@@ -39,7 +39,7 @@ extension UserActivity {
         do throws(ActivityError) { type = try ActivityType(rawType) } catch {
             throw .field(Field.type, problem: error.description)
         }
-        guard let id = UUID(uuidString: try f.string(Field.id)) else {
+        guard let id = UUID(canonical: try f.string(Field.id)) else {
             throw .field(Field.id, problem: "not a UUID")
         }
         self.init(type: type, id: id, title: try f.optionalString(Field.title))

@@ -5,7 +5,7 @@ import HandoffLink
 
 /// handoffd's TXT entries (the discovery layer adds txtvers and seq):
 ///   pv  peer protocol version        fp  identity fingerprint
-///   ag  advertising key generation   n   nonce counter of the tokens
+///   ag  advertising key generation   n   the record's random salt (base64url, 16 bytes)
 ///   t0..t3  one sealed token per advertised activity
 /// A token is the activity id (16 bytes), the first 4 bytes of SHA-256(type) and the version
 /// (4 bytes), sealed with the advertising key: a stranger learns that a handoffd runs here and
@@ -52,13 +52,14 @@ public enum AdvertTXT {
 
     public static func typeHash(_ type: String) -> [UInt8] { Array(SHA256.hash(data: Array(type.utf8)).prefix(4)) }
 
-    public static func record(tokens: [Token], key: AdvertisingKey, nonce: UInt64, fingerprint: String) throws(TXTError) -> TXTRecord {
+    public static func record(tokens: [Token], key: AdvertisingKey, salt: [UInt8] = AdvertisingKey.randomSalt(),
+                              fingerprint: String) throws(TXTError) -> TXTRecord {
         var entries: [TXTRecord.Entry] = [
             .init("pv", String(PeerMessage.protocolVersion)), .init("fp", fingerprint),
-            .init("ag", String(key.generation)), .init("n", String(nonce)),
+            .init("ag", String(key.generation)), .init("n", base64url(salt)),
         ]
         for (i, token) in tokens.prefix(CurrentActivities.maxCurrent).enumerated() {
-            entries.append(.init("t\(i)", base64url(key.seal(token.bytes, sequence: nonce, index: UInt32(i)))))
+            entries.append(.init("t\(i)", base64url(key.seal(token.bytes, salt: salt, index: UInt32(i)))))
         }
         return try TXTRecord(entries)
     }
@@ -66,11 +67,11 @@ public enum AdvertTXT {
     public static func read(_ txt: TXTRecord, key: AdvertisingKey?) -> Reading {
         let generation = txt["ag"].flatMap(UInt32.init)
         var tokens: [Token]?
-        if let key, key.generation == generation, let nonce = txt["n"].flatMap(UInt64.init) {
+        if let key, key.generation == generation, let salt = txt["n"].flatMap(unbase64url), salt.count == AdvertisingKey.saltBytes {
             tokens = []
             for i in 0..<CurrentActivities.maxCurrent {
                 guard let text = txt["t\(i)"] else { break }
-                guard let sealed = unbase64url(text), let plain = key.open(sealed, sequence: nonce, index: UInt32(i)),
+                guard let sealed = unbase64url(text), let plain = key.open(sealed, salt: salt, index: UInt32(i)),
                       let token = Token(bytes: plain) else { tokens = nil; break }
                 tokens?.append(token)
             }
@@ -87,16 +88,5 @@ public enum AdvertTXT {
         var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while s.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s).map(Array.init)
-    }
-}
-
-/// Nonces for token sealing: strictly increasing, starting from the clock in milliseconds so that
-/// they keep growing across restarts (a repeated nonce under one key would leak token contents).
-public struct AdvertNonce: Sendable {
-    private var last: UInt64 = 0
-    public init() {}
-    public mutating func next(now: Date = Date()) -> UInt64 {
-        last = max(last + 1, UInt64(now.timeIntervalSince1970 * 1000))
-        return last
     }
 }

@@ -66,7 +66,7 @@ extension Daemon {
         let advertised = current.advertised(at: Date())
         advertisedSet = Dictionary(uniqueKeysWithValues: advertised.map { ($0.activity.id, $0.activity.version) })
         let tokens = advertised.map { AdvertTXT.Token(activityID: $0.activity.id, type: $0.activity.type.rawValue, version: $0.activity.version) }
-        return try AdvertTXT.record(tokens: tokens, key: try trustStore.ownAdvertisingKey(), nonce: nonce.next(),
+        return try AdvertTXT.record(tokens: tokens, key: try trustStore.ownAdvertisingKey(),
                                     fingerprint: identity.identity.fingerprint)
     }
 

@@ -98,7 +98,7 @@ struct SceneChange: Sendable {
         }
         if let b = r.arguments["book"]?.stringValue {
             if b == "none" { book = .some(nil) } else {
-                guard let id = UUID(uuidString: b) ?? library.books.first(where: { $0.title == b })?.id else {
+                guard let id = UUID(canonical: b) ?? library.books.first(where: { $0.title == b })?.id else {
                     throw .badArgument(name: "book", reason: "no book '\(b)' in the library")
                 }
                 book = .some(id)
@@ -106,7 +106,7 @@ struct SceneChange: Sendable {
         }
         if let p = r.arguments["path"]?.arrayValue {
             path = try p.map { (v: PropertyListValue) throws(ControlError) -> UUID in
-                guard let text = v.stringValue, let id = UUID(uuidString: text) ?? library.books.flatMap(\.characters).first(where: { $0.name == text })?.id else {
+                guard let text = v.stringValue, let id = UUID(canonical: text) ?? library.books.flatMap(\.characters).first(where: { $0.name == text })?.id else {
                     throw .badArgument(name: "path", reason: "entries must be character ids or names of the library")
                 }
                 return id

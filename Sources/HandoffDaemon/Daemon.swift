@@ -59,7 +59,6 @@ public actor Daemon {
     var capabilities: [String: (device: String, types: [String])] = [:]
     /// Each peer's activities as it last pushed or listed them (by identity id).
     var remoteActivities: [String: [ActivitySummary]] = [:]
-    var nonce = AdvertNonce()
     /// The set last put in the TXT, to notice when one expires.
     var advertisedSet: [UUID: UInt64] = [:]
     var avahiUp = false

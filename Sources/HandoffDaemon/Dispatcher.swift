@@ -63,8 +63,7 @@ public struct Dispatcher: Sendable {
             }
         }
         if let binding = execHandlers[activity.type] {
-            let json = (try? JSONSerialization.data(withJSONObject: activity.jsonObject, options: [.sortedKeys])) ?? Data()
-            let result = await CommandRunner.run(binding.command, input: Array(json) + [0x0A], timeout: .seconds(binding.timeoutSeconds))
+            let result = await CommandRunner.run(binding.command, input: activity.jsonText + [0x0A], timeout: .seconds(binding.timeoutSeconds))
             return result.succeeded ? .continuedByCommand(binding.command)
                 : .failed(.handlerFailed(type: type, reason: "\(binding.command[0]) \(result)"))
         }

@@ -37,8 +37,8 @@ public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertibl
 
 /// The open sessions with paired peers, and request/answer over them. One session per peer is
 /// used for our requests (the newest); every session, ours or theirs, is read, and the peer's
-/// requests on it are answered by `serve`. Request ids are random so that both sides' requests
-/// on one session cannot be mistaken for answers.
+/// requests on it are answered by `serve`. Request ids are random, and an answer is taken only
+/// from the session its request was sent on.
 public actor PeerLinks {
     public typealias Server = @Sendable (PeerMessage, LinkSession) async -> PeerMessage?
 
@@ -47,9 +47,15 @@ public actor PeerLinks {
     private var serve: Server = { _, _ in nil }
     private var byPeer: [String: LinkSession] = [:]
     private var waiting: [Int64: (session: ObjectIdentifier, continuation: CheckedContinuation<PeerMessage, Error>)] = [:]
-    private var nextID = Int64.random(in: 1...(Int64.max / 2))
     /// Connections being opened, so that concurrent requests share one.
     private var connecting: [String: Task<LinkSession, Error>] = [:]
+    /// Requests of each session being served now, and each peer's allowance of pushes: a paired
+    /// peer may not make us run unbounded work (dispatches, exec children, scene writes).
+    private var inFlight: [ObjectIdentifier: Int] = [:]
+    private var pushAllowance: [String: TokenBucket] = [:]
+    public static let maxInFlightPerSession = 8
+    public static let pushBurst = 20
+    public static let pushesPerSecond = 5.0
 
     public init(endpoint: LinkEndpoint, logger: Logger) {
         self.endpoint = endpoint
@@ -72,24 +78,79 @@ public actor PeerLinks {
             let message: PeerMessage
             do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
                 logger.notice("undecodable peer message", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
-                try? await session.send(PeerMessage.error(id: nil, code: error.code, message: error.description).encoded())
+                await send(.error(id: nil, code: error.code, message: error.description), answering: .ping(id: 0), on: session)
                 continue
             }
-            if let id = message.answerID, let waiter = waiting.removeValue(forKey: id) {
+            // An answer counts only from the session its request went out on: another paired
+            // peer that learnt or guessed the id must not answer for this one.
+            if let id = message.answerID, let waiter = waiting[id], waiter.session == ObjectIdentifier(session) {
+                waiting[id] = nil
                 waiter.continuation.resume(returning: message)
+                continue
+            }
+            if let refusal = admit(message, on: session) {
+                await send(refusal, answering: message, on: session)
                 continue
             }
             let serve = self.serve
             // Each request is served on its own, so a slow dispatch does not hold up pings.
             Task {
-                if let reply = await serve(message, session) { try? await session.send(reply.encoded()) }
+                let reply = await serve(message, session)
+                await self.served(message, reply: reply, on: session)
             }
         }
         closed(session)
     }
 
+    /// nil if the request may be served now; else the error to answer with.
+    private func admit(_ message: PeerMessage, on session: LinkSession) -> PeerMessage? {
+        let key = ObjectIdentifier(session)
+        if inFlight[key, default: 0] >= Self.maxInFlightPerSession {
+            return .error(id: message.requestID, code: "busy",
+                          message: "too many requests at once (at most \(Self.maxInFlightPerSession)); wait for answers before asking more")
+        }
+        if case .push = message {
+            var bucket = pushAllowance[session.peer.id] ?? TokenBucket(burst: Self.pushBurst, perSecond: Self.pushesPerSecond)
+            let ok = bucket.take()
+            pushAllowance[session.peer.id] = bucket
+            if !ok {
+                logger.notice("refused a push: rate limit", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+                return .error(id: message.requestID, code: "rate-limited",
+                              message: "too many pushes (at most \(Int(Self.pushesPerSecond)) a second); try again shortly")
+            }
+        }
+        inFlight[key, default: 0] += 1
+        return nil
+    }
+
+    private func served(_ request: PeerMessage, reply: PeerMessage?, on session: LinkSession) async {
+        let key = ObjectIdentifier(session)
+        if let n = inFlight[key] { inFlight[key] = n > 1 ? n - 1 : nil }
+        if let reply { await send(reply, answering: request, on: session) }
+    }
+
+    /// Sends a reply; one that cannot be encoded or does not fit a frame becomes an error reply,
+    /// so that the asking peer hears why instead of waiting for its timeout.
+    private func send(_ reply: PeerMessage, answering request: PeerMessage, on session: LinkSession) async {
+        var bytes: [UInt8]
+        do throws(CodecError) {
+            bytes = try reply.encoded()
+        } catch {
+            logger.warning("a reply could not be encoded", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error)"])
+            bytes = (try? PeerMessage.error(id: request.requestID, code: "reply-too-large",
+                                            message: "the answer could not be encoded: \(error)").encoded()) ?? []
+        }
+        if bytes.count > session.maxMessage {
+            logger.warning("a reply does not fit a frame", metadata: ["peer.id": "\(session.peer.fingerprint)", "reply.bytes": "\(bytes.count)"])
+            bytes = (try? PeerMessage.error(id: request.requestID, code: "reply-too-large",
+                                            message: "the answer is \(bytes.count) bytes, more than a link frame carries (\(session.maxMessage))").encoded()) ?? []
+        }
+        try? await session.send(bytes)
+    }
+
     private func closed(_ session: LinkSession) {
         let peer = session.peer.id
+        inFlight[ObjectIdentifier(session)] = nil
         if byPeer[peer] === session { byPeer[peer] = nil }
         for (id, w) in waiting where w.session == ObjectIdentifier(session) {
             waiting[id] = nil
@@ -119,8 +180,10 @@ public actor PeerLinks {
     public func request(_ make: @Sendable (Int64) -> PeerMessage, to peer: PeerIdentity, host: String?, port: Int?,
                         timeout: Duration = .seconds(5)) async throws -> PeerMessage {
         let session = try await session(to: peer, host: host, port: port)
-        let id = nextID
-        nextID += 1
+        // Random, never counted: ids are seen by the peer (pings), and a counted one tells the next.
+        var fresh = Int64.random(in: 1...Int64.max)
+        while waiting[fresh] != nil { fresh = Int64.random(in: 1...Int64.max) }
+        let id = fresh
         let message = make(id)
         let timer = Timeout.after(timeout, on: session.channel.eventLoop) {
             Task { await self.abandon(id, peer: peer.fingerprint, after: timeout) }

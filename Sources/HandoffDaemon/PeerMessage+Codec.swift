@@ -2,13 +2,25 @@ import Foundation
 import HandoffCore
 
 extension PeerMessage {
+    /// What a message adds around the activity it carries (`activity`, `push`): its type, id and
+    /// keys. The activity limits (`ActivitySizePolicy`, `CodecLimits.default`) leave this much
+    /// room, so that every activity that may be published also fits the message that carries it.
+    public static let envelopeBytes = 64
+    public static let envelopeValues = 8
+
+    /// The limits of one message: an activity's, plus its envelope (one level deeper, a few more
+    /// values); no message is larger than a frame anyway.
+    public static let limits = CodecLimits(maxDepth: CodecLimits.default.maxDepth + 1,
+                                           maxValues: CodecLimits.default.maxValues + envelopeValues,
+                                           maxBytes: CodecLimits.default.maxBytes + envelopeBytes)
+
     /// The canonical bytes of the message.
-    public func encoded(limits: CodecLimits = .default) throws(CodecError) -> [UInt8] {
+    public func encoded(limits: CodecLimits = PeerMessage.limits) throws(CodecError) -> [UInt8] {
         Array(try CanonicalEncoder(limits: limits).encode(propertyList))
     }
 
     /// Decodes a peer's bytes with the bounded decoder; every field is checked for its kind.
-    public init(decoding bytes: [UInt8], limits: CodecLimits = .default) throws(PeerProtocolError) {
+    public init(decoding bytes: [UInt8], limits: CodecLimits = PeerMessage.limits) throws(PeerProtocolError) {
         let value: PropertyListValue
         do throws(CodecError) { value = try BoundedDecoder(limits: limits).decode(Data(bytes)) } catch { throw .undecodable(error) }
         let parsed: PeerMessage?
@@ -62,7 +74,7 @@ extension PeerMessage {
         let f = try FieldReader(value)
         let type = try f.string("type")
         func uuid(_ key: String) throws(CodecError) -> UUID {
-            guard let u = UUID(uuidString: try f.string(key)) else { throw .field(key, problem: "not a UUID") }
+            guard let u = UUID(canonical: try f.string(key)) else { throw .field(key, problem: "not a UUID") }
             return u
         }
         func summaries() throws(CodecError) -> [ActivitySummary] {
@@ -112,10 +124,10 @@ extension ActivitySummary {
 
     init(propertyList: PropertyListValue) throws(CodecError) {
         let f = try FieldReader(propertyList)
-        guard let id = UUID(uuidString: try f.string("activity")) else { throw .field("activity", problem: "not a UUID") }
+        guard let id = UUID(canonical: try f.string("activity")) else { throw .field("activity", problem: "not a UUID") }
         var scene: UUID?
         if let s = try f.optionalString("scene") {
-            guard let u = UUID(uuidString: s) else { throw .field("scene", problem: "not a UUID") }
+            guard let u = UUID(canonical: s) else { throw .field("scene", problem: "not a UUID") }
             scene = u
         }
         self.init(activityID: id, type: try f.string("type"), title: try f.optionalString("title"), scene: scene,

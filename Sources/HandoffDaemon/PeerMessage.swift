@@ -42,8 +42,20 @@ public struct ActivitySummary: Sendable, Equatable {
         self.version = version
     }
 
+    /// Titles in lists are cut to this many bytes: a list of the current activities must fit one
+    /// frame whatever their titles (the whole activity, fetched, carries the whole title).
+    public static let maxTitleBytes = 256
+
     public init(_ activity: UserActivity, scene: UUID?) {
-        self.init(activityID: activity.id, type: activity.type.rawValue, title: activity.title, scene: scene, version: activity.version)
+        self.init(activityID: activity.id, type: activity.type.rawValue, title: activity.title.map(Self.cut), scene: scene,
+                  version: activity.version)
+    }
+
+    static func cut(_ title: String) -> String {
+        guard title.utf8.count > maxTitleBytes else { return title }
+        var out = ""
+        for c in title where out.utf8.count + c.utf8.count <= maxTitleBytes - 3 { out.append(c) }
+        return out + "…"
     }
 }
 

@@ -1,3 +1,4 @@
+import HandoffCore
 /// What this machine advertises: one `_handoff._tcp` instance.
 public struct ServiceAdvert: Sendable, Equatable {
     public static let maxNameBytes = 63
@@ -15,10 +16,6 @@ public struct ServiceAdvert: Sendable, Equatable {
     }
 
     public static func check(name: String) throws(DiscoveryError) {
-        let bytes = name.utf8.count
-        if bytes == 0 || bytes > maxNameBytes { throw .invalidInstanceName(name, reason: "must be 1 to \(maxNameBytes) bytes, is \(bytes)") }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw .invalidInstanceName(name, reason: "must not contain control characters")
-        }
+        if let why = DeviceName.problem(name) { throw .invalidInstanceName(name, reason: why) }
     }
 }

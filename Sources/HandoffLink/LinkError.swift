@@ -2,6 +2,8 @@
 /// do something, what.
 public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case frameTooLarge(size: Int, limit: Int)
+    /// A message we were asked to send does not fit one frame: that send fails, the session stays.
+    case messageTooLarge(size: Int, limit: Int)
     case noise(NoiseError)
     case unsupportedVersion(UInt8)
     case badPreamble
@@ -22,6 +24,7 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .frameTooLarge(let size, let limit): "a frame of \(size) bytes exceeds the limit of \(limit); the connection was closed"
+        case .messageTooLarge(let size, let limit): "a message of \(size) bytes does not fit a link frame (at most \(limit)); it was not sent"
         case .noise(let e): e.description
         case .unsupportedVersion(let v): "the peer speaks link protocol version \(v); update handoffd on the older machine"
         case .badPreamble: "the peer is not a handoffd (bad preamble)"

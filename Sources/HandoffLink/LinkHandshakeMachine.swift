@@ -1,3 +1,4 @@
+import HandoffCore
 /// The link handshake as a pure state machine: preamble, then Noise XX. In session mode each
 /// side checks the other's static key against the trust store as soon as it learns it, and stops
 /// before any application byte moves if the key is not pinned. In pairing mode the keys are not
@@ -132,7 +133,7 @@ public struct LinkHandshakeMachine: Sendable {
         defer { noise = hs }
         let payload: [UInt8]
         do throws(NoiseError) { payload = try hs.readMessage(frame) } catch { throw .noise(error) }
-        let names = mode == .pairing ? Array(localName.utf8.prefix(255)) : []
+        let names = mode == .pairing ? Array(localName.utf8) : []
         switch (role, hs.step) {
         case (.responder, 1):
             do throws(NoiseError) { return [.send(try hs.writeMessage(payload: names))] } catch { throw .noise(error) }
@@ -179,7 +180,16 @@ public struct LinkHandshakeMachine: Sendable {
     private func established(_ hs: NoiseHandshake, peer: PeerIdentity, peerName: [UInt8]) throws(LinkError) -> Established {
         let transport: NoiseTransport
         do throws(NoiseError) { transport = try hs.split() } catch { throw .noise(error) }
-        let name = mode == .pairing ? String(decoding: peerName, as: UTF8.self) : nil
+        var name: String?
+        if mode == .pairing {
+            // The name is shown beside the code the user compares: it must be a plain device
+            // name, or a man in the middle could draw a fake fingerprint and code with it.
+            guard let text = String(validating: peerName, as: UTF8.self) else {
+                throw .pairing(.protocolError("the other machine's name is not UTF-8"))
+            }
+            if let why = DeviceName.problem(text) { throw .pairing(.protocolError("the other machine's name \(why)")) }
+            name = text
+        }
         return Established(transport: transport, peer: peer, peerName: name, handshakeHash: hs.handshakeHash, mode: mode)
     }
 

@@ -2,23 +2,32 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// An authenticated, encrypted connection to a paired peer: send messages, read them as an
-/// AsyncStream. Each message is one frame (at most the frame limit less 16 bytes).
+/// AsyncStream. Each message is one frame: at most `maxMessage` bytes (the frame limit less the
+/// AEAD tag and the kind byte).
 public final class LinkSession: Sendable {
     public let peer: PeerIdentity
     public let channel: Channel
     public let messages: AsyncStream<[UInt8]>
+    public let maxMessage: Int
     /// Why the session ended, once it has.
     public var closeReason: LinkError? { bridge.reason.withLockedValue { $0 } }
     let bridge: SessionBridge
 
-    init(peer: PeerIdentity, channel: Channel, bridge: SessionBridge) {
+    init(peer: PeerIdentity, channel: Channel, bridge: SessionBridge, maxFrame: Int) {
         self.peer = peer
         self.channel = channel
         self.bridge = bridge
+        maxMessage = Self.maxMessage(frame: maxFrame)
         messages = bridge.stream
     }
 
+    /// The largest application message a frame of `frame` bytes carries.
+    public static func maxMessage(frame: Int) -> Int { frame - 16 - 1 }
+
+    /// Sends one message. One that does not fit a frame fails here, before anything is written:
+    /// sealing it would fail inside the pipeline and close the whole session.
     public func send(_ message: [UInt8]) async throws {
+        guard message.count <= maxMessage else { throw LinkError.messageTooLarge(size: message.count, limit: maxMessage) }
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: [MessageKind.application.rawValue] + message))
     }
 

@@ -41,10 +41,9 @@ struct ClientOptions: ParsableArguments {
         if json { printJSON(result) } else { human(result) }
     }
 
+    /// Our writer: lossless, and it escapes every display control a peer's text may hold.
     func printJSON(_ value: PropertyListValue?) {
-        let object = value.map(JSONValue.object) ?? [String: Any]()
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])) ?? Data()
-        print(String(decoding: data, as: UTF8.self))
+        print(JSONValue.text(value ?? [:]))
     }
 }
 
@@ -54,7 +53,8 @@ enum ExitStatus {
     static let daemon: Int32 = 3
 }
 
+/// Messages can quote a peer (its name, its error text): printed escaped.
 func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data("handoffctl: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("handoffctl: \(message.terminalSafe)\n".utf8))
     exit(code)
 }

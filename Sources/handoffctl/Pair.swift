@@ -35,12 +35,15 @@ struct Pair: AsyncParsableCommand {
             : await options.request(client, "pair", ["peer": .string(peer!)])
         let name = started?["peer"] ?? "", code = started?["code"] ?? ""
         if !options.json {
-            print("Pairing with \(name) (fingerprint \(started?["fingerprint"] ?? ""))")
+            // Untrusted text first (escaped by `text`), the code last on a line of its own, so
+            // nothing the other machine chose can stand after it or draw over it.
+            print("Pairing with \(name)")
+            print("Its fingerprint: \(started?["fingerprint"] ?? "")")
             print("Code: \(code)")
         }
         var confirmed = yes
         if !yes {
-            FileHandle.standardError.write(Data("Does \(name) show the same code? [y/N] ".utf8))
+            FileHandle.standardError.write(Data("Does the other machine show the same code? [y/N] ".utf8))
             confirmed = (readLine() ?? "").lowercased().hasPrefix("y")
         }
         let result = await options.request(client, "pair-confirm", ["pairing": .string(started?["pairing"] ?? ""), "accept": .bool(confirmed)])

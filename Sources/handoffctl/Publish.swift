@@ -78,10 +78,9 @@ struct Publish: AsyncParsableCommand {
 
     static func date(_ text: String) throws -> Date {
         if let seconds = Double(text) { return Date().addingTimeInterval(seconds) }
-        guard let d = ISO8601DateFormatter().date(from: text) else {
-            throw ValidationError("--expires \(text): give seconds from now or an ISO 8601 time like 2026-11-21T20:00:00Z")
+        do throws(ISODate.Problem) { return try ISODate.parse(text) } catch {
+            throw ValidationError("--expires: \(error); or give seconds from now")
         }
-        return d
     }
 
     /// "Viewing <character> in <book>", from the daemon's library.

@@ -67,10 +67,11 @@ struct SceneCommand: AsyncParsableCommand {
             if !entries.isEmpty { args["set"] = .array(entries) }
             if clearActivity { args["activity"] = "none" }
             if let activityFile {
-                guard let data = FileManager.default.contents(atPath: activityFile),
-                      let object = try? JSONSerialization.jsonObject(with: data), let value = try? JSONValue.propertyList(from: object) else {
-                    fail("--activity-file \(activityFile): not a JSON activity", code: 64)
+                guard let data = FileManager.default.contents(atPath: activityFile) else {
+                    fail("--activity-file \(activityFile): cannot be read", code: 64)
                 }
+                let value: PropertyListValue
+                do { value = try JSONValue.parse(Array(data)) } catch { fail("--activity-file \(activityFile): not a JSON activity (\(error))", code: 64) }
                 args["activity"] = value
             }
             try await options.run("scene-update", args) { printFields($0, order: SceneCommand.order) }

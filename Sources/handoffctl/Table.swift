@@ -26,21 +26,21 @@ func printFields(_ value: PropertyListValue?, order: [String]) {
     guard let d = value?.dictionaryValue else { return }
     let keys = order.filter { d[$0] != nil } + d.keys.filter { !order.contains($0) }.sorted()
     let width = keys.map(\.count).max() ?? 0
-    for k in keys { print(k.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + d[k]!.text) }
+    for k in keys { print(k.terminalSafe.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + d[k]!.text) }
 }
 
 extension PropertyListValue {
     /// A value as a table cell.
     var text: String {
         switch self {
-        case .string(let s): s
+        case .string(let s): s.terminalSafe
         case .integer(let i): String(i)
         case .real(let r): String(r)
         case .bool(let b): b ? "yes" : "no"
-        case .date(let d): ISO8601DateFormatter().string(from: d)
+        case .date(let d): ISODate.string(d)
         case .data(let d): "\(d.count) bytes"
         case .array(let a): a.map(\.text).joined(separator: ", ")
-        case .dictionary(let d): d.keys.sorted().map { "\($0)=\(d[$0]!.text)" }.joined(separator: " ")
+        case .dictionary(let d): d.keys.sorted().map { "\($0.terminalSafe)=\(d[$0]!.text)" }.joined(separator: " ")
         }
     }
 

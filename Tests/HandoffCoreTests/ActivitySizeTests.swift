@@ -23,7 +23,7 @@ import Testing
     @Test func aboveHardLimitStatesBothSizes() throws {
         let a = try activity(bytes: 70_000)
         let size = try a.encoded(limits: CodecLimits(maxBytes: .max)).count
-        #expect(throws: ActivityError.tooLarge(size: size, limit: 65_536)) { try a.measureSize() }
+        #expect(throws: ActivityError.tooLarge(size: size, limit: ActivitySizePolicy.defaultHardLimit)) { try a.measureSize() }
     }
 
     @Test func limitsAreConfigurable() throws {

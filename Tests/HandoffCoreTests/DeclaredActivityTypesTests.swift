@@ -60,7 +60,7 @@ import Testing
         a.isEligibleForHandoff = true
         try a.addUserInfoEntries(["blob": .data(Data(count: 70_000))])
         let e = #expect(throws: ActivityError.self) { _ = try declared.validateForPublishing(a, at: Date()) }
-        guard case .tooLarge(_, 65_536)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .tooLarge(_, ActivitySizePolicy.defaultHardLimit)? = e else { Issue.record("got \(String(describing: e))"); return }
     }
 
     @Test func continuationFailureMapping() {

@@ -67,23 +67,21 @@ import Testing
 
     @Test func pairedPeersReadTheTokens() throws {
         let t = tokens(4)
-        var nonce = AdvertNonce()
-        let record = try AdvertTXT.record(tokens: t, key: key, nonce: nonce.next(), fingerprint: fingerprint)
+        let record = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
         let reading = AdvertTXT.read(record, key: key)
         #expect(reading.tokens == t)
         #expect(reading.fingerprint == fingerprint && reading.keyGeneration == 3 && reading.protocolVersion == 1)
     }
 
     @Test func fitsTheDiscoveryLimitsWithTheLayersOwnKeys() throws {
-        var nonce = AdvertNonce()
-        let record = try AdvertTXT.record(tokens: tokens(4), key: key, nonce: nonce.next(), fingerprint: fingerprint)
+        let record = try AdvertTXT.record(tokens: tokens(4), key: key, fingerprint: fingerprint)
         let full = try HandoffTXT.compose(record, sequence: UInt64(Date().timeIntervalSince1970 * 1000))
         #expect(full.byteCount <= TXTRecord.maxRecordBytes)
     }
 
     @Test func strangersAndOldKeysLearnNothing() throws {
         let t = tokens(2)
-        let record = try AdvertTXT.record(tokens: t, key: key, nonce: 42, fingerprint: fingerprint)
+        let record = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
         #expect(AdvertTXT.read(record, key: nil).tokens == nil)
         #expect(AdvertTXT.read(record, key: AdvertisingKey.random(generation: 3)).tokens == nil)
         #expect(AdvertTXT.read(record, key: key.rotated()).tokens == nil)
@@ -93,13 +91,23 @@ import Testing
         #expect(!text.contains("hawknotes"))
     }
 
-    @Test func noncesGrow() {
-        var n = AdvertNonce()
-        let t = Date(timeIntervalSince1970: 1_000)
-        let a = n.next(now: t)
-        let b = n.next(now: t)
-        let c = n.next(now: t.addingTimeInterval(-10))
-        #expect(a < b && b < c)
-        #expect(a == 1_000_000)
+    /// Issue 11, item 6: the nonce came from the wall clock, so a clock stepped back across a
+    /// restart repeated (key, nonce) and a clock before 1970 trapped. Records now carry a random
+    /// salt: two records never share one whatever the clock does, and none holds a clock value.
+    @Test func saltsAreRandomAndNeverRepeat() throws {
+        var seen = Set<String>()
+        for _ in 0..<2_000 {
+            let record = try AdvertTXT.record(tokens: tokens(1), key: key, fingerprint: fingerprint)
+            let n = try #require(record["n"])
+            #expect(UInt64(n) == nil)
+            #expect(AdvertTXT.unbase64url(n)?.count == AdvertisingKey.saltBytes)
+            #expect(seen.insert(n).inserted)
+        }
+        // The same token under the same key, sealed twice, never gives the same ciphertext.
+        let t = tokens(1)
+        let a = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
+        let b = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
+        #expect(a["t0"] != b["t0"])
+        #expect(AdvertTXT.read(a, key: key).tokens == t && AdvertTXT.read(b, key: key).tokens == t)
     }
 }

@@ -229,7 +229,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         #expect(await eventually { a.store.peer(withKey: b.identity.publicKey) == nil })
         #expect(await eventually { !toA.channel.isActive })
         #expect(await eventually { c.store.peer(withKey: b.identity.publicKey)?.advertisingKey == next })
-        #expect(old.open(next.seal([1], sequence: 9, index: 0), sequence: 9, index: 0) == nil)
+        #expect(old.open(next.seal([1], salt: [UInt8](repeating: 9, count: 16), index: 0), salt: [UInt8](repeating: 9, count: 16), index: 0) == nil)
         #expect(b.store.pendingUnpairs().isEmpty)
     }
 

@@ -133,14 +133,14 @@ func code(_ outs: [PairingMachine.Output]) -> String? {
     @Test func sealedTokensOpenOnlyWithTheSameKey() {
         let k = AdvertisingKey.random(generation: 1)
         let token = [UInt8](repeating: 5, count: 24)
-        let sealed = k.seal(token, sequence: 1000, index: 2)
+        let sealed = k.seal(token, salt: [UInt8](repeating: 247, count: 16), index: 2)
         #expect(sealed.count == 40)
-        #expect(k.open(sealed, sequence: 1000, index: 2) == token)
-        #expect(k.open(sealed, sequence: 1001, index: 2) == nil)
-        #expect(k.open(sealed, sequence: 1000, index: 3) == nil)
+        #expect(k.open(sealed, salt: [UInt8](repeating: 247, count: 16), index: 2) == token)
+        #expect(k.open(sealed, salt: [UInt8](repeating: 248, count: 16), index: 2) == nil)
+        #expect(k.open(sealed, salt: [UInt8](repeating: 247, count: 16), index: 3) == nil)
         let rotated = k.rotated()
         #expect(rotated.generation == 2 && rotated.key != k.key)
-        #expect(rotated.open(sealed, sequence: 1000, index: 2) == nil)
-        #expect(k.open(rotated.seal(token, sequence: 1001, index: 0), sequence: 1001, index: 0) == nil)
+        #expect(rotated.open(sealed, salt: [UInt8](repeating: 247, count: 16), index: 2) == nil)
+        #expect(k.open(rotated.seal(token, salt: [UInt8](repeating: 248, count: 16), index: 0), salt: [UInt8](repeating: 248, count: 16), index: 0) == nil)
     }
 }

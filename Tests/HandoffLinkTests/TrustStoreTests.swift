@@ -44,9 +44,9 @@ func temporaryDirectory() throws -> URL {
         try store.unpairDelivered(id: bob.id)
         #expect(try store.pendingUnpairs().isEmpty)
         // What Bob still holds no longer opens what we advertise.
-        let sealed = try store.ownAdvertisingKey().seal([1, 2, 3], sequence: 5, index: 0)
-        #expect(first.open(sealed, sequence: 5, index: 0) == nil)
-        #expect(next.open(sealed, sequence: 5, index: 0) == [1, 2, 3])
+        let sealed = try store.ownAdvertisingKey().seal([1, 2, 3], salt: [UInt8](repeating: 5, count: 16), index: 0)
+        #expect(first.open(sealed, salt: [UInt8](repeating: 5, count: 16), index: 0) == nil)
+        #expect(next.open(sealed, salt: [UInt8](repeating: 5, count: 16), index: 0) == [1, 2, 3])
     }
 
     @Test func databaseFileIsPrivate() throws {
