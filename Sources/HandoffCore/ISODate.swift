@@ -34,15 +34,24 @@ public enum ISODate {
     public static func string(_ date: Date) -> String {
         let t = date.timeIntervalSinceReferenceDate
         guard t.isFinite else { return "invalid" }
-        let whole = t.rounded(.down)
-        let fraction = t - whole  // exact: both are doubles of the same binade or finer
-        let unix = Int64(whole) + 978_307_200
+        // The calendar second and its fraction are cut from the shortest decimal that reads back
+        // as `t`, in decimal, so that `parse` (which reads that decimal back whole) gives `t` again.
+        let (negative, intDigits, fracDigits) = decimal(t)
+        var whole = Int64(intDigits) ?? 0
+        var digits = fracDigits
+        if negative {
+            whole = -whole
+            if !digits.isEmpty {
+                whole -= 1
+                digits = complement(digits)
+            }
+        }
+        let unix = whole + 978_307_200
         let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
         let secondOfDay = unix - days * 86_400
         let (y, m, d) = civil(days: days)
         var out = year(y) + "-" + two(m) + "-" + two(d) + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay / 60 % 60) + ":"
             + two(secondOfDay % 60)
-        var digits = fractionDigits(fraction)
         while digits.count < 3 { digits.append("0") }
         out += "." + digits + "Z"
         return out
@@ -58,31 +67,49 @@ public enum ISODate {
         return (y < 0 ? "-" : "+") + String(y.magnitude)
     }
 
-    /// Decimal digits of a fraction in [0, 1), no trailing zeros: the shortest that read back to
-    /// the same double (Swift's description is shortest round-trip; this undoes its exponent form).
-    static func fractionDigits(_ f: Double) -> String {
-        guard f > 0 else { return "" }
-        let text = f.description  // "0.25" or "1.5e-05"
-        var mantissa = text
+    /// The shortest round-trip decimal of `v` (Swift's description) in positional form: sign,
+    /// integer digits, fraction digits without trailing zeros.
+    static func decimal(_ v: Double) -> (Bool, String, String) {
+        var text = v.magnitude.description  // "12.25" or "1.5e-05" or "2.5e+11"
         var exponent = 0
         if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            mantissa = String(text[..<e])
             exponent = Int(text[text.index(after: e)...]) ?? 0
+            text = String(text[..<e])
         }
-        let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
-        let intPart = String(parts[0])
-        let fracPart = parts.count > 1 ? String(parts[1]) : ""
-        // value = 0.<digits> shifted: digits = intPart + fracPart, point after intPart.count + exponent
-        let allDigits = intPart + fracPart
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let intPart = String(parts[0]), fracPart = parts.count > 1 ? String(parts[1]) : ""
+        let all = intPart + fracPart
         let pointAt = intPart.count + exponent
-        var result: String
+        var i: String, f: String
         if pointAt <= 0 {
-            result = String(repeating: "0", count: -pointAt) + allDigits
+            i = "0"
+            f = String(repeating: "0", count: -pointAt) + all
+        } else if pointAt >= all.count {
+            i = all + String(repeating: "0", count: pointAt - all.count)
+            f = ""
         } else {
-            result = String(allDigits.dropFirst(pointAt))
+            i = String(all.prefix(pointAt))
+            f = String(all.dropFirst(pointAt))
         }
-        while result.hasSuffix("0") { result.removeLast() }
-        return result
+        while f.hasSuffix("0") { f.removeLast() }
+        while i.count > 1 && i.hasPrefix("0") { i.removeFirst() }
+        return (v.sign == .minus && (i != "0" || !f.isEmpty), i, f)
+    }
+
+    /// 1 − 0.digits, as digits of the same length (digits not all zero).
+    static func complement(_ digits: String) -> String {
+        var out = [UInt8](repeating: 0, count: digits.utf8.count)
+        var borrow = 0
+        let d = Array(digits.utf8)
+        for k in stride(from: d.count - 1, through: 0, by: -1) {
+            var v = (k == d.count - 1 ? 10 : 9) - Int(d[k] - 0x30) - borrow
+            borrow = 0
+            if v < 0 { v += 10; borrow = 1 }
+            out[k] = UInt8(v) + 0x30
+        }
+        var text = String(decoding: out, as: UTF8.self)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
@@ -142,7 +169,7 @@ public enum ISODate {
         guard d >= 1 && d <= monthDays[Int(mo - 1)] else { throw fail("day \(d) does not exist in that month") }
         guard h <= 23, mi <= 59, s <= 59 else { throw fail("the time must be 00:00:00 to 23:59:59") }
         var i = 19
-        var fraction = 0.0
+        var fraction = ""
         if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
             let start = i
@@ -150,8 +177,9 @@ public enum ISODate {
             let count = i - start
             guard count >= 1 else { throw fail("a '.' must be followed by digits") }
             guard count <= maxFractionDigits else { throw fail("more than \(maxFractionDigits) fraction digits") }
-            fraction = Double("0." + String(decoding: b[start..<i], as: UTF8.self)) ?? 0
+            fraction = String(decoding: b[start..<i], as: UTF8.self)
         }
+        while fraction.hasSuffix("0") { fraction.removeLast() }
         var offset: Int64 = 0
         guard i < b.count else { throw fail("it needs a time zone: Z or ±HH:MM") }
         switch b[i] {
@@ -171,9 +199,17 @@ public enum ISODate {
         }
         guard i == b.count else { throw fail("unexpected text after the time zone") }
         let unix = days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s - offset
-        let whole = Double(unix - 978_307_200)
-        let t = whole + fraction
-        guard t >= earliest && t < endOfRange else { throw fail("the year must be 0001 to 9999") }
+        // Seconds and fraction as one decimal, read once (correctly rounded): the inverse of `string`.
+        let whole = unix - 978_307_200
+        var text: String
+        if fraction.isEmpty {
+            text = String(whole)
+        } else if whole >= 0 {
+            text = "\(whole).\(fraction)"
+        } else {
+            text = "-\(-(whole + 1)).\(complement(fraction))"
+        }
+        guard let t = Double(text), t >= earliest && t < endOfRange else { throw fail("the year must be 0001 to 9999") }
         return Date(timeIntervalSinceReferenceDate: t)
     }
 }
