@@ -24,19 +24,14 @@ extension Daemon {
             throw .failed(code: "pairing-locked", message: "pairing is locked for 5 minutes after three failed attempts; try again later")
         }
         endpoint.openPairingWindow()
-        let session: PairingSession? = await withTaskGroup(of: PairingSession?.self) { group in
-            group.addTask { await self.nextIncomingPairing() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                await self.wakePairingWaiters()
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        // Each accept waits for its own wake-up: the end of its own time, or a pairing handed to
+        // it. (A shared wake-up once woke every waiter when any one of them timed out.)
+        let token = UUID()
+        let timer = Timeout.after(timeout) { Task { await self.endPairingWait(token) } }
+        let session = await withCheckedContinuation { incomingPairingWaiters.append((token, $0)) }
+        timer.cancel()
         guard let session else {
-            endpoint.closePairingWindow()
+            if incomingPairingWaiters.isEmpty { endpoint.closePairingWindow() }
             throw .failed(code: "pairing-timeout", message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
         }
         return try await pending(session, owner: owner, name: session.peerName)
@@ -84,21 +79,20 @@ extension Daemon {
                             "advertisingGeneration": .integer(Int64(key.generation))])
     }
 
+    /// A machine started pairing while the window was open. It goes to the oldest waiting
+    /// `pair --accept`; with none waiting it is stopped, never kept for a later accept (where
+    /// the person would see a stranger's attempt as the one they expect).
     func pairingArrived(_ session: PairingSession) {
         if incomingPairingWaiters.isEmpty {
-            incomingPairings.append(session)
+            logger.notice("a pairing attempt arrived with no `pair --accept` waiting; stopped", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            session.cancel()
         } else {
-            incomingPairingWaiters.removeFirst().resume(returning: session)
+            incomingPairingWaiters.removeFirst().continuation.resume(returning: session)
         }
     }
 
-    private func nextIncomingPairing() async -> PairingSession? {
-        if !incomingPairings.isEmpty { return incomingPairings.removeFirst() }
-        return await withCheckedContinuation { incomingPairingWaiters.append($0) }
-    }
-
-    private func wakePairingWaiters() {
-        for w in incomingPairingWaiters { w.resume(returning: nil) }
-        incomingPairingWaiters = []
+    private func endPairingWait(_ token: UUID) {
+        guard let i = incomingPairingWaiters.firstIndex(where: { $0.token == token }) else { return }
+        incomingPairingWaiters.remove(at: i).continuation.resume(returning: nil)
     }
 }

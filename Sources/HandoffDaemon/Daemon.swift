@@ -69,8 +69,7 @@ public actor Daemon {
     var listingGrace: Duration = .seconds(3)
     var publishedName: String?
     var pairings: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
-    var incomingPairings: [PairingSession] = []
-    var incomingPairingWaiters: [CheckedContinuation<PairingSession?, Never>] = []
+    var incomingPairingWaiters: [(token: UUID, continuation: CheckedContinuation<PairingSession?, Never>)] = []
     var listeningPort = 0
     var tasks: [Task<Void, Never>] = []
 

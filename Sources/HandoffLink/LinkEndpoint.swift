@@ -22,9 +22,9 @@ public final class LinkEndpoint: Sendable {
     private let logger: Logger
     private let coordinator = PairingCoordinator()
     private let limiter: NIOLockedValueBox<ConnectionLimiter>
-    /// Addresses from which a paired peer has authenticated: exempt from the pre-auth limits.
-    private let knownPeerAddresses = NIOLockedValueBox<Set<String>>([])
     private let server = NIOLockedValueBox<Channel?>(nil)
+    /// Trust-store writes a peer's messages cause (fsync'd): off the event loop, in order.
+    private let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
     /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
     private let open = NIOLockedValueBox<[ObjectIdentifier: LinkSession]>([:])
 
@@ -36,7 +36,9 @@ public final class LinkEndpoint: Sendable {
         self.configuration = configuration
         self.group = group
         self.logger = logger
-        limiter = NIOLockedValueBox(ConnectionLimiter(total: configuration.maxUnauthenticated, perSource: configuration.maxUnauthenticatedPerSource))
+        limiter = NIOLockedValueBox(ConnectionLimiter(total: configuration.maxUnauthenticated, perSource: configuration.maxUnauthenticatedPerSource,
+                                                      perPrefix: configuration.maxUnauthenticatedPerPrefix,
+                                                      maxExempt: configuration.maxUnauthenticatedExempt))
         (sessions, sessionsIn) = AsyncStream.makeStream()
         (pairingRequests, pairingsIn) = AsyncStream.makeStream()
     }
@@ -71,13 +73,10 @@ public final class LinkEndpoint: Sendable {
         let promise = group.next().makePromise(of: LinkEstablished.self)
         let machine = LinkHandshakeMachine(role: .initiator, mode: .pairing, identity: identity, localName: name, policy: policy(expecting: nil))
         _ = try await connectChannel(host: host, port: port, machine: machine, promise: promise)
-        do {
-            guard case .pairing(let p) = try await promise.futureResult.get() else { throw LinkError.closed }
-            return p
-        } catch {
-            coordinator.recordFailure()
-            throw error
-        }
+        // Only a pairing whose handshake completed counts toward the lockout (PairingHandler):
+        // an unreachable address or a refusal is no guess at a code.
+        guard case .pairing(let p) = try await promise.futureResult.get() else { throw LinkError.closed }
+        return p
     }
 
     /// Opens the pairing window (120 s by default).
@@ -138,8 +137,12 @@ public final class LinkEndpoint: Sendable {
     private func handle(_ control: LinkControl, from peer: PeerIdentity, channel: Channel?) {
         switch control {
         case .advertisingKey(let key):
-            do { try trustStore.setAdvertisingKey(key, ofPeer: peer.id) } catch {
-                logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+            // A durable write (fsync): never on the event loop that serves every session.
+            let store = trustStore, logger = logger
+            storeWrites.async {
+                do { try store.setAdvertisingKey(key, ofPeer: peer.id) } catch {
+                    logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+                }
             }
         case .unpaired:
             logger.notice("the peer unpaired this machine; forgetting it", metadata: ["peer.id": "\(peer.fingerprint)"])
@@ -202,35 +205,40 @@ public final class LinkEndpoint: Sendable {
 
     private func acceptInitializer(_ channel: Channel) throws {
         let source = channel.remoteAddress?.ipAddress ?? "?"
-        let known = knownPeerAddresses.withLockedValue { $0.contains(source) }
+        // Only addresses where a peer paired now authenticated lately are exempt (kept in the trust
+        // store, forgotten with the peer): not every address a peer ever used, for ever.
+        let known = trustStore.rememberedAddresses(since: Date().addingTimeInterval(-InMemoryTrustStore.addressMemory)).contains(source)
         let admission = limiter.withLockedValue { $0.admit(source: source, isKnownPeerAddress: known) }
-        var releaseOnAuthentication: (@Sendable () -> Void)?
         guard admission != .refused else {
             logger.notice("refused an unauthenticated connection: limit reached", metadata: ["peer.address": "\(source)"])
             channel.close(promise: nil)
             return
         }
-        if admission == .counted {
-            // Released once, when the connection authenticates or closes.
-            let released = NIOLockedValueBox(false)
-            let release: @Sendable () -> Void = { [limiter] in
-                if released.withLockedValue({ r in defer { r = true }; return !r }) { limiter.withLockedValue { $0.release(source: source) } }
-            }
-            channel.closeFuture.whenComplete { _ in release() }
-            releaseOnAuthentication = release
+        // Released once, when the connection authenticates or closes.
+        let released = NIOLockedValueBox(false)
+        let release: @Sendable () -> Void = { [limiter] in
+            guard released.withLockedValue({ r in defer { r = true }; return !r }) else { return }
+            limiter.withLockedValue { admission == .exempt ? $0.releaseExempt() : $0.release(source: source) }
         }
+        channel.closeFuture.whenComplete { _ in release() }
         let machine = LinkHandshakeMachine(role: .responder, identity: identity, localName: name, policy: policy(expecting: nil))
         let promise = channel.eventLoop.makePromise(of: LinkEstablished.self)
-        promise.futureResult.whenSuccess { [sessionsIn, pairingsIn, knownPeerAddresses] established in
+        promise.futureResult.whenSuccess { [sessionsIn, pairingsIn, trustStore, logger, storeWrites] established in
             switch established {
             case .session(let s):
-                knownPeerAddresses.withLockedValue { _ = $0.insert(source) }
+                // The write (at most daily per address) happens off the event loop.
+                let peer = s.peer
+                storeWrites.async {
+                    do { try trustStore.rememberAddress(source, ofPeer: peer.id, at: Date()) } catch {
+                        logger.warning("could not remember a peer's address", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+                    }
+                }
                 sessionsIn.yield(s)
             case .pairing(let p):
                 pairingsIn.yield(p)
             }
         }
-        try addLinkHandlers(channel, machine: machine, isInitiator: false, source: source, promise: promise, release: releaseOnAuthentication)
+        try addLinkHandlers(channel, machine: machine, isInitiator: false, source: source, promise: promise, release: release)
     }
 
     private func addLinkHandlers(_ channel: Channel, machine: LinkHandshakeMachine, isInitiator: Bool, source: String?,
@@ -263,7 +271,7 @@ public final class LinkEndpoint: Sendable {
             return .session(session)
         case .pairing:
             let session = PairingSession(peer: e.peer, peerName: e.peerName ?? "", channel: context.channel)
-            guard coordinator.begin(session) || isInitiator else { throw LinkError.refused(.busy) }
+            if !isInitiator, !coordinator.begin(session) { throw LinkError.refused(.busy) }
             let machine = PairingMachine(role: isInitiator ? .initiator : .responder, handshakeHash: e.handshakeHash)
             try ops.addHandler(PairingHandler(machine: machine, session: session, coordinator: coordinator, trustStore: trustStore,
                                               window: configuration.pairingWindow, logger: logger))

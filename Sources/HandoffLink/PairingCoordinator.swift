@@ -17,20 +17,18 @@ final class PairingCoordinator: Sendable {
 
     func isLocked(now: Date = Date()) -> Bool { state.withLockedValue { $0.lockout.isLocked(at: now) } }
 
-    /// Responder: may a pairing handshake start now? A second attempt while one is in progress
-    /// stops both (either could be the attacker).
+    /// Responder: may a pairing handshake start now? Asked at the preamble, before any crypto,
+    /// so it only refuses: ten bytes from a stranger must not stop the pairing in progress (the
+    /// code comparison is what defeats a man in the middle, not a race to be first).
     func refusalForIncoming(now: Date = Date()) -> PairingRefusal? {
-        let (refusal, toAbort): (PairingRefusal?, PairingSession?) = state.withLockedValue { s in
-            if s.lockout.isLocked(at: now) { return (.lockedOut, nil) }
-            guard let until = s.windowUntil, now < until else { return (.notAccepting, nil) }
-            if let active = s.active { return (.busy, active) }
-            return (nil, nil)
+        state.withLockedValue { s in
+            if s.lockout.isLocked(at: now) { return .lockedOut }
+            guard let until = s.windowUntil, now < until else { return .notAccepting }
+            return s.active == nil ? nil : .busy
         }
-        toAbort?.abort(.anotherAttempt)
-        return refusal
     }
 
-    /// Registers a session; false if another one is active.
+    /// Registers a session whose handshake completed; false if another one is active.
     func begin(_ session: PairingSession) -> Bool {
         state.withLockedValue { s in
             if s.active != nil { return false }
@@ -39,18 +37,15 @@ final class PairingCoordinator: Sendable {
         }
     }
 
+    /// A pairing that completed its handshake ended. A failure closes the window at once, so a
+    /// man in the middle gets one guess per window the person opens, and counts toward the lockout.
     func finished(_ session: PairingSession, success: Bool, now: Date = Date()) {
         state.withLockedValue { s in
             if s.active === session { s.active = nil }
-            if success {
-                s.lockout.recordSuccess()
-                s.windowUntil = nil
-            } else {
-                s.lockout.recordFailure(at: now)
-            }
+            s.windowUntil = nil
+            if success { s.lockout.recordSuccess() } else { s.lockout.recordFailure(at: now) }
         }
     }
 
-    /// A refusal or handshake failure during pairing counts as a failure too.
-    func recordFailure(now: Date = Date()) { state.withLockedValue { $0.lockout.recordFailure(at: now) } }
+
 }

@@ -32,6 +32,17 @@ public protocol TrustStore: Sendable {
     func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws
     /// Our own advertising key; made on first use.
     func ownAdvertisingKey() throws -> AdvertisingKey
+    /// Notes that a paired peer authenticated from `address`. Forgotten with the peer.
+    func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws
+    /// Addresses where currently paired peers authenticated at or after `since`.
+    func rememberedAddresses(since: Date) -> Set<String>
+}
+
+extension TrustStore {
+    /// How long an address where a peer authenticated stays exempt from the pre-authentication limits.
+    public static var addressMemory: TimeInterval { 30 * 86_400 }
+    /// Writes only when the address is new or its record is older than this: not one fsync a session.
+    public static var addressRefresh: TimeInterval { 86_400 }
 }
 
 /// The trust store in memory, for unit tests of the logic above it.
@@ -40,8 +51,17 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     private var byID: [String: TrustedPeer] = [:]
     private var own: AdvertisingKey?
     private var pending: [String: PeerIdentity] = [:]
+    private var addresses: [String: [String: Date]] = [:]
 
     public init() {}
+
+    public func rememberAddress(_ address: String, ofPeer id: String, at: Date) {
+        lock.withLock { if byID[id] != nil { addresses[id, default: [:]][address] = at } }
+    }
+
+    public func rememberedAddresses(since: Date) -> Set<String> {
+        lock.withLock { Set(addresses.values.flatMap { $0.filter { $0.value >= since }.keys }) }
+    }
 
     public func peer(withKey publicKey: [UInt8]) -> TrustedPeer? {
         lock.withLock { byID[PeerIdentity(publicKey: publicKey).id] }
@@ -51,6 +71,7 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) {
         lock.withLock {
             if let p = byID.removeValue(forKey: id) { pending[id] = p.identity }
+            addresses[id] = nil
             own = newKey
         }
     }

@@ -16,6 +16,7 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
         var peers: [String: TrustedPeer] = [:]
         var pending: [String: PeerIdentity] = [:]
         var own: AdvertisingKey?
+        var addresses: [String: [String: Date]] = [:]
     }
 
     public init(database: StateDatabase) throws {
@@ -25,6 +26,9 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
             for row in try Row.fetchAll(db, sql: "SELECT * FROM peer") { let p = Self.peer(row); c.peers[p.identity.id] = p }
             for key in try Data.fetchAll(db, sql: "SELECT publicKey FROM pendingUnpair") {
                 let id = PeerIdentity(publicKey: Array(key)); c.pending[id.id] = id
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT peerID, address, seenAt FROM peerAddress") {
+                c.addresses[row["peerID"], default: [:]][row["address"]] = Date(timeIntervalSince1970: row["seenAt"])
             }
             if let row = try Row.fetchOne(db, sql: "SELECT generation, key FROM ownKey WHERE name = 'advertising'") {
                 c.own = AdvertisingKey(generation: UInt32(row["generation"] as Int64), key: Array(row["key"] as Data))
@@ -64,10 +68,12 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws {
         try write({ db in
             try db.execute(sql: "INSERT OR REPLACE INTO pendingUnpair (id, publicKey) SELECT id, publicKey FROM peer WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM peerAddress WHERE peerID = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM peer WHERE id = ?", arguments: [id])
             try Self.storeOwn(newKey, db)
         }, then: { c in
             if let p = c.peers.removeValue(forKey: id) { c.pending[id] = p.identity }
+            c.addresses[id] = nil
             c.own = newKey
         })
     }
@@ -86,6 +92,23 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
             try db.execute(sql: "UPDATE peer SET advertisingGeneration = ?, advertisingKey = ? WHERE id = ?",
                            arguments: [key.map { Int64($0.generation) }, key.map { Data($0.key) }, id])
         }, then: { $0.peers[id]?.advertisingKey = key })
+    }
+
+    public func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws {
+        let fresh = lock.withLock { () -> Bool in
+            guard cache.peers[id] != nil else { return true }
+            guard let seen = cache.addresses[id]?[address] else { return false }
+            return at.timeIntervalSince(seen) < Self.addressRefresh
+        }
+        if fresh { return }
+        try write({ db in
+            try db.execute(sql: "INSERT OR REPLACE INTO peerAddress (peerID, address, seenAt) VALUES (?, ?, ?)",
+                           arguments: [id, address, at.timeIntervalSince1970])
+        }, then: { $0.addresses[id, default: [:]][address] = at })
+    }
+
+    public func rememberedAddresses(since: Date) -> Set<String> {
+        lock.withLock { Set(cache.addresses.values.flatMap { $0.filter { $0.value >= since }.keys }) }
     }
 
     public func ownAdvertisingKey() throws -> AdvertisingKey {

@@ -48,6 +48,14 @@ public final class StateDatabase: Sendable {
                 t.column("publicKey", .blob).notNull()
             }
         }
+        m.registerMigration("v3: addresses where paired peers authenticated") { db in
+            try db.create(table: "peerAddress") { t in
+                t.column("peerID", .text).notNull().references("peer", onDelete: .cascade)
+                t.column("address", .text).notNull()
+                t.column("seenAt", .double).notNull()
+                t.primaryKey(["peerID", "address"])
+            }
+        }
         return m
     }
 }

@@ -93,3 +93,29 @@ func temporaryDirectory() throws -> URL {
         #expect(throws: LinkError.self) { try IdentityKey.loadOrCreate(in: dir) }
     }
 }
+
+/// Issue 11, item 4: the addresses exempt from the pre-authentication limits are persisted, expire,
+/// and go with the peer's pairing.
+@Suite struct RememberedAddressTests {
+    @Test func persistedExpiringAndForgottenOnUnpair() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bob = IdentityKey().identity, carol = IdentityKey().identity
+        let now = Date()
+        do {
+            let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
+            try store.pin(TrustedPeer(identity: bob, name: "Bob", pairedAt: now))
+            try store.pin(TrustedPeer(identity: carol, name: "Carol", pairedAt: now))
+            try store.rememberAddress("192.0.2.1", ofPeer: bob.id, at: now)
+            try store.rememberAddress("192.0.2.9", ofPeer: carol.id, at: now.addingTimeInterval(-40 * 86_400))
+            // Not paired: nothing to remember.
+            try store.rememberAddress("192.0.2.66", ofPeer: IdentityKey().identity.id, at: now)
+        }
+        let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
+        let since = now.addingTimeInterval(-SQLiteTrustStore.addressMemory)
+        #expect(store.rememberedAddresses(since: since) == ["192.0.2.1"])
+        try store.unpin(id: bob.id, rotatingTo: .random(generation: 9))
+        #expect(store.rememberedAddresses(since: .distantPast) == ["192.0.2.9"])
+        #expect(try SQLiteTrustStore(database: try StateDatabase(directory: dir)).rememberedAddresses(since: .distantPast) == ["192.0.2.9"])
+    }
+}
