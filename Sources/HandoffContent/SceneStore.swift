@@ -6,23 +6,31 @@ import HandoffCore
 public struct StoredScene: Sendable, Equatable {
     public var scene: Scene
     public var role: String
-    public var created: Date
-    public var updated: Date
+    // Times are kept at what the database gives back exactly (`Date.storable`), so that a scene
+    // reads the same before and after a restart: its JSON form carries every bit of a date.
+    public var created: Date { didSet { created = created.storable } }
+    public var updated: Date { didSet { updated = updated.storable } }
     /// When crash-at-launch protection (or a damaged record) discarded the saved state, and why.
-    public var discarded: Date?
+    public var discarded: Date? { didSet { discarded = discarded?.storable } }
     public var discardReason: String?
 
     public init(scene: Scene, role: String = "window", created: Date, updated: Date, discarded: Date? = nil, discardReason: String? = nil) {
         self.scene = scene
         self.role = role
-        self.created = created
-        self.updated = updated
-        self.discarded = discarded
+        self.created = created.storable
+        self.updated = updated.storable
+        self.discarded = discarded?.storable
         self.discardReason = discardReason
     }
 
     /// Limits for a scene's encoding on disk: a scene's storage may be larger than an activity.
     public static let codecLimits = CodecLimits(maxDepth: 24, maxValues: 65_536, maxBytes: 4 * 1024 * 1024)
+}
+
+extension Date {
+    /// Whole 1/1024 s since 1970: exact through the scene database's REAL column (seconds since
+    /// 1970) and back to a Date (seconds since 2001), which an arbitrary double is not.
+    public var storable: Date { Date(timeIntervalSince1970: (timeIntervalSince1970 * 1024).rounded(.down) / 1024) }
 }
 
 /// Where scenes are kept. A save returns only once the scene is durable (or throws, and the

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HandoffLink
 import HandoffContent
 import HandoffCore
 import Logging
@@ -23,6 +24,7 @@ public final class SceneDatabase: Sendable {
 
     public init(directory: URL, logger: Logger = Logger(label: "handoffd.scenes"), now: Date = Date()) throws {
         path = directory.appendingPathComponent(Self.fileName).path
+        try PrivateFiles.refuseLinks(PrivateFiles.sqlitePaths(path))
         var aside: String?
         var readOnly: String?
         if access(directory.path, W_OK) != 0 || (FileManager.default.fileExists(atPath: path) && access(path, W_OK) != 0) {
@@ -57,7 +59,7 @@ public final class SceneDatabase: Sendable {
     }
 
     private static func open(_ path: String) throws -> DatabasePool {
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 { fchmod(fd, 0o600); close(fd) }
         var config = Configuration()
         config.prepareDatabase { db in

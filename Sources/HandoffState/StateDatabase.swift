@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HandoffLink
 
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,9 @@ public final class StateDatabase: Sendable {
 
     public init(directory: URL) throws {
         path = directory.appendingPathComponent(Self.fileName).path
+        try PrivateFiles.refuseLinks(PrivateFiles.sqlitePaths(path))
         // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 { fchmod(fd, 0o600); close(fd) }
         var config = Configuration()
         config.prepareDatabase { db in

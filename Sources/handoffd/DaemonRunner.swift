@@ -57,6 +57,8 @@ final class DaemonRunner: Service, Sendable {
             }
         }
         guard !mustBeWritable || access(path, W_OK) == 0 else { throw StartupError.directory(path, "it is not writable by uid \(geteuid())") }
+        // An existing directory someone else owns or may write to could hand us their files.
+        do throws(LinkError) { try PrivateFiles.checkDirectory(path) } catch { throw StartupError.state(error.description) }
     }
 
     func run() async throws {
