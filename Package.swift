@@ -81,8 +81,10 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The daemon's logic: peer protocol, current activities and their advert (more to come).
+        // The few libc calls Swift's Glibc module hides (pipe2 needs _GNU_SOURCE).
+        .target(name: "CHandoffShims"),
         .target(name: "HandoffDaemon", dependencies: [
-            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig",
+            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,6 @@
+import CHandoffShims
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -24,14 +26,52 @@ public enum CommandResult: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Runs exec handlers and the webpage opener: no shell, the given bytes on stdin, output to
-/// /dev/null, in a process group of its own that is killed whole when the time is up.
+/// /dev/null, in a process group of its own that is killed whole when the time is up. The child
+/// starts clean: default signal dispositions, no blocked signals, only our own descriptors 0-2,
+/// and a small environment (`environment(from:)`), not the daemon's (NOTIFY_SOCKET, agent sockets).
+/// At most `maxRunning` run at once: what a paired peer can make us spawn is bounded.
 ///
 /// Written on posix_spawn rather than swift-subprocess: in our tests its timeout teardown left the
 /// command's process group running, and concurrent runs stalled. Blocking calls (writing stdin,
 /// waitpid) run on Dispatch threads, never on the Swift concurrency pool.
 public enum CommandRunner {
-    public static func run(_ command: [String], input: [UInt8] = [], timeout: Duration) async -> CommandResult {
+    /// How many commands may run at once; `shared` is the daemon's.
+    public final class Limit: Sendable {
+        public let max: Int
+        private let running = NIOLockedValueBox(0)
+        public init(max: Int) { self.max = max }
+        public static let shared = Limit(max: CommandRunner.maxRunning)
+
+        func enter() -> Bool {
+            running.withLockedValue { n in
+                guard n < max else { return false }
+                n += 1
+                return true
+            }
+        }
+        func leave() { running.withLockedValue { $0 -= 1 } }
+    }
+
+    public static let maxRunning = 16
+
+    /// What a command sees of the daemon's environment: what locates the user's session and its
+    /// display, nothing that hands it the daemon's sockets or agents.
+    public static let passedEnvironment: Set<String> = [
+        "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR",
+        "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
+    ]
+    public static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
+
+    public static func environment(from env: [String: String]) -> [String] {
+        var out = ["PATH=\(defaultPath)"]
+        for (k, v) in env.sorted(by: { $0.key < $1.key }) where passedEnvironment.contains(k) || k.hasPrefix("LC_") { out.append("\(k)=\(v)") }
+        return out
+    }
+
+    public static func run(_ command: [String], input: [UInt8] = [], timeout: Duration, limit: Limit = .shared) async -> CommandResult {
         guard !command.isEmpty else { return .couldNotStart("empty command") }
+        guard limit.enter() else { return .couldNotStart("\(limit.max) commands are running already; try again when one has finished") }
+        defer { limit.leave() }
         let pid: pid_t, stdinFD: Int32
         switch spawn(command) {
         case .failure(let why): return .couldNotStart(why.description)
@@ -64,8 +104,7 @@ public enum CommandRunner {
 
     private static func spawn(_ command: [String]) -> Result<(pid_t, Int32), SpawnFailure> {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return .failure(SpawnFailure(description: "pipe: \(String(cString: strerror(errno)))")) }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard handoff_pipe2_cloexec(&fds) == 0 else { return .failure(SpawnFailure(description: "pipe: \(String(cString: strerror(errno)))")) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -75,12 +114,21 @@ public enum CommandRunner {
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP))
+        // No blocked signals, every signal at its default (we ignore SIGPIPE; ignored stays
+        // ignored across exec otherwise).
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attr, 0)
         let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp = environment(from: ProcessInfo.processInfo.environment).map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, command[0], &actions, &attr, argv, environ)
+        let rc = posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
         close(fds[0])
         guard rc == 0 else {
             close(fds[1])
