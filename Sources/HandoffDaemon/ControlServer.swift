@@ -23,13 +23,53 @@ public struct ControlClient: Sendable {
     public let uid: uid_t
     public let pid: pid_t
     let channel: Channel
+    /// Bytes of event lines written to this client and not yet taken by its socket.
+    let backlog: NIOLockedValueBox<Int>
+
+    /// A client that lets this much of events pile up unread is dropped: any LAN host changing a
+    /// TXT record feeds `watch` events, and they must not grow our memory without bound.
+    public static let maxEventBacklog = 1 << 20
+
+    init(uid: uid_t, pid: pid_t, channel: Channel) {
+        self.uid = uid
+        self.pid = pid
+        self.channel = channel
+        backlog = NIOLockedValueBox(0)
+    }
 
     /// Identifies this connection (for what it registered, and questions asked of it).
     public var key: ObjectIdentifier { ObjectIdentifier(channel) }
 
     /// Sends an event line to this client (for `watch` and live handlers).
     public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) {
-        channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event(name, fields)), promise: nil)
+        let line = ControlLine.event(name, fields)
+        // The backlog is -1 once the client has been dropped: nothing more is written.
+        let verdict = backlog.withLockedValue { b -> Int in
+            if b < 0 { return -1 }
+            if b + line.count > Self.maxEventBacklog {
+                b = -1
+                return 0
+            }
+            b += line.count
+            return 1
+        }
+        switch verdict {
+        case 1:
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { [backlog] _ in backlog.withLockedValue { if $0 >= 0 { $0 -= line.count } } }
+            channel.writeAndFlush(channel.allocator.buffer(bytes: line), promise: promise)
+        case 0:
+            drop()
+        default:
+            break
+        }
+    }
+
+    /// Ends a client that does not read its events, telling it why in a last line.
+    private func drop() {
+        let reason = "this client left more than \(Self.maxEventBacklog) bytes of events unread; handoffd closed the connection: read events as they come, or reconnect"
+        channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event("dropped", ["reason": .string(reason)])))
+            .whenComplete { [channel] _ in channel.close(promise: nil) }
     }
 }
 
@@ -129,8 +169,9 @@ public final class ControlServer: Sendable {
         }
     }
 
-    fileprivate func serve(_ client: ControlClient, lines: AsyncStream<LineFramer.Item>) async {
+    fileprivate func serve(_ client: ControlClient, lines: AsyncStream<LineFramer.Item>, taken: @Sendable () -> Void) async {
         for await item in lines {
+            taken()
             switch item {
             case .tooLong(let limit):
                 write(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
@@ -142,8 +183,10 @@ public final class ControlServer: Sendable {
                     continue
                 }
                 switch await operations.perform(request, from: client) {
-                case .success(let result): write(client, ControlLine.ok(id: request.id, result: result))
-                case .failure(let error): write(client, ControlLine.error(id: request.id, error))
+                // The next request waits until this answer is taken by the socket: a client that
+                // sends requests and never reads the answers stalls itself, not our memory.
+                case .success(let result): await written(client, ControlLine.ok(id: request.id, result: result))
+                case .failure(let error): await written(client, ControlLine.error(id: request.id, error))
                 }
             }
         }
@@ -153,17 +196,25 @@ public final class ControlServer: Sendable {
     private func write(_ client: ControlClient, _ line: [UInt8]) {
         client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: line), promise: nil)
     }
+
+    private func written(_ client: ControlClient, _ line: [UInt8]) async {
+        try? await client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: line)).get()
+    }
 }
 
 /// One client connection: checks credentials, frames lines, feeds them to the server in order.
+/// Lines wait in a queue of at most `maxQueued`; past that the connection stops reading until
+/// the server has caught up (so a client cannot make us buffer its requests without bound).
 private final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+    static let maxQueued = 32
 
     private let server: ControlServer
     private var framer: LineFramer
     private var pending: [LineFramer.Item] = []
     private var continuation: AsyncStream<LineFramer.Item>.Continuation?
     private var refused = false
+    private let queued = NIOLockedValueBox(0)
 
     init(server: ControlServer) {
         self.server = server
@@ -172,14 +223,23 @@ private final class ConnectionHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        server.admit(context.channel).whenSuccess { [server] client in
+        let channel = context.channel
+        server.admit(channel).whenSuccess { [server, queued] client in
             let handler = loopBound.value
             guard let client else { handler.refused = true; return }
             let (stream, continuation) = AsyncStream.makeStream(of: LineFramer.Item.self)
             handler.continuation = continuation
             for item in handler.pending { continuation.yield(item) }
             handler.pending = []
-            Task { await server.serve(client, lines: stream) }
+            // Taking a line from the queue resumes reading once it is half empty.
+            let taken: @Sendable () -> Void = {
+                let resume = queued.withLockedValue { n -> Bool in
+                    n -= 1
+                    return n == ConnectionHandler.maxQueued / 2
+                }
+                if resume { channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
+            }
+            Task { await server.serve(client, lines: stream, taken: taken) }
         }
         context.fireChannelActive()
     }
@@ -187,6 +247,11 @@ private final class ConnectionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
         let items = framer.feed(unwrapInboundIn(data).readableBytesView)
+        let count = queued.withLockedValue { n -> Int in
+            n += items.count
+            return n
+        }
+        if count >= Self.maxQueued { context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
         if let continuation {
             for item in items { continuation.yield(item) }
         } else {

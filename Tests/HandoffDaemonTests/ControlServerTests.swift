@@ -1,6 +1,8 @@
 import Foundation
 import HandoffControl
 import HandoffCore
+import HandoffTestSupport
+import NIOConcurrencyHelpers
 import Testing
 @testable import HandoffDaemon
 
@@ -10,6 +12,7 @@ import Glibc
 
 /// Echoes `echo` requests, sends an event for `poke`, refuses everything else as unknown.
 struct EchoOperations: ControlOperations {
+    static let floods = NIOLockedValueBox(0)
     func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
         switch request.op {
         case "echo": return .success(request.arguments["value"])
@@ -18,6 +21,11 @@ struct EchoOperations: ControlOperations {
         case "long": return .success(.string(String(repeating: "y", count: 300 * 1024)))
         case "poke":
             client.send(event: "poked", ["by": .integer(Int64(client.uid))])
+            return .success(nil)
+        // 4 MiB of events, far past what a client may leave unread.
+        case "flood":
+            for i in 0..<4096 { client.send(event: "flooded", ["i": .integer(Int64(i)), "pad": .string(String(repeating: "p", count: 1000))]) }
+            EchoOperations.floods.withLockedValue { $0 += 1 }
             return .success(nil)
         default: return .failure(.unknownOp(request.op))
         }
@@ -91,9 +99,9 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
 
 @Suite(.serialized, .timeLimit(.minutes(1))) struct ControlServerTests {
     func server(allowed: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = 1024) async throws -> ControlServer {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let s = ControlServer(path: dir.appendingPathComponent("control.sock").path, allowedUIDs: allowed, maxClients: maxClients,
+        // A socket file of its own in the temporary directory, removed by `stop()`: nothing left behind.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8)).sock").path
+        let s = ControlServer(path: path, allowedUIDs: allowed, maxClients: maxClients,
                               maxLine: maxLine, operations: EchoOperations())
         try await s.start()
         return s
@@ -172,5 +180,51 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         c.send("{\"id\":5,\"op\":\"echo\"}\n")
         #expect(await c.readJSON()?["id"] as? Int == 5)
         await again.stop()
+    }
+
+    /// Issue 11, item 9: events for a client that does not read piled up without bound.
+    @Test func aClientThatDoesNotReadItsEventsIsDropped() async throws {
+        let s = try await server()
+        let c = try LineClient(path: s.path)
+        let before = EchoOperations.floods.withLockedValue { $0 }
+        c.send("{\"id\":1,\"op\":\"flood\"}\n")
+        _ = try await waitUntil("the server sent its flood", timeout: 10) { EchoOperations.floods.withLockedValue { $0 } > before }
+        // Read only now: what arrives is bounded, ends with the reason, then the connection closes.
+        var events = 0
+        var last: [String: Any]?
+        while let line = await c.readJSON() {
+            if line["event"] as? String == "flooded" { events += 1 }
+            last = line
+            if line["event"] as? String == "dropped" { break }
+        }
+        #expect(last?["event"] as? String == "dropped")
+        #expect((last?["reason"] as? String)?.contains("unread") == true)
+        #expect(events < 4096)
+        #expect(await c.isClosedByServer())
+        await s.stop()
+    }
+
+    /// Issue 11, item 9: requests from a client that does not read its answers were buffered
+    /// without bound; now the server stops reading from it.
+    @Test func aClientThatDoesNotReadItsAnswersIsNotBuffered() async throws {
+        let s = try await server(maxLine: 1 << 20)
+        let c = try LineClient(path: s.path)
+        _ = try await waitUntil("admitted", timeout: 5) { s.clientCount == 1 }
+        // 4,000 requests of 1 KiB for 300 KiB answers each (1.2 GB if all were answered and held).
+        let one = "{\"op\":\"long\",\"pad\":\"" + String(repeating: "p", count: 1000) + "\"}\n"
+        var sent = 0
+        var flags = fcntl(c.fd, F_GETFL)
+        flags |= O_NONBLOCK
+        _ = fcntl(c.fd, F_SETFL, flags)
+        let bytes = Array(String(repeating: one, count: 4_000).utf8)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while sent < bytes.count, ContinuousClock.now < deadline {
+            let n = bytes[sent...].withUnsafeBufferPointer { Glibc.send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { sent += n } else { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        // The server stopped taking requests long before all were sent.
+        #expect(sent < bytes.count)
+        #expect(s.clientCount == 1)
+        await s.stop()
     }
 }
