@@ -79,8 +79,8 @@ extension HandoffConfiguration {
             link.maxUnauthenticatedPerSource = try positive(l.max_unauthenticated_per_source, "max_unauthenticated_per_source") ?? link.maxUnauthenticatedPerSource
             control.maxClients = try positive(l.max_control_clients, "max_control_clients") ?? control.maxClients
             control.maxLineBytes = try positive(l.max_control_line_bytes, "max_control_line_bytes") ?? control.maxLineBytes
-            if link.maxFrameBytes > 65_535 {
-                throw .invalid(file: file, key: "limits.max_frame_bytes", reason: "cannot exceed 65535, the largest Noise message")
+            if link.maxFrameBytes > 65_535 || link.maxFrameBytes < 4_096 {
+                throw .invalid(file: file, key: "limits.max_frame_bytes", reason: "must be 4096 to 65535 (the largest Noise message)")
             }
             let fitting = ActivitySizePolicy.largestFitting(frameBytes: link.maxFrameBytes)
             if l.activity_max_bytes == nil {

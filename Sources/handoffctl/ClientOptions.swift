@@ -25,6 +25,11 @@ struct ClientOptions: ParsableArguments {
 
     /// One request; a refusal exits 1 (3 if the daemon went away) with its message.
     func request(_ client: HandoffClient, _ op: String, _ arguments: [String: PropertyListValue] = [:]) async -> PropertyListValue? {
+        // The daemon takes ids in their one canonical spelling; a person may type or paste lower case.
+        var arguments = arguments
+        for key in ["activity", "scene"] {
+            if case .string(let s)? = arguments[key], UUID(uuidString: s) != nil { arguments[key] = .string(s.uppercased()) }
+        }
         do { return try await client.request(op, arguments) } catch {
             switch error {
             case .refused: fail(error.description, code: ExitStatus.refused)

@@ -1,0 +1,1 @@
+/* The declarations are in include/fuzz_driver.h; the code is libFuzzer's. */

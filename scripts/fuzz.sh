@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of Fuzz/ (the activity decoder, peer messages, control lines, TXT
+# records, the YAML configuration), each from its seeds, and prints executions and findings per
+# target. Every target checks round trips, not only crashes.
+#
+#   scripts/fuzz.sh                      # CI: 20 s per target
+#   scripts/fuzz.sh --seconds 600        # longer, per target
+#   scripts/fuzz.sh --runs 10000000      # the long campaign: 10 million executions per target
+#   scripts/fuzz.sh --seconds 60 fuzz-txt fuzz-config
+#
+# A finding is written to .build-fuzz-findings/<target>/ (crash-*, timeout-*, oom-*) and the
+# script exits 1; replay one with `Fuzz/.build/release/<target> <file>`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+limit=(-max_total_time=20)
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) limit=(-max_total_time="$2"); shift 2 ;;
+    --runs) limit=(-runs="$2"); shift 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-activity fuzz-peer-message fuzz-control-line fuzz-txt fuzz-config)
+
+swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld >/dev/null
+bin=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld --show-bin-path)
+
+work=$(mktemp -d /tmp/handoff-fuzz-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failed=0
+printf '%-20s %14s %10s %8s %s\n' target executions exec/s seconds findings
+for t in "${targets[@]}"; do
+  findings=".build-fuzz-findings/$t"
+  mkdir -p "$work/$t" "$findings"
+  start=$(date +%s)
+  set +e
+  "$bin/$t" "${limit[@]}" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 -max_len=70000 \
+    -artifact_prefix="$findings/" "$work/$t" "Fuzz/Seeds/$t" >"$work/$t.log" 2>&1
+  rc=$?
+  set -e
+  seconds=$(( $(date +%s) - start ))
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(( execs / (seconds > 0 ? seconds : 1) ))
+  found=$(find "$findings" -type f | wc -l)
+  printf '%-20s %14s %10s %8s %s\n' "$t" "$execs" "$rate" "$seconds" "$found"
+  if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
+    failed=1
+    tail -n 30 "$work/$t.log" >&2
+  else
+    rmdir "$findings" 2>/dev/null || true
+  fi
+done
+rmdir .build-fuzz-findings 2>/dev/null || true
+exit $failed
