@@ -115,6 +115,11 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // A peer that misbehaves on purpose (hostile pairing names), for the end-to-end tests.
+        .executableTarget(name: "handoff-rogue-peer", dependencies: [
+            "HandoffLink",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore"]),

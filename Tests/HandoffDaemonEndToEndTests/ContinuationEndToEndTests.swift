@@ -76,6 +76,7 @@ struct ContinuationEndToEndTests {
         defer { hosts.tearDown() }
         let out = "/tmp/handoffd-e2e/\(hosts.name)-out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        hosts.removeOnTearDown(out)
         let (a, b) = try await startPaired(hosts, configA: DaemonHost.hawkNotesTypes + """
               - type: org.example.onlyA
               - type: org.example.req

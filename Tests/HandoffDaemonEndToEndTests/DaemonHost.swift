@@ -26,6 +26,7 @@ final class DaemonHost: @unchecked Sendable {
         dir = "/tmp/handoffd-e2e/\(hosts.host(index))"
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        hosts.removeOnTearDown(dir)
         let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
         let yaml = """
             device_name: \(name)

@@ -15,6 +15,7 @@ struct LifecycleEndToEndTests {
         try await b.start()
         let socket = a.socket
         let notify = try NotifyListener(path: "/tmp/handoffd-e2e/\(hosts.name)-notify.sock") { FileManager.default.fileExists(atPath: socket) }
+        hosts.removeOnTearDown(notify.path)
         defer { notify.close() }
         try await a.start(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"])
         try await waitUntil("READY=1", timeout: 10) { notify.first("READY=1") != nil }

@@ -7,9 +7,9 @@ import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffClientTests {
     func server(allowed: Set<uid_t> = [geteuid(), 0]) async throws -> ControlServer {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let s = ControlServer(path: dir.appendingPathComponent("control.sock").path, allowedUIDs: allowed, operations: EchoOperations())
+        // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8)).sock").path
+        let s = ControlServer(path: path, allowedUIDs: allowed, operations: EchoOperations())
         try await s.start()
         return s
     }

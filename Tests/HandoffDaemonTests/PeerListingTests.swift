@@ -30,9 +30,9 @@ private struct LoopbackDaemon {
         discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)
         daemon = try Daemon(parts: DaemonParts(configuration: c, library: library, identity: identity, trustStore: trust,
                                                sceneStore: MemorySceneStore(), discovery: discovery, logger: Logger(label: "test.\(name)")))
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        control = ControlServer(path: dir.appendingPathComponent("control.sock").path, operations: daemon)
+        // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
+        control = ControlServer(path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,
+                                operations: daemon)
     }
 
     func start() async throws {

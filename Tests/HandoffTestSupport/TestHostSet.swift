@@ -19,6 +19,8 @@ public final class TestHostSet: @unchecked Sendable {
     public let name: String
     public let count: Int
     private var children: [ChildProcess] = []
+    /// Files and directories the tests made for these hosts, removed by `tearDown`.
+    private var scratch: [String] = []
     private let lock = NSLock()
     private var down = false
 
@@ -64,7 +66,11 @@ public final class TestHostSet: @unchecked Sendable {
         }
         for c in kids { c.stop() }
         _ = try? Self.script(["down", name])
+        for path in lock.withLock({ scratch }) { try? FileManager.default.removeItem(atPath: path) }
     }
+
+    /// Removes `path` when the hosts are torn down.
+    public func removeOnTearDown(_ path: String) { lock.withLock { scratch.append(path) } }
 
     deinit { tearDown() }
 
