@@ -13,6 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
+# libFuzzer's own handler must see a crash to save its input; Swift's backtracer would take it first.
+export SWIFT_BACKTRACE=enable=no
 
 limit=(-max_total_time=20)
 targets=()
@@ -42,7 +44,10 @@ for t in "${targets[@]}"; do
   rc=$?
   set -e
   seconds=$(( $(date +%s) - start ))
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$' || echo 0)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$' || true)
+  # Without final stats (a finding stopped it), the last progress line says how far it got.
+  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$work/$t.log" | tail -n 1 | tr -d '#')
+  [ -n "$execs" ] || execs=0
   rate=$(( execs / (seconds > 0 ? seconds : 1) ))
   found=$(find "$findings" -type f | wc -l)
   printf '%-20s %14s %10s %8s %s\n' "$t" "$execs" "$rate" "$seconds" "$found"

@@ -23,18 +23,22 @@ extension AvahiDiscovery {
             let problem: DiscoveryError = FileManager.default.fileExists(atPath: socket)
                 ? .avahi(code: error, message: avahiErrorText(error), during: "connecting to avahi-daemon")
                 : .dbusUnavailable(socket: socket)
-            report(problem)
-            schedule(.reconnect, afterMilliseconds: 500)
+            report(problem, retrying: reconnectDelayMs)
+            schedule(.reconnect, afterMilliseconds: reconnectDelayMs)
+            reconnectDelayMs = min(reconnectDelayMs * 2, 10_000)
             return
         }
         client = made
     }
 
-    /// Logs and emits a problem once until it changes or clears, so a long outage is one line.
-    func report(_ problem: DiscoveryError) {
+    /// Logs and emits a problem once until it changes or clears, so a long outage is one line
+    /// (it says that handoffd keeps trying; the return is logged too).
+    func report(_ problem: DiscoveryError, retrying delayMs: UInt32? = nil) {
         guard reportedProblem != problem.description else { return }
         reportedProblem = problem.description
-        logger.error("discovery unavailable", metadata: ["error": "\(problem)"])
+        var metadata: Logger.Metadata = ["error": "\(problem)"]
+        if let delayMs { metadata["retry.firstAfterMillis"] = "\(delayMs)"; metadata["retry.maxIntervalSeconds"] = "10" }
+        logger.error("discovery unavailable; retrying until it works (logged again when it does)", metadata: metadata)
         emit(.failure(problem))
     }
 
@@ -43,7 +47,8 @@ extension AvahiDiscovery {
         client = c
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
-            if reportedProblem != nil { logger.info("avahi-daemon is available again") }
+            reconnectDelayMs = 500
+            if reportedProblem != nil { logger.notice("discovery available again: avahi-daemon answers over D-Bus") }
             reportedProblem = nil
             logger.debug("avahi client running", metadata: ["avahi.version": "\(String(cString: avahi_client_get_version_string(c)))"])
             execute(machine.clientBecameRunning())

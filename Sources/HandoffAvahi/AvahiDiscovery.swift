@@ -30,6 +30,8 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
     var timers: [OpaquePointer: TimerPurpose] = [:]
     var reportedProblem: String?
+    /// Delay before the next attempt to reach the system bus: doubles up to 10 s, reset on success.
+    var reconnectDelayMs: UInt32 = 500
     var stopped = false
 
     struct Lookup {

@@ -88,9 +88,9 @@ struct JSONReader {
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
-            let keyStart = i
             let key = try string()
-            if i - keyStart - 2 > limits.maxKeyBytes || key.utf8.count > limits.maxKeyBytes {
+            // The key as read (escapes resolved): `\u007f` is one byte of key, not six.
+            if key.utf8.count > limits.maxKeyBytes {
                 throw .limit("a key at \(path) is longer than \(limits.maxKeyBytes) bytes")
             }
             skipSpace()

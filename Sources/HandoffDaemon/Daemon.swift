@@ -6,6 +6,7 @@ import HandoffCore
 import HandoffDiscovery
 import HandoffLink
 import Logging
+import NIOCore
 
 /// What the daemon is built from; `handoffd` assembles it from the configuration, tests from
 /// temporary directories.
@@ -121,7 +122,9 @@ public actor Daemon {
     /// Component tests listen on loopback only.
     public func start(listeningOn host: String = "0.0.0.0") async throws {
         try await wire()
-        listeningPort = try await endpoint.listen(host: host, port: configuration.peerPort)
+        do { listeningPort = try await endpoint.listen(host: host, port: configuration.peerPort) } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw DaemonStartError.portInUse(configuration.peerPort)
+        }
         let endpoint = self.endpoint
         tasks.append(Task { [weak self] in
             for await session in endpoint.sessions { await self?.accepted(session) }
@@ -202,6 +205,18 @@ public actor Daemon {
         for (id, p) in pairings where p.owner == client.key {
             p.session.cancel()
             pairings[id] = nil
+        }
+    }
+}
+
+/// Why the daemon could not start serving.
+public enum DaemonStartError: Error, CustomStringConvertible {
+    case portInUse(Int)
+
+    public var description: String {
+        switch self {
+        case .portInUse(let port):
+            "the peer port \(port) is already in use (another handoffd, the system or a user instance, may hold it); set peer_port in the configuration to another port, or to 0 to take any free port (it is advertised)"
         }
     }
 }

@@ -1,7 +1,42 @@
 import ArgumentParser
 
-/// `handoffctl`: drives the local handoffd over its control socket.
+/// The entry point: options every command takes may also come before the command
+/// (`handoffctl --socket P status`); they are moved after it for the parser.
 @main
+enum HandoffctlMain {
+    static func main() async {
+        await Handoffctl.main(GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
+enum GlobalOptions {
+    static let withValue: Set<String> = ["--socket"]
+    static let flags: Set<String> = ["--json"]
+
+    /// `[--socket P] [--json] command args` -> `command args --socket P --json` (before any `--`).
+    static func movedAfterCommand(_ args: [String]) -> [String] {
+        var leading: [String] = []
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if withValue.contains(a), i + 1 < args.count {
+                leading += [a, args[i + 1]]
+                i += 2
+            } else if flags.contains(a) || withValue.contains(where: { a.hasPrefix($0 + "=") }) {
+                leading.append(a)
+                i += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty else { return args }
+        var rest = Array(args[i...])
+        if let end = rest.firstIndex(of: "--") { rest.insert(contentsOf: leading, at: end) } else { rest += leading }
+        return rest
+    }
+}
+
+/// `handoffctl`: drives the local handoffd over its control socket.
 struct Handoffctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoffctl",

@@ -23,6 +23,9 @@ struct Handoffd: AsyncParsableCommand {
     @Option(help: "The configuration file. A missing file at the default path means built-in defaults.")
     var config: String = Handoffd.defaultConfigPath
 
+    @Flag(help: "A missing --config file means built-in defaults too (the user unit's ~/.config/handoffd/handoffd.yaml).")
+    var configOptional = false
+
     @Flag(help: "Check the configuration and the library, report the first error with its key, and exit.")
     var checkConfig = false
 
@@ -49,7 +52,9 @@ struct Handoffd: AsyncParsableCommand {
             return
         }
         let level = Logger.Level(rawValue: settings.configuration.logLevel) ?? .info
+        let journal = JournalLogHandler.stderrIsJournal()
         LoggingSystem.bootstrap { label in
+            if journal { return JournalLogHandler(label: label, level: level) }
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = level
             return h
@@ -63,7 +68,12 @@ struct Handoffd: AsyncParsableCommand {
             try await group.run()
         } catch let error as StartupError {
             logger.critical("handoffd cannot start", metadata: ["error": "\(error)"])
-            FileHandle.standardError.write(Data("handoffd: \(error)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as DaemonStartError {
+            logger.critical("handoffd cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode.failure
+        } catch {
+            logger.critical("handoffd stopped on an error", metadata: ["error": "\(error)"])
             throw ExitCode.failure
         }
     }

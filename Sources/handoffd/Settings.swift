@@ -34,7 +34,7 @@ struct Settings: Sendable {
                 throw StartupError.config(error.description)
             }
             source = options.config
-        } else if options.config == Handoffd.defaultConfigPath {
+        } else if options.config == Handoffd.defaultConfigPath || options.configOptional {
             configuration = HandoffConfiguration()
             source = "built-in defaults (no \(options.config))"
         } else {

@@ -101,6 +101,14 @@ import Testing
         #expect(throws: Never.self) { try BoundedDecoder().decode(bytes) }
     }
 
+    /// Found by fuzz-control-line: a key near the limit, made of characters the writer escapes,
+    /// was measured escaped (six bytes a character) and refused when read back.
+    @Test func aKeyIsMeasuredAsRead() throws {
+        let key = String(repeating: "\u{7F}", count: 1_000)
+        let value: PropertyListValue = ["k": .dictionary([key: 1, "x": 2])]
+        #expect(try JSONValue.parse(JSONWriter.encode(value)) == value)
+    }
+
     /// Not JSON in the strict sense: JSONSerialization let some through and merged repeated keys.
     @Test(arguments: [#"{"op":"x","a":1,"a":2}"#, #"{"op":"x","a":1e999}"#, #"{"op":"x","a":99999999999999999999}"#,
                       #"{"op":"x","a":"\ud800"}"#, #"{"op":"x","a":{"$real":"nan"}}"#, #"{"op":"x"} x"#, "{\"op\":\"x\",\"a\":\"\u{01}\"}"])
