@@ -17,6 +17,10 @@ PACKAGES=(
   libsqlite3-dev        # GRDB's SQLite
   procps                # pgrep/ps in test harnesses
   systemd               # systemd-analyze: the unit's security exposure is tested
+  mmdebstrap            # a Debian 12 tree that boots systemd for the systemd suite
+  systemd-container     # systemd-nspawn (without recommends: libnss-mymachines edits nsswitch.conf)
+  dpkg-dev              # dpkg-shlibdeps: the package's library dependencies
+  lintian               # checks the .deb
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs handoffd where Debian expects it (run as root, or with DESTDIR for packaging):
 #   /usr/bin/handoffd, /usr/bin/handoffctl
-#   /lib/systemd/system/handoffd.service, /usr/lib/systemd/user/handoffd.service
+#   /lib/systemd/system/handoffd.service, /usr/lib/systemd/user/handoffd.service,
+#   /usr/lib/sysusers.d/handoffd.conf (the system user)
 #   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json
 #   man pages, shell completions (bash, zsh, fish), /usr/share/doc/handoffd
 # Then: systemctl enable --now handoffd   (or per user: systemctl --user enable --now handoffd)
@@ -13,10 +14,12 @@ D=${DESTDIR:-}
 
 scripts/build-release.sh handoffd handoffctl
 BIN=$(scripts/build-release.sh --bin-path)
-swift package generate-manual >/dev/null
+# From the debug build (it has the same commands and help): the plugin's default, release,
+# would build everything a second time.
+swift package generate-manual --configuration debug >/dev/null
 MAN=.build/plugins/GenerateManual/outputs
 
-install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/etc/handoffd" "$D/usr/share/handoffd" \
+install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
   "$D/usr/share/fish/vendor_completions.d" "$D/usr/share/doc/handoffd"
 install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$D/usr/bin/"
@@ -24,13 +27,16 @@ install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$D/usr/bin/"
 strip --strip-debug "$D/usr/bin/handoffd" "$D/usr/bin/handoffctl"
 install -m 0644 systemd/handoffd.service "$D/lib/systemd/system/handoffd.service"
 install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.service"
+install -m 0644 systemd/sysusers.d/handoffd.conf "$D/usr/lib/sysusers.d/handoffd.conf"
 [ -e "$D/etc/handoffd/handoffd.yaml" ] || install -m 0644 config/handoffd.yaml "$D/etc/handoffd/handoffd.yaml"
 install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"
-for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1; do gzip -9n < "$page" > "$D/usr/share/man/man1/$(basename "$page").gz"; done
-"$BIN/handoffctl" --generate-completion-script bash > "$D/usr/share/bash-completion/completions/handoffctl"
+# Blank lines are not mdoc (groff warns about each).
+for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
+# A completion file is sourced, not run: no "#!" line.
+"$BIN/handoffctl" --generate-completion-script bash | sed '1{/^#!/d}' > "$D/usr/share/bash-completion/completions/handoffctl"
 "$BIN/handoffctl" --generate-completion-script zsh > "$D/usr/share/zsh/vendor-completions/_handoffctl"
 "$BIN/handoffctl" --generate-completion-script fish > "$D/usr/share/fish/vendor_completions.d/handoffctl.fish"
 install -m 0644 README.md docs/*.md "$D/usr/share/doc/handoffd/"
 "$D/usr/bin/handoffd" --check-config --config "$D/etc/handoffd/handoffd.yaml"
-if [ -z "$D" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+if [ -z "$D" ] && [ -d /run/systemd/system ]; then systemd-sysusers handoffd.conf; systemctl daemon-reload; fi
 echo "installed; start with: systemctl enable --now handoffd"
