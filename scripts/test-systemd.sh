@@ -70,7 +70,7 @@ waitfor() {  # waitfor SECONDS COMMAND...: until it succeeds or the deadline
 # 1. The tree: Debian 12 with systemd, D-Bus, Avahi and what handoffd links (no network inside).
 echo "building a Debian 12 tree with mmdebstrap ..."
 t0=$(date +%s)
-if ! mmdebstrap --variant=minbase --include=systemd,systemd-sysv,dbus,avahi-daemon,avahi-utils,libavahi-client3,libsqlite3-0,iproute2,procps,util-linux,passwd,adduser \
+if ! mmdebstrap --variant=minbase --include=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,avahi-daemon,avahi-utils,libavahi-client3,libsqlite3-0,iproute2,procps,util-linux,passwd,adduser \
      --customize-hook='echo handoffd-test > "$1/etc/hostname"' bookworm "$tree" >"$tree.log" 2>&1; then
   tail -n 20 "$tree.log" >&2; rm -f "$tree.log"
   echo "systemd suite: mmdebstrap failed"; echo "0 passed, 1 failed"; exit 1
@@ -127,17 +127,28 @@ published() { in_ct avahi-browse -p -t -r _handoff._tcp 2>/dev/null | grep -q '^
 check "the advert is published (avahi-browse in the container)" waitfor 5 published
 check "the daemon runs as the static user 'handoffd'" bash -c "
   u=\$(nsenter -t $ct -a -- ps -o user= -p \$(nsenter -t $ct -a -- systemctl show -P MainPID handoffd)); [ \"\$u\" = handoffd ] && echo \$u"
-check "errors reach the journal at their priority; no second timestamp; no thread-priority warnings" bash -c "
+check "errors reach the journal at their priority (journalctl -p err), with no second timestamp" bash -c "
+  nsenter -t $ct -a -- cp /etc/handoffd/handoffd.yaml /root/handoffd.yaml
+  echo 'peer_port: many' | nsenter -t $ct -a -- tee -a /etc/handoffd/handoffd.yaml >/dev/null
+  nsenter -t $ct -a -- systemctl restart handoffd 2>/dev/null
+  for i in \$(seq 1 100); do nsenter -t $ct -a -- journalctl -u handoffd -p err -o cat --no-pager | grep -q 'peer_port' && break; sleep 0.1; done
+  err=\$(nsenter -t $ct -a -- journalctl -u handoffd -p err -o cat --no-pager | grep 'peer_port' | head -n 1)
+  nsenter -t $ct -a -- cp /root/handoffd.yaml /etc/handoffd/handoffd.yaml
+  nsenter -t $ct -a -- systemctl reset-failed handoffd; nsenter -t $ct -a -- systemctl restart handoffd
+  [ -n \"\$err\" ] || { echo 'no error in journalctl -p err'; exit 1; }
+  echo \"\$err\" | grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' && { echo \"a second timestamp: \$err\"; exit 1; }
+  echo \"\$err\" | cut -c1-100"
+waitfor 10 advertising
+check "avahi-daemon stopped and started: logged once, with the cause, and again when it is back; no thread-priority warnings" bash -c "
   nsenter -t $ct -a -- systemctl stop avahi-daemon.socket avahi-daemon >/dev/null 2>&1
-  for i in \$(seq 1 100); do nsenter -t $ct -a -- journalctl -u handoffd -p err -o cat --no-pager | grep -q 'discovery unavailable' && break; sleep 0.1; done
-  nsenter -t $ct -a -- journalctl -u handoffd -p err -o cat --no-pager | grep -q 'discovery unavailable' || { echo 'no error in journalctl -p err'; exit 1; }
+  for i in \$(seq 1 100); do nsenter -t $ct -a -- journalctl -u handoffd -p warning -o cat --no-pager | grep -q 'lost avahi-daemon' && break; sleep 0.1; done
   nsenter -t $ct -a -- systemctl start avahi-daemon >/dev/null
-  for i in \$(seq 1 100); do nsenter -t $ct -a -- journalctl -u handoffd -o cat --no-pager | grep -q 'discovery available again' && break; sleep 0.1; done
+  for i in \$(seq 1 100); do [ \$(nsenter -t $ct -a -- journalctl -u handoffd -o cat --no-pager | grep -c 'avahi-daemon reachable') -ge 2 ] && break; sleep 0.1; done
   log=\$(nsenter -t $ct -a -- journalctl -u handoffd -o cat --no-pager)
-  echo \"\$log\" | grep -q 'discovery available again' || { echo 'the return was not logged'; exit 1; }
-  [ \$(echo \"\$log\" | grep -c 'discovery unavailable') -eq 1 ] || { echo 'the outage was logged more than once'; exit 1; }
-  ! echo \"\$log\" | grep -q 'thread priority' || { echo \"\$log\" | grep 'thread priority' | head -n 2; exit 1; }
-  ! echo \"\$log\" | grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' || { echo 'a line carries its own timestamp'; exit 1; }"
+  [ \$(echo \"\$log\" | grep -c 'lost avahi-daemon') -eq 1 ] || { echo 'the loss was not logged exactly once'; exit 1; }
+  echo \"\$log\" | grep 'lost avahi-daemon' | grep -q 'avahi.error=' || { echo 'no cause'; exit 1; }
+  [ \$(echo \"\$log\" | grep -c 'avahi-daemon reachable') -ge 2 ] || { echo 'the return was not logged'; exit 1; }
+  ! echo \"\$log\" | grep -q 'thread priority' || { echo \"\$log\" | grep 'thread priority' | head -n 2; exit 1; }"
 waitfor 10 advertising
 check "SIGKILL: systemd restarts it" bash -c "
   old=\$(nsenter -t $ct -a -- systemctl show -P MainPID handoffd)
@@ -185,6 +196,18 @@ check "user unit: the sandbox applies (systemd-analyze --user security at most 3
   line=$(as_alice systemd-analyze --user security handoffd.service --no-pager | grep "Overall exposure"); echo "$line"
   awk "{for(i=1;i<=NF;i++) if(\$i ~ /^[0-9.]+\$/) {print \$i; exit}}" <<<"$line" | awk "{exit !(\$1 <= 3.0)}"'
 as_alice systemctl --user disable --now handoffd >/dev/null 2>&1
+
+check "the system bus stopped and started: one error with the cause and the retry (journalctl -p err), and a line when it is back" bash -c "
+  nsenter -t $ct -a -- systemctl stop avahi-daemon.socket avahi-daemon dbus.socket dbus >/dev/null 2>&1
+  for i in \$(seq 1 100); do nsenter -t $ct -a -- journalctl -u handoffd -p err -o cat --no-pager | grep -q 'discovery unavailable' && break; sleep 0.1; done
+  err=\$(nsenter -t $ct -a -- journalctl -u handoffd -p err -o cat --no-pager | grep 'discovery unavailable')
+  nsenter -t $ct -a -- systemctl start dbus.socket dbus avahi-daemon >/dev/null
+  for i in \$(seq 1 150); do nsenter -t $ct -a -- journalctl -u handoffd -o cat --no-pager | grep -q 'discovery available again' && break; sleep 0.1; done
+  [ \$(echo \"\$err\" | grep -c .) -eq 1 ] || { echo \"expected one error line, got: \$err\"; exit 1; }
+  echo \"\$err\" | grep -q 'retry' || { echo \"no retry in: \$err\"; exit 1; }
+  nsenter -t $ct -a -- journalctl -u handoffd -o cat --no-pager | grep -q 'discovery available again' || { echo 'the return was not logged'; exit 1; }
+  echo \"\$err\" | cut -c1-110"
+waitfor 10 advertising
 
 # 6. Stop, removal, purge.
 check "systemctl stop: clean within 2 s, and the advert is withdrawn" bash -c '

@@ -54,6 +54,7 @@ public final class SceneDatabase: Sendable {
             return q
         }
         var config = Configuration()
+        config.qos = StateDatabase.queueQoS
         config.readonly = true
         return try DatabaseQueue(path: path, configuration: config)
     }
@@ -62,6 +63,7 @@ public final class SceneDatabase: Sendable {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 { fchmod(fd, 0o600); close(fd) }
         var config = Configuration()
+        config.qos = StateDatabase.queueQoS
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A daemon's working set, not a database server's: scenes are read once at start and

@@ -10,6 +10,10 @@ import Glibc
 /// transaction survives power loss), file mode 0600, schema by migrations.
 public final class StateDatabase: Sendable {
     public static let fileName = "handoffd.sqlite"
+    /// GRDB's queues default to user-initiated, which libdispatch on Linux maps to nice -2: a
+    /// sandboxed daemon may not raise its priority, and each such worker thread logged "Failed to
+    /// set thread priority". A daemon's database work is default priority anyway.
+    static let queueQoS: DispatchQoS = .default
     public let pool: DatabasePool
     public let path: String
 
@@ -20,6 +24,7 @@ public final class StateDatabase: Sendable {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 { fchmod(fd, 0o600); close(fd) }
         var config = Configuration()
+        config.qos = StateDatabase.queueQoS
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }

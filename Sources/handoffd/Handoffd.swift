@@ -44,7 +44,9 @@ struct Handoffd: AsyncParsableCommand {
     func run() async throws {
         let settings: Settings
         do { settings = try Settings.load(self) } catch {
-            FileHandle.standardError.write(Data("handoffd: \(error)\n".utf8))
+            // Before logging is set up: the journal still gets it as an error (`<3>`).
+            let prefix = JournalLogHandler.stderrIsJournal() ? "<\(JournalLogHandler.priority(.critical))>" : ""
+            FileHandle.standardError.write(Data("\(prefix)handoffd: \(error)\n".utf8))
             throw ExitCode.failure
         }
         if checkConfig {
