@@ -75,7 +75,16 @@ stop_daemons() {
 # end_daemons_and_hosts: the EXIT trap of these scripts: daemons alpha and beta stopped, the test
 # hosts of SET removed, WORK deleted.
 end_daemons_and_hosts() {
-  stop_daemons alpha beta
+  local name pid
+  # SIGTERM to each daemon that answers; then the hosts go, and with them (by PID, inside our
+  # namespaces) anything that did not answer, so that waiting for the launchers cannot hang.
+  for name in alpha beta; do
+    pid=$(daemon_pid "$name" 2>/dev/null || true)
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
   scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
+  for name in alpha beta; do
+    [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
+  done
   rm -rf "$WORK"
 }

@@ -12,6 +12,46 @@ public enum JSONWriter {
         return out
     }
 
+    /// Indented, `"key" : value`, keys sorted: the layout of JSONSerialization's pretty printing,
+    /// which scripts that read `handoffctl --json` match on.
+    public static func pretty(_ value: PropertyListValue) -> [UInt8] {
+        var out: [UInt8] = []
+        writePretty(value, indent: 0, into: &out)
+        return out
+    }
+
+    private static func writePretty(_ value: PropertyListValue, indent: Int, into out: inout [UInt8]) {
+        func newline(_ level: Int) {
+            out.append(0x0A)
+            out += [UInt8](repeating: 0x20, count: 2 * level)
+        }
+        switch value {
+        case .array(let a) where !a.isEmpty:
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                writePretty(v, indent: indent + 1, into: &out)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "]"))
+        case .dictionary(let d) where !d.isEmpty && !(d.count == 1 && d.keys.first!.hasPrefix("$")):
+            out.append(UInt8(ascii: "{"))
+            for (i, k) in d.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                string(k, into: &out)
+                out += Array(" : ".utf8)
+                writePretty(d[k]!, indent: indent + 1, into: &out)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "}"))
+        default:
+            // Scalars, tags, empty containers and lone $-keys: as on one line.
+            write(value, into: &out)
+        }
+    }
+
     static func write(_ value: PropertyListValue, into out: inout [UInt8]) {
         switch value {
         case .string(let s): string(s, into: &out)

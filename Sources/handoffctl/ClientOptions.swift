@@ -46,9 +46,9 @@ struct ClientOptions: ParsableArguments {
         if json { printJSON(result) } else { human(result) }
     }
 
-    /// Our writer: lossless, and it escapes every display control a peer's text may hold.
+    /// Our writer, indented: lossless, and it escapes every display control a peer's text may hold.
     func printJSON(_ value: PropertyListValue?) {
-        print(JSONValue.text(value ?? [:]))
+        print(String(decoding: JSONWriter.pretty(value ?? [:]), as: UTF8.self))
     }
 }
 

@@ -126,6 +126,22 @@ import Testing
     }
 }
 
+@Suite struct PrettyJSONTests {
+    /// handoffctl --json: the layout scripts match on (`"avahi" : "up"`), and it reads back equal.
+    @Test func prettyIsIndentedAndReadsBack() throws {
+        let v: PropertyListValue = ["avahi": "up", "peers": [["name": "b", "n": 1]], "e": [], "t": .date(Date(timeIntervalSince1970: 5)), "o": ["$k": 1]]
+        let text = String(decoding: JSONWriter.pretty(v), as: UTF8.self)
+        #expect(text.contains(#"  "avahi" : "up","#))
+        #expect(text.contains("\n    {\n      \"n\" : 1,"))
+        #expect(try JSONValue.parse(Array(text.utf8)) == v)
+        var rng = SplitMix(seed: 42)
+        for _ in 0..<500 {
+            let r = rng.value(depth: 0)
+            #expect(try JSONValue.parse(JSONWriter.pretty(r), limits: CodecLimits(maxDepth: 64, maxValues: 100_000, maxBytes: 1 << 24)) == r)
+        }
+    }
+}
+
 /// A small deterministic generator of property-list values.
 struct SplitMix {
     var state: UInt64
