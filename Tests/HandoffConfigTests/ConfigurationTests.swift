@@ -134,3 +134,18 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(file == "/nonexistent.yaml")
     }
 }
+
+/// Found by fuzz-config (issue 11's campaign): explicit keys let a 2.5 KB file take Yams 19 s
+/// (its duplicate-key check compares list and mapping keys recursively). They are refused first.
+@Suite struct ExplicitKeyTests {
+    @Test(arguments: ["? [a, b]\n: 1\n", "limits:\n  ? max_frame_bytes\n  : 4096\n", "x: {? a: b}\n", "- ? k\n  : v\n"])
+    func explicitKeysAreRefusedWithTheLine(_ yaml: String) {
+        #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: yaml) }
+        #expect(HandoffConfiguration.explicitKeyLine(yaml) != nil)
+    }
+
+    @Test(arguments: ["device_name: \"what? \"\n", "# a comment? yes\npeer_port: 7340\n", "opener: [/usr/bin/xdg-open]\n"])
+    func questionMarksElsewhereAreFine(_ yaml: String) {
+        #expect(HandoffConfiguration.explicitKeyLine(yaml) == nil)
+    }
+}
