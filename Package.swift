@@ -122,7 +122,7 @@ let package = Package(
         ]),
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
-        .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore"]),
+        .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
@@ -134,7 +134,7 @@ let package = Package(
             "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HandoffState", "HandoffTestSupport",
             "HandoffConfig", "HandoffDiscovery", "HandoffLink", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl"]),
+        .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl", "HandoffTestSupport"]),
         .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [
             "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HandoffTestSupport",
         ]),

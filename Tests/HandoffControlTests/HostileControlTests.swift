@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffTestSupport
 import Testing
 @testable import HandoffControl
 
@@ -59,7 +60,7 @@ import Testing
 
     /// Item 12, as a property: random values through our writer and reader come back equal.
     @Test func randomValuesRoundTrip() throws {
-        var rng = SplitMix(seed: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         for _ in 0..<3_000 {
             let v = rng.value(depth: 0)
             let text = JSONWriter.encode(v)
@@ -134,7 +135,7 @@ import Testing
         #expect(text.contains(#"  "avahi" : "up","#))
         #expect(text.contains("\n    {\n      \"n\" : 1,"))
         #expect(try JSONValue.parse(Array(text.utf8)) == v)
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<500 {
             let r = rng.value(depth: 0)
             #expect(try JSONValue.parse(JSONWriter.pretty(r), limits: CodecLimits(maxDepth: 64, maxValues: 100_000, maxBytes: 1 << 24)) == r)
@@ -142,17 +143,8 @@ import Testing
     }
 }
 
-/// A small deterministic generator of property-list values.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Property-list values from a deterministic generator.
+extension SplitMix64 {
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 
     mutating func string() -> String {
