@@ -37,6 +37,14 @@ struct ConfigFile: Decodable {
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
 
+    /// The keys whose values are whole numbers (section.key), checked as decimal text first.
+    static let integerKeys: Set<String> = [
+        "peer_port", "handlers[].timeout_seconds", "limits.activity_warn_bytes", "limits.activity_max_bytes",
+        "limits.decode_max_depth", "limits.decode_max_values", "limits.decode_max_bytes", "limits.max_frame_bytes",
+        "limits.handshake_timeout_seconds", "limits.max_unauthenticated", "limits.max_unauthenticated_per_source",
+        "limits.max_control_clients", "limits.max_control_line_bytes",
+    ]
+
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
         "": ["device_name", "peer_port", "interfaces", "state_directory", "runtime_directory", "log_level", "library",

@@ -175,6 +175,13 @@ extension HandoffConfiguration {
                 }
                 let keyPath = path.isEmpty ? name : "\(path).\(name)"
                 if let known, !known.contains(name) { throw .unknownKey(file: file, key: keyPath) }
+                // Whole numbers are read here, in decimal, before Yams: its YAML 1.1 base-60 form
+                // (`8666:66`) overflowed and trapped inside Yams (found by fuzz-config).
+                if ConfigFile.integerKeys.contains(section.isEmpty ? name : "\(section).\(name)") {
+                    guard let text = v.scalar?.string, Int(text) != nil else {
+                        throw .invalid(file: file, key: keyPath, reason: "must be a whole number in decimal")
+                    }
+                }
                 try checkKeys(v, section: section.isEmpty ? name : "\(section).\(name)", path: keyPath, file: file)
             }
         } else if let sequence = node.sequence {

@@ -149,3 +149,17 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(HandoffConfiguration.explicitKeyLine(yaml) == nil)
     }
 }
+
+/// Found by fuzz-config: a YAML 1.1 base-60 number overflowed inside Yams and trapped (handoffd
+/// died on its configuration instead of naming the key). Whole numbers are checked as decimal first.
+@Suite struct WholeNumberTests {
+    @Test(arguments: ["limits:\n  max_frame_bytes: 866666666666666666:6666666666666\n", "peer_port: 1:30\n", "peer_port: 0x1CAC\n",
+                      "handlers:\n  - types: [a.b]\n    exec: [/bin/true]\n    timeout_seconds: 99999999999999999999\n"])
+    func onlyDecimalWholeNumbers(_ yaml: String) {
+        #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: yaml) }
+    }
+
+    @Test func decimalIsRead() throws {
+        #expect(try HandoffConfiguration(yaml: "peer_port: 7341\n").peerPort == 7341)
+    }
+}
