@@ -40,7 +40,7 @@ cleanup() {
     find "$cg" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
     rmdir "$cg" 2>/dev/null
   done
-  rm -rf "$tree"
+  rm -rf "$tree" "$tree.console" "$tree.log"
 }
 trap cleanup EXIT
 
