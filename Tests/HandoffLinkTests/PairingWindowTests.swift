@@ -6,13 +6,19 @@ import Testing
 /// Issue 11, item 5: a man in the middle had up to three silent guesses per window, and ten
 /// bytes with no crypto stopped a pairing in progress and counted toward the lockout.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PairingWindowTests {
-    @Test func aFailedPairingClosesTheWindow() async throws {
+    /// A asks B (window open) to pair; both sides have the code.
+    func pairingUnderWay() async throws -> (Node, Node, PairingSession, PairingSession) {
         let a = try await Node.start("A"), b = try await Node.start("B")
         b.endpoint.openPairingWindow()
         async let request = firstPairingRequest(b)
         let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
         let theirs = try #require(await request)
         _ = try await theirs.code()
+        return (a, b, mine, theirs)
+    }
+
+    @Test func aFailedPairingClosesTheWindow() async throws {
+        let (a, b, mine, theirs) = try await pairingUnderWay()
         theirs.reject()
         if case .success = await theirs.outcome() { Issue.record("pinned after a rejection") }
         // No second guess in the same window: the person must open it again.
@@ -21,12 +27,7 @@ import Testing
     }
 
     @Test func aBarePreambleNeitherStopsAPairingNorCounts() async throws {
-        let a = try await Node.start("A"), b = try await Node.start("B")
-        b.endpoint.openPairingWindow()
-        async let request = firstPairingRequest(b)
-        let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
-        let theirs = try #require(await request)
-        _ = try await theirs.code()
+        let (a, b, mine, theirs) = try await pairingUnderWay()
         // A stranger sends only a pairing preamble, three times.
         for _ in 0..<3 {
             let raw = try await rawConnect(to: b.port)
