@@ -65,7 +65,14 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Persistence in SQLite through GRDB: the trust store (and scenes, later).
+        // Waiting for an event or an answer with a deadline (Waiters), and bounding an operation
+        // (Timeout): the one mechanism the daemon and HandoffClient share.
+        .target(name: "HandoffAsync", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        // Persistence in SQLite through GRDB: the trust store and the scenes.
         .target(name: "HandoffState", dependencies: [
             "HandoffCore", "HandoffLink", "HandoffContent",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -75,16 +82,18 @@ let package = Package(
         .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
         // The control-socket client for handoffctl and apps; never imports HandoffDaemon.
         .target(name: "HandoffClient", dependencies: [
-            "HandoffControl", "HandoffCore",
+            "HandoffControl", "HandoffCore", "HandoffAsync",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // The daemon's logic: peer protocol, current activities and their advert (more to come).
         // The few libc calls Swift's Glibc module hides (pipe2 needs _GNU_SOURCE).
         .target(name: "CHandoffShims"),
+        // The daemon's components (Activities, Peers, Pairing, Continuations, SceneBook), each a
+        // Service owning its state, the peer protocol, and the control operations over them.
         .target(name: "HandoffDaemon", dependencies: [
             "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
+            "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -132,7 +141,8 @@ let package = Package(
         ]),
         .testTarget(name: "HandoffDaemonTests", dependencies: [
             "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HandoffState", "HandoffTestSupport",
-            "HandoffConfig", "HandoffDiscovery", "HandoffLink", .product(name: "Logging", package: "swift-log"),
+            "HandoffConfig", "HandoffDiscovery", "HandoffLink", "HandoffAsync", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl", "HandoffTestSupport"]),
         .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [

@@ -7,6 +7,7 @@ import HandoffDiscovery
 import HandoffLink
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// What the daemon is built from; `handoffd` assembles it from the configuration, tests from
 /// temporary directories.
@@ -17,195 +18,97 @@ public struct DaemonParts: Sendable {
     public var trustStore: any TrustStore
     public var sceneStore: any SceneStore
     public var discovery: any Discovery
+    /// The built-in handlers (the Hawk Notes ones in handoffd).
+    public var handlers: HandlerRegistry
     public var logger: Logger
 
     public init(configuration: HandoffConfiguration, library: Library, identity: IdentityKey, trustStore: any TrustStore,
-                sceneStore: any SceneStore, discovery: any Discovery, logger: Logger) {
+                sceneStore: any SceneStore, discovery: any Discovery, handlers: HandlerRegistry? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.library = library
         self.identity = identity
         self.trustStore = trustStore
         self.sceneStore = sceneStore
         self.discovery = discovery
+        self.handlers = try handlers ?? HandlerRegistry(HawkNotes.handlers(library: library))
         self.logger = logger
     }
 }
 
-/// handoffd's state and behaviour: current activities and their advert, peers and their
-/// presence, continuation and push, pairing, scenes; the control operations act on it
-/// (Daemon+Control.swift). The parts it drives (link, discovery, control socket) know nothing of it.
-public actor Daemon {
+/// handoffd's centre, assembled: the components, each owning its state (docs/ARCHITECTURE.md).
+/// `prepare` is the prelude (the link listens, the advert is published with its port); `services`
+/// are run by handoffd's ServiceGroup in this order and shut down in reverse: the control socket
+/// closes first, then pairing, continuation, the link (sessions closed), the advert (withdrawn),
+/// and last the scenes (every pending write done).
+public final class Daemon: Sendable {
     public let configuration: HandoffConfiguration
     let library: Library
-    let identity: IdentityKey
-    let trustStore: any TrustStore
-    let discovery: any Discovery
-    let endpoint: LinkEndpoint
-    let links: PeerLinks
+    let startedAt = ContinuousClock.now
+    let events: ControlEvents
     let scenes: SceneBook
-    let live = LiveHandlerRegistry()
-    let refreshes = AnswerWaiters<UserActivity>()
+    let peers: Peers
+    let activities: Activities
+    let continuations: Continuations
+    let pairing: Pairing
     let logger: Logger
-    let startedAt = Date()
-    var dispatcher: Dispatcher!
-    var requestHandler: PeerRequestHandler!
-
-    var current = CurrentActivities()
-    /// The control client that published each activity: asked to refresh it when it needsSave.
-    var owners: [UUID: ControlClient] = [:]
-    var watchers: [ObjectIdentifier: ControlClient] = [:]
-    var presence = PeerPresence()
-    var discovered: [String: DiscoveredPeer] = [:]
-    /// What each peer said in its hello: device name and declared types (by identity id).
-    var capabilities: [String: (device: String, types: [String])] = [:]
-    /// Each peer's activities as it last pushed or listed them (by identity id).
-    var remoteActivities: [String: [ActivitySummary]] = [:]
-    /// The set last put in the TXT, to notice when one expires.
-    var advertisedSet: [UUID: UInt64] = [:]
-    var avahiUp = false
-    /// Callers waiting for avahi-daemon, or for a paired peer's advert.
-    var wakeups = Wakeups()
-    /// How long a request waits for a paired peer's advert: mDNS resolution takes about a second,
-    /// so a peer that started, or paired with us, a moment ago is usually not listed yet.
-    var listingGrace: Duration = .seconds(3)
-    var publishedName: String?
-    var pairings: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
-    var incomingPairingWaiters: [(token: UUID, continuation: CheckedContinuation<PairingSession?, Never>)] = []
-    var listeningPort = 0
-    var tasks: [Task<Void, Never>] = []
 
     public init(parts: DaemonParts) throws {
         configuration = parts.configuration
         library = parts.library
-        identity = parts.identity
-        trustStore = parts.trustStore
-        discovery = parts.discovery
+        let identity = parts.identity
         logger = parts.logger
         var link = LinkConfiguration()
         link.maxFrame = configuration.link.maxFrameBytes
         link.handshakeTimeout = .seconds(Int64(configuration.link.handshakeTimeoutSeconds))
         link.maxUnauthenticated = configuration.link.maxUnauthenticated
         link.maxUnauthenticatedPerSource = configuration.link.maxUnauthenticatedPerSource
-        endpoint = LinkEndpoint(identity: identity, name: configuration.deviceName, trustStore: trustStore, configuration: link,
+        let endpoint = LinkEndpoint(identity: identity, name: configuration.deviceName, trustStore: parts.trustStore, configuration: link,
                                 logger: parts.logger)
-        links = PeerLinks(endpoint: endpoint, logger: parts.logger)
+        events = ControlEvents()
         let started = ContinuousClock.now
-        scenes = try SceneBook(library: library, store: parts.sceneStore)
+        scenes = try SceneBook(library: parts.library, store: parts.sceneStore)
         let took = ContinuousClock.now - started
-        let unreadable = scenes.unreadable
         logger.notice("scenes restored", metadata: ["scene.count": "\(scenes.restoredCount)", "scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"])
-        for record in unreadable {
+        for record in scenes.unreadable {
             logger.error("a saved scene could not be read and is skipped", metadata: ["scene.record": "\(record)"])
         }
-    }
-
-    /// Writes every pending scene change (SIGTERM) and closes the scene store.
-    public func flushScenes() async { await scenes.flush() }
-
-    /// Builds the dispatcher and the peer request handler, which call back into the daemon.
-    func wire() async throws {
-        let handlers = try HandlerRegistry(HawkNotes.handlers(library: library))
-        let router = ActivityRouter(declared: configuration.activityTypes, handlers: handlers)
-        let scenes = self.scenes
-        dispatcher = Dispatcher(router: router, execHandlers: configuration.execHandlers, opener: configuration.opener, live: live,
-                                applyRoute: { (route, activity) throws(SceneError) -> UUID in
-                                    try await scenes.apply(route, from: activity, preferred: DispatchContext.preferredScene)
-                                })
-        requestHandler = PeerRequestHandler(
-            device: configuration.deviceName, declaredTypes: configuration.activityTypes.types.map(\.rawValue),
-            current: { [weak self] in await self?.current ?? CurrentActivities() },
-            refresh: { [weak self] activity in await self?.refreshFromOwner(activity) })
-        await links.setServer { [weak self] message, session in await self?.serve(message, from: session) }
-    }
-
-    /// Starts the link listener and the control of peers and discovery; returns once listening.
-    /// Component tests listen on loopback only.
-    public func start(listeningOn host: String = "0.0.0.0") async throws {
-        try await wire()
-        do { listeningPort = try await endpoint.listen(host: host, port: configuration.peerPort) } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw DaemonStartError.portInUse(configuration.peerPort)
+        peers = Peers(endpoint: endpoint, greeting: (configuration.deviceName, configuration.activityTypes.types.map(\.rawValue)),
+                      discovery: parts.discovery, events: events, logger: logger)
+        activities = Activities(configuration: configuration,
+                                advert: Advert(discovery: parts.discovery, trustStore: parts.trustStore, instanceName: configuration.deviceName,
+                                               fingerprint: identity.identity.fingerprint),
+                                peers: peers, events: events, logger: logger)
+        continuations = Continuations(configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
+                                      peers: peers, activities: activities, events: events, logger: logger)
+        pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
+        if !configuration.interfaces.isEmpty {
+            logger.warning("the interfaces setting is no longer used and is ignored: handoffd listens on every address and trusts only the authenticated link; restrict interfaces in avahi-daemon.conf (allow-interfaces) and with the firewall")
         }
-        let endpoint = self.endpoint
-        tasks.append(Task { [weak self] in
-            for await session in endpoint.sessions { await self?.accepted(session) }
-        })
-        tasks.append(Task { [weak self] in
-            for await pairing in endpoint.pairingRequests { await self?.pairingArrived(pairing) }
-        })
-        let events = discovery.events
-        tasks.append(Task { [weak self] in
-            for await event in events { await self?.handle(event) }
-        })
-        try publishAdvert()
-        logger.info("handoffd started", metadata: ["device.name": "\(configuration.deviceName)", "link.port": "\(listeningPort)",
-                                                   "identity.fingerprint": "\(identity.identity.fingerprint)"])
     }
+
+    /// The prelude: the link listens, peers' messages are routed, the advert is published with the
+    /// link's port. Component tests listen on loopback only.
+    public func prepare(listeningOn host: String = "0.0.0.0") async throws {
+        let port = try await peers.listen(host: host, port: configuration.peerPort)
+        await peers.links.setServer(PeerServer(peers: peers, activities: activities, continuations: continuations, logger: logger).serve)
+        try await activities.startAdvertising(port: port)
+        logger.info("handoffd started", metadata: ["device.name": "\(configuration.deviceName)", "link.port": "\(port)",
+                                                   "identity.fingerprint": "\(peers.fingerprint)"])
+    }
+
+    /// In start order; a ServiceGroup stops them in reverse.
+    public var services: [any Service] { [scenes, activities, peers, continuations, pairing] }
+
+    /// The control operations, for the control socket.
+    public var operations: any ControlOperations { DaemonControl(daemon: self) }
 
     /// Waits until the Avahi client is up, or `timeout` passes; true if it is up.
-    public func waitForAvahi(timeout: Duration) async -> Bool {
-        if !avahiUp { await wait(for: .avahiUp, atMost: timeout) }
-        return avahiUp
-    }
+    public func waitForAvahi(timeout: Duration) async -> Bool { await peers.waitForAvahi(timeout: timeout) }
 
-    /// Waits until `reason` is woken (`wakeups.wake`) or `limit` passes. The caller checks its
-    /// condition first, with no suspension before this call.
-    func wait(for reason: WakeReason, atMost limit: Duration) async {
-        let token = UUID()
-        let timer = Timeout.after(limit) { Task { await self.endWait(token) } }
-        await withCheckedContinuation { wakeups.add(token, reason, $0) }
-        timer.cancel()
-    }
-
-    private func endWait(_ token: UUID) { wakeups.wake(token) }
-
-    /// Once a second: presence pings, and expiry of advertised activities.
-    public func tick(now: Date = Date()) async {
-        guard listeningPort != 0 else { return }
-        if advertisedChanged(at: now) { await activitiesChanged() }
-        for name in presence.due(at: now) {
-            guard let (peer, host, port) = reachablePaired(name) else { continue }
-            Task { [weak self] in
-                guard let self else { return }
-                let ok = (try? await self.links.request({ .ping(id: $0) }, to: peer, host: host, port: port, timeout: .seconds(2))) != nil
-                await self.pinged(name, ok: ok)
-            }
-        }
-    }
-
-    func pinged(_ name: String, ok: Bool) {
-        let now = Date()
-        let was = presence.isPresent(name, at: now)
-        if ok { presence.answered(name, at: now) }
-        let isNow = presence.isPresent(name, at: now)
-        if was != isNow { broadcast(isNow ? "peerPresent" : "peerAbsent", ["peer": .string(name)]) }
-    }
-
-    /// Withdraws the advert, closes sessions and the listener. The caller flushes stores after.
-    public func stop() async {
-        for t in tasks { t.cancel() }
-        discovery.shutdown()
-        for p in pairings.values { p.session.cancel() }
-        await links.closeAll()
-        await endpoint.shutdown()
-        logger.info("handoffd stopped")
-    }
-
-    // MARK: - Events to control clients
-
-    func broadcast(_ event: String, _ fields: [String: PropertyListValue]) {
-        for w in watchers.values { w.send(event: event, fields) }
-    }
-
-    func clientLeft(_ client: ControlClient) async {
-        watchers[client.key] = nil
-        await scenesAfterDisconnect(client)
-        await live.remove(client)
-        await refreshes.abandon(owner: client.key)
-        for (id, owner) in owners where owner.key == client.key { owners[id] = nil }
-        for (id, p) in pairings where p.owner == client.key {
-            p.session.cancel()
-            pairings[id] = nil
-        }
+    /// Each component's actor answers: the watchdog's proof that none is stuck.
+    public func heartbeat() async {
+        await peers.heartbeat()
+        await activities.heartbeat()
     }
 }
 
@@ -221,7 +124,3 @@ public enum DaemonStartError: Error, CustomStringConvertible {
     }
 }
 
-/// The scene a continuation should land in, when the request named one (`continue --scene`).
-enum DispatchContext {
-    @TaskLocal static var preferredScene: UUID?
-}

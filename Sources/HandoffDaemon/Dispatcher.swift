@@ -33,12 +33,12 @@ public struct Dispatcher: Sendable {
     public let execHandlers: [ActivityType: ExecHandlerBinding]
     public let opener: [String]
     public let live: any LiveHandlers
-    /// Applies a route to the chosen scene and returns its id.
-    public let applyRoute: @Sendable (Route, UserActivity) async throws(SceneError) -> UUID
+    /// Applies a route to the preferred scene (nil: the one the selector picks) and returns its id.
+    public let applyRoute: @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID
     public var openerTimeout: Duration = .seconds(10)
 
     public init(router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
-                applyRoute: @escaping @Sendable (Route, UserActivity) async throws(SceneError) -> UUID) {
+                applyRoute: @escaping @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID) {
         self.router = router
         var map: [ActivityType: ExecHandlerBinding] = [:]
         for binding in execHandlers { for t in binding.types { map[t] = binding } }
@@ -48,16 +48,18 @@ public struct Dispatcher: Sendable {
         self.applyRoute = applyRoute
     }
 
-    public func dispatch(_ activity: UserActivity, at now: Date = Date()) async -> DispatchOutcome {
+    /// One pass: the checks once, the handler looked up once, the preferred scene (`continue
+    /// --scene`) passed down to where the route is applied.
+    public func dispatch(_ activity: UserActivity, preferredScene: UUID? = nil, at now: Date = Date()) async -> DispatchOutcome {
         let type = activity.type.rawValue
         do throws(ActivityError) { try router.declared.validate(activity, at: now) } catch {
             return .failed(ContinuationFailure(error, type: activity.type))
         }
         if let app = await live.offer(activity) { return .continuedByApp(app) }
-        if router.handlers.handler(for: activity.type) != nil {
+        if let handler = router.handlers.handler(for: activity.type) {
             let route: Route
-            do throws(ContinuationFailure) { route = try router.route(activity, at: now) } catch { return .failed(error) }
-            do throws(SceneError) { return .routedToScene(try await applyRoute(route, activity), route) } catch {
+            do throws(ContinuationFailure) { route = try handler.route(for: activity) } catch { return .failed(error) }
+            do throws(SceneError) { return .routedToScene(try await applyRoute(route, activity, preferredScene), route) } catch {
                 if case .saveFailed = error { return .failed(.handlerFailed(type: type, reason: error.description)) }
                 return .failed(.contentNotFound(type: type, content: error.description))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAsync
 import HandoffControl
 import HandoffCore
 
@@ -14,7 +15,7 @@ public actor LiveHandlerRegistry: LiveHandlers {
     }
 
     private var registrations: [Registration] = []
-    private let answers = AnswerWaiters<Bool>()
+    private let answers = Waiters<String, Bool>()
     private let answerBudget: Duration
 
     public init(answerBudget: Duration = .seconds(5)) { self.answerBudget = answerBudget }
@@ -25,18 +26,21 @@ public actor LiveHandlerRegistry: LiveHandlers {
 
     public func remove(_ client: ControlClient) async {
         registrations.removeAll { $0.key == client.key }
-        await answers.abandon(owner: client.key)
+        answers.end(owner: client.key)
     }
 
+    /// Shutdown: offers waiting for an answer end as declined.
+    public func endAll() { answers.endAll() }
+
     /// The app's answer; false if the token is unknown (answered late, or not ours).
-    public func answer(token: String, accepted: Bool) async -> Bool { await answers.answer(token, with: accepted) }
+    public func answer(token: String, accepted: Bool) -> Bool { answers.resumeOldest(token, with: accepted) }
 
     public func offer(_ activity: UserActivity) async -> String? {
         for r in registrations where r.types.contains(activity.type.rawValue) {
-            let accepted = await answers.ask(owner: r.key, budget: answerBudget) { token in
-                r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name), "activity": activity.propertyList])
-            }
-            if accepted == true { return r.name }
+            let token = UUID().uuidString
+            let ticket = answers.register(token, owner: r.key, deadline: answerBudget)
+            r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name), "activity": activity.propertyList])
+            if await answers.wait(ticket).value == true { return r.name }
         }
         return nil
     }

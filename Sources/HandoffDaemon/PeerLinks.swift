@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAsync
 import HandoffCore
 import HandoffLink
 import Logging
@@ -36,9 +37,10 @@ public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// The open sessions with paired peers, and request/answer over them. One session per peer is
-/// used for our requests (the newest); every session, ours or theirs, is read, and the peer's
-/// requests on it are answered by `serve`. Request ids are random, and an answer is taken only
-/// from the session its request was sent on.
+/// used for our requests (the newest); every session, ours or theirs, is read by `run()`, each in
+/// a child task, and the peer's requests on it are served by `serve`, each in a child task of its
+/// session's reader (a slow dispatch does not hold up pings). Request ids are random, and an
+/// answer is taken only from the session its request was sent on.
 public actor PeerLinks {
     public typealias Server = @Sendable (PeerMessage, LinkSession) async -> PeerMessage?
 
@@ -46,20 +48,19 @@ public actor PeerLinks {
     private let logger: Logger
     private var serve: Server = { _, _ in nil }
     private var byPeer: [String: LinkSession] = [:]
-    private var waiting: [Int64: (session: ObjectIdentifier, continuation: CheckedContinuation<PeerMessage, Error>)] = [:]
-    /// Connections being opened, so that concurrent requests share one.
-    private var connecting: [String: Task<LinkSession, Error>] = [:]
-    /// Requests of each session being served now, and each peer's allowance of pushes: a paired
-    /// peer may not make us run unbounded work (dispatches, exec children, scene writes).
-    private var inFlight: [ObjectIdentifier: Int] = [:]
-    private var pushAllowance: [String: TokenBucket] = [:]
-    public static let maxInFlightPerSession = 8
-    public static let pushBurst = 20
-    public static let pushesPerSecond = 5.0
+    /// Our requests' answers, by request id; the owner is the session the request went out on.
+    private let answers = Waiters<Int64, PeerMessage>()
+    /// Peers a connection is being opened to: concurrent requests wait for that one.
+    private var connecting: Set<String> = []
+    private let connected = Waiters<String, Result<LinkSession, PeerRequestError>>()
+    private var admission = PeerAdmission()
+    /// Sessions to read, handed to `run()`.
+    private let adopted: (stream: AsyncStream<LinkSession>, continuation: AsyncStream<LinkSession>.Continuation)
 
     public init(endpoint: LinkEndpoint, logger: Logger) {
         self.endpoint = endpoint
         self.logger = logger
+        adopted = AsyncStream.makeStream(of: LinkSession.self)
     }
 
     public func setServer(_ server: @escaping Server) { serve = server }
@@ -67,36 +68,48 @@ public actor PeerLinks {
     /// Peers with an open session right now (by identity id).
     public var connectedPeerIDs: Set<String> { Set(byPeer.keys) }
 
+    /// Reads every adopted session until cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await session in adopted.stream {
+                group.addTask { await self.read(session) }
+            }
+        }
+    }
+
     /// Starts reading a session (one a peer opened, or one we opened).
     public func adopt(_ session: LinkSession) {
         byPeer[session.peer.id] = session
-        Task { await self.read(session) }
+        adopted.continuation.yield(session)
     }
 
     private func read(_ session: LinkSession) async {
-        for await bytes in session.messages {
-            let message: PeerMessage
-            do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
-                logger.notice("undecodable peer message", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
-                await send(.error(id: nil, code: error.code, message: error.description), answering: .ping(id: 0), on: session)
-                continue
-            }
-            // An answer counts only from the session its request went out on: another paired
-            // peer that learnt or guessed the id must not answer for this one.
-            if let id = message.answerID, let waiter = waiting[id], waiter.session == ObjectIdentifier(session) {
-                waiting[id] = nil
-                waiter.continuation.resume(returning: message)
-                continue
-            }
-            if let refusal = admit(message, on: session) {
-                await send(refusal, answering: message, on: session)
-                continue
-            }
-            let serve = self.serve
-            // Each request is served on its own, so a slow dispatch does not hold up pings.
-            Task {
-                let reply = await serve(message, session)
-                await self.served(message, reply: reply, on: session)
+        await withDiscardingTaskGroup { group in
+            for await bytes in session.messages {
+                let message: PeerMessage
+                do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
+                    logger.notice("undecodable peer message", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
+                    await send(.error(id: nil, code: error.code, message: error.description), answering: .ping(id: 0), on: session)
+                    continue
+                }
+                // An answer counts only from the session its request went out on: another paired
+                // peer that learnt or guessed the id must not answer for this one.
+                if let id = message.answerID, answers.resumeOldest(id, with: message, ownedBy: ObjectIdentifier(session)) { continue }
+                if let refusal = admit(message, on: session) {
+                    await send(refusal, answering: message, on: session)
+                    continue
+                }
+                let serve = self.serve
+                if case .hello = message {
+                    // Served before the next message is read: what the peer declares applies to
+                    // everything it sends after.
+                    await served(message, reply: await serve(message, session), on: session)
+                    continue
+                }
+                group.addTask {
+                    let reply = await serve(message, session)
+                    await self.served(message, reply: reply, on: session)
+                }
             }
         }
         closed(session)
@@ -104,28 +117,22 @@ public actor PeerLinks {
 
     /// nil if the request may be served now; else the error to answer with.
     private func admit(_ message: PeerMessage, on session: LinkSession) -> PeerMessage? {
-        let key = ObjectIdentifier(session)
-        if inFlight[key, default: 0] >= Self.maxInFlightPerSession {
+        let isPush = if case .push = message { true } else { false }
+        switch admission.admit(isPush: isPush, session: ObjectIdentifier(session), peerID: session.peer.id) {
+        case nil:
+            return nil
+        case .busy:
             return .error(id: message.requestID, code: "busy",
-                          message: "too many requests at once (at most \(Self.maxInFlightPerSession)); wait for answers before asking more")
+                          message: "too many requests at once (at most \(PeerAdmission.maxInFlightPerSession)); wait for answers before asking more")
+        case .rateLimited:
+            logger.notice("refused a push: rate limit", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            return .error(id: message.requestID, code: "rate-limited",
+                          message: "too many pushes (at most \(Int(PeerAdmission.pushesPerSecond)) a second); try again shortly")
         }
-        if case .push = message {
-            var bucket = pushAllowance[session.peer.id] ?? TokenBucket(burst: Self.pushBurst, perSecond: Self.pushesPerSecond)
-            let ok = bucket.take()
-            pushAllowance[session.peer.id] = bucket
-            if !ok {
-                logger.notice("refused a push: rate limit", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-                return .error(id: message.requestID, code: "rate-limited",
-                              message: "too many pushes (at most \(Int(Self.pushesPerSecond)) a second); try again shortly")
-            }
-        }
-        inFlight[key, default: 0] += 1
-        return nil
     }
 
     private func served(_ request: PeerMessage, reply: PeerMessage?, on session: LinkSession) async {
-        let key = ObjectIdentifier(session)
-        if let n = inFlight[key] { inFlight[key] = n > 1 ? n - 1 : nil }
+        admission.served(session: ObjectIdentifier(session))
         if let reply { await send(reply, answering: request, on: session) }
     }
 
@@ -149,66 +156,59 @@ public actor PeerLinks {
     }
 
     private func closed(_ session: LinkSession) {
-        let peer = session.peer.id
-        inFlight[ObjectIdentifier(session)] = nil
-        if byPeer[peer] === session { byPeer[peer] = nil }
-        for (id, w) in waiting where w.session == ObjectIdentifier(session) {
-            waiting[id] = nil
-            w.continuation.resume(throwing: PeerRequestError.sessionClosed(session.peer.fingerprint))
-        }
+        admission.closed(session: ObjectIdentifier(session))
+        if byPeer[session.peer.id] === session { byPeer[session.peer.id] = nil }
+        answers.end(owner: ObjectIdentifier(session))
     }
 
-    /// An open session to `peer`, opening one at `address` if there is none.
-    public func session(to peer: PeerIdentity, host: String?, port: Int?) async throws -> LinkSession {
-        if let s = byPeer[peer.id], s.channel.isActive { return s }
-        if let pending = connecting[peer.id] { return try await pending.value }
-        guard let host, let port else { throw PeerRequestError.unreachable(peer.fingerprint, reason: "it is not listed on the network") }
-        let endpoint = self.endpoint
-        let task = Task { try await endpoint.connect(host: host, port: port, expecting: peer) }
-        connecting[peer.id] = task
-        defer { connecting[peer.id] = nil }
+    /// An open session to `peer`, opening one at `host`:`port` if there is none; `opened` is true
+    /// when this call opened it (the caller greets the peer first).
+    public func session(to peer: PeerIdentity, host: String?, port: Int?) async throws(PeerRequestError) -> (session: LinkSession, opened: Bool) {
+        if let s = byPeer[peer.id], s.channel.isActive { return (s, false) }
+        if connecting.contains(peer.id) {
+            switch await connected.wait(for: peer.id) {
+            case .value(let result): return (try result.get(), false)
+            default: throw .unreachable(peer.fingerprint, reason: "the connection was abandoned")
+            }
+        }
+        guard let host, let port else { throw .unreachable(peer.fingerprint, reason: "it is not listed on the network") }
+        connecting.insert(peer.id)
+        defer { connecting.remove(peer.id) }
         do {
-            let session = try await task.value
+            let session = try await endpoint.connect(host: host, port: port, expecting: peer)
             adopt(session)
-            return session
+            connected.resumeAll(peer.id, with: .success(session))
+            return (session, true)
         } catch {
-            throw PeerRequestError.unreachable(peer.fingerprint, reason: "\(error)")
+            let failure = PeerRequestError.unreachable(peer.fingerprint, reason: "\(error)")
+            connected.resumeAll(peer.id, with: .failure(failure))
+            throw failure
         }
     }
 
     /// Sends a request and waits for its answer; an `error` answer becomes `.refused`.
     public func request(_ make: @Sendable (Int64) -> PeerMessage, to peer: PeerIdentity, host: String?, port: Int?,
-                        timeout: Duration = .seconds(5)) async throws -> PeerMessage {
-        let session = try await session(to: peer, host: host, port: port)
+                        timeout: Duration = .seconds(5)) async throws(PeerRequestError) -> PeerMessage {
+        try await request(make, on: try await session(to: peer, host: host, port: port).session, timeout: timeout)
+    }
+
+    /// Sends a request on one session and waits for its answer there.
+    public func request(_ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession,
+                        timeout: Duration = .seconds(5)) async throws(PeerRequestError) -> PeerMessage {
         // Random, never counted: ids are seen by the peer (pings), and a counted one tells the next.
-        var fresh = Int64.random(in: 1...Int64.max)
-        while waiting[fresh] != nil { fresh = Int64.random(in: 1...Int64.max) }
-        let id = fresh
-        let message = make(id)
-        let timer = Timeout.after(timeout, on: session.channel.eventLoop) {
-            Task { await self.abandon(id, peer: peer.fingerprint, after: timeout) }
+        var id = Int64.random(in: 1...Int64.max)
+        while answers.count(id) > 0 { id = Int64.random(in: 1...Int64.max) }
+        let ticket = answers.register(id, owner: ObjectIdentifier(session), deadline: timeout)
+        do { try await session.send(make(id).encoded()) } catch {
+            answers.forget(ticket)
+            throw .sessionClosed(session.peer.fingerprint)
         }
-        defer { timer.cancel() }
-        let reply = try await awaitAnswer(id: id, sending: message, on: session)
-        if case .error(_, let code, let text) = reply { throw PeerRequestError.refused(code: code, message: text) }
-        return reply
-    }
-
-    private func awaitAnswer(id: Int64, sending message: PeerMessage, on session: LinkSession) async throws -> PeerMessage {
-        try await withCheckedThrowingContinuation { c in
-            waiting[id] = (ObjectIdentifier(session), c)
-            Task {
-                do { try await session.send(message.encoded()) } catch {
-                    self.fail(id, PeerRequestError.sessionClosed(session.peer.fingerprint))
-                }
-            }
+        switch await answers.wait(ticket) {
+        case .value(.error(_, let code, let text)): throw .refused(code: code, message: text)
+        case .value(let reply): return reply
+        case .timedOut: throw .timedOut(session.peer.fingerprint, after: timeout)
+        case .ended, .cancelled: throw .sessionClosed(session.peer.fingerprint)
         }
-    }
-
-    private func fail(_ id: Int64, _ error: Error) { waiting.removeValue(forKey: id)?.continuation.resume(throwing: error) }
-
-    private func abandon(_ id: Int64, peer: String, after timeout: Duration) {
-        waiting.removeValue(forKey: id)?.continuation.resume(throwing: PeerRequestError.timedOut(peer, after: timeout))
     }
 
     /// Sends a notification (no answer) to a peer with an open session; false if there is none.
@@ -224,9 +224,11 @@ public actor PeerLinks {
         if let s = byPeer.removeValue(forKey: peerID) { await s.close() }
     }
 
+    /// Closes every session and ends `run()`'s intake.
     public func closeAll() async {
         for s in byPeer.values { await s.close() }
         byPeer = [:]
+        adopted.continuation.finish()
     }
 }
 

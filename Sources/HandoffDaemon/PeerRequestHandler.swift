@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAsync
 import HandoffCore
 
 /// How this machine answers a peer's requests (docs/PROTOCOL.md). Knows the current activities

@@ -1,6 +1,8 @@
 import Foundation
+import HandoffAsync
 import HandoffContent
 import HandoffCore
+import ServiceLifecycle
 
 /// The scenes this machine keeps (UISceneSession): their lifecycle, where a continued activity
 /// lands (SceneSelector), durable debounced saves, and crash-at-launch protection.
@@ -9,48 +11,46 @@ import HandoffCore
 /// write wait for the end of that second and are written together, so a scene is written at most
 /// once a second. Every caller is answered only after the write that holds its change committed
 /// (acknowledged = durable), or with the error, in which case the scene keeps its previous state.
-public actor SceneBook {
+/// Writes run in `run()`, one child task per scene with changes; at shutdown it writes every
+/// pending change before it returns.
+public actor SceneBook: Service {
     public static let crashWindow: TimeInterval = 60
     public static let crashesBeforeDiscard = 2
 
     private let library: Library
     private let store: any SceneStore
-    private let debounce: Duration
     /// What the store holds.
     private var durable: [UUID: StoredScene] = [:]
     /// The newest state asked for (equal to `durable` unless a save is pending).
     private var latest: [UUID: StoredScene] = [:]
     private var activeSceneID: UUID?
 
-    private var pending: [UUID: StoredScene] = [:]
-    private var waiters: [UUID: [CheckedContinuation<Void, Error>]] = [:]
-    private var draining: Set<UUID> = []
-    private var lastWrite: [UUID: ContinuousClock.Instant] = [:]
-    private var windows: [UUID: CheckedContinuation<Void, Never>] = [:]
-    private var flushing = false
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var saves: SaveQueue
+    /// Callers waiting for a write (by scene and batch), for a write window, or for every write to end.
+    private let waits = Waiters<SceneWait, Result<Void, SceneError>>()
+    /// Scenes with changes to write, handed to `run()`.
+    private let drains: (stream: AsyncStream<UUID>, continuation: AsyncStream<UUID>.Continuation)
 
     /// Restored scenes waiting for their app to report it launched, by the connection that asked.
-    private var launching: [UUID: ObjectIdentifier] = [:]
-    private var crashes: [UUID: [Date]] = [:]
+    private var launches = LaunchWatch()
 
     /// Records the store could not read at start (reported, not fatal).
-    public let unreadable: [String]
+    public nonisolated var unreadable: [String] { report.unreadable }
     /// How many scenes were read at start.
-    public nonisolated let restoredCount: Int
+    public nonisolated var restoredCount: Int { report.restored }
     /// Why no save can succeed now (a read-only directory), for status.
-    public nonisolated let storeProblem: String?
+    public nonisolated var storeProblem: String? { report.storeProblem }
+    private nonisolated let report: (restored: Int, unreadable: [String], storeProblem: String?)
 
     public init(library: Library, store: any SceneStore, debounce: Duration = .seconds(1)) throws {
         self.library = library
         self.store = store
-        self.debounce = debounce
+        saves = SaveQueue(debounce: debounce)
         let loaded = try store.loadAll()
         for s in loaded.scenes { durable[s.scene.id] = s }
         latest = durable
-        unreadable = loaded.unreadable
-        storeProblem = store.readOnlyReason
-        restoredCount = loaded.scenes.count
+        report = (loaded.scenes.count, loaded.unreadable, store.readOnlyReason)
+        drains = AsyncStream.makeStream(of: UUID.self)
         activeSceneID = durable.values.max { $0.updated < $1.updated }?.scene.id
     }
 
@@ -66,7 +66,7 @@ public actor SceneBook {
     public func connect(_ id: UUID?, role: String?, by client: ObjectIdentifier, now: Date = Date()) async throws(SceneError) -> (StoredScene, restored: Bool) {
         if let id, let s = latest[id] {
             let restored = s.scene.selectedBookID != nil || !s.scene.storage.isEmpty || s.scene.currentActivity != nil
-            if restored { launching[id] = client }
+            if restored { launches.launching[id] = client }
             activeSceneID = id
             return (s, restored)
         }
@@ -86,11 +86,11 @@ public actor SceneBook {
     }
 
     /// The app reports that the restored scene launched: no longer at risk.
-    public func launched(_ id: UUID) { launching[id] = nil }
+    public func launched(_ id: UUID) { launches.launching[id] = nil }
 
     /// disconnect: the system reclaimed the scene; its state stays.
     public func disconnect(_ id: UUID) {
-        launching[id] = nil
+        launches.launching[id] = nil
     }
 
     /// destroy: the user closed the scene; its state goes (like SceneStorage).
@@ -99,8 +99,8 @@ public actor SceneBook {
         do { try await store.delete(id) } catch { throw .saveFailed("\(error)") }
         durable[id] = nil
         latest[id] = nil
-        launching[id] = nil
-        crashes[id] = nil
+        launches.launching[id] = nil
+        launches.crashes[id] = nil
         if activeSceneID == id { activeSceneID = nil }
     }
 
@@ -109,17 +109,17 @@ public actor SceneBook {
     /// Returns the scenes discarded now.
     public func connectionDropped(_ client: ObjectIdentifier, now: Date = Date()) async -> [UUID] {
         var discarded: [UUID] = []
-        for (id, owner) in launching where owner == client {
-            launching[id] = nil
-            var times = (crashes[id] ?? []).filter { now.timeIntervalSince($0) < Self.crashWindow }
+        for (id, owner) in launches.launching where owner == client {
+            launches.launching[id] = nil
+            var times = (launches.crashes[id] ?? []).filter { now.timeIntervalSince($0) < Self.crashWindow }
             times.append(now)
-            crashes[id] = times
+            launches.crashes[id] = times
             guard times.count >= Self.crashesBeforeDiscard, let old = latest[id] else { continue }
             var fresh = StoredScene(scene: Scene(id: id, activationConditions: old.scene.activationConditions), role: old.role,
                                     created: old.created, updated: now)
             fresh.discarded = now
             fresh.discardReason = "the app ended abnormally twice within \(Int(Self.crashWindow)) s of restoring this scene; its saved state was discarded"
-            crashes[id] = nil
+            launches.crashes[id] = nil
             do throws(SceneError) { try await commit(fresh) } catch { continue }
             discarded.append(id)
         }
@@ -163,86 +163,77 @@ public actor SceneBook {
 
     // MARK: - Durable, debounced saves
 
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                try? await gracefulShutdown()
+                await self.flush()
+            }
+            for await id in drains.stream { group.addTask { await self.drain(id) } }
+        }
+    }
+
     private func commit(_ s: StoredScene) async throws(SceneError) {
         let id = s.scene.id
         let previous = latest[id]
         latest[id] = s
         activeSceneID = id
-        do {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-                pending[id] = s
-                waiters[id, default: []].append(c)
-                if !draining.contains(id) {
-                    draining.insert(id)
-                    Task { await self.drain(id) }
-                }
-            }
-        } catch {
+        let ticket = waits.register(.written(id, batch: saves.batch(of: id)))
+        enqueue(s)
+        switch await waits.wait(ticket) {
+        case .value(.success): return
+        case .value(.failure(let error)):
             // Nothing newer asked for since: the scene keeps its previous state.
             if latest[id] == s { latest[id] = durable[id] ?? previous }
-            throw .saveFailed("\(error)")
+            throw error
+        default:
+            throw .saveFailed("handoffd is stopping")
         }
     }
 
     /// Queues a write without waiting for it.
     private func schedule(_ s: StoredScene) {
-        let id = s.scene.id
-        latest[id] = s
-        activeSceneID = id
-        pending[id] = s
-        if !draining.contains(id) {
-            draining.insert(id)
-            Task { await self.drain(id) }
-        }
+        latest[s.scene.id] = s
+        activeSceneID = s.scene.id
+        enqueue(s)
+    }
+
+    private func enqueue(_ s: StoredScene) {
+        if saves.add(s) { drains.continuation.yield(s.scene.id) }
     }
 
     private func drain(_ id: UUID) async {
-        while let next = pending[id] {
-            if !flushing, let last = lastWrite[id], ContinuousClock.now < last + debounce {
-                await waitForWindow(id, until: last + debounce)
+        while let next = saves.pending(id) {
+            if !saves.flushing, let last = saves.lastWrite[id], ContinuousClock.now < last + saves.debounce {
+                // The write window: until it ends, or a flush opens it early.
+                _ = await waits.wait(for: .window(id), deadline: last + saves.debounce - ContinuousClock.now)
                 continue
             }
-            pending[id] = nil
-            let batch = waiters.removeValue(forKey: id) ?? []
-            lastWrite[id] = .now
+            let batch = saves.take(id)
             do {
                 try await store.save(next)
                 durable[id] = next
-                for w in batch { w.resume() }
+                waits.resumeAll(.written(id, batch: batch), with: .success(()))
             } catch {
                 // Nothing newer asked for: the scene keeps its last durable state.
-                if latest[id] == next && pending[id] == nil { latest[id] = durable[id] }
-                failedWrites += 1
-                for w in batch { w.resume(throwing: error) }
+                if latest[id] == next && saves.pending(id) == nil { latest[id] = durable[id] }
+                saves.failedWrites += 1
+                waits.resumeAll(.written(id, batch: batch), with: .failure(.saveFailed("\(error)")))
             }
         }
-        draining.remove(id)
-        if draining.isEmpty {
-            for w in idleWaiters { w.resume() }
-            idleWaiters = []
-        }
+        if saves.finished(id) { waits.resumeAll(.idle, with: .success(())) }
     }
 
-    private func waitForWindow(_ id: UUID, until deadline: ContinuousClock.Instant) async {
-        await withCheckedContinuation { c in
-            windows[id] = c
-            Task {
-                try? await Task.sleep(until: deadline)
-                self.openWindow(id)
-            }
-        }
-    }
-
-    private func openWindow(_ id: UUID) { windows.removeValue(forKey: id)?.resume() }
-
-    /// Writes every pending change now (SIGTERM), and waits for them.
+    /// Writes every pending change now (SIGTERM), waits for them, and closes the store.
     public func flush() async {
-        flushing = true
-        for id in Array(windows.keys) { openWindow(id) }
-        if !draining.isEmpty { await withCheckedContinuation { idleWaiters.append($0) } }
+        saves.flushing = true
+        let ticket = waits.register(.idle)
+        for id in saves.draining { waits.resumeAll(.window(id), with: .success(())) }
+        if saves.draining.isEmpty { waits.forget(ticket) } else { _ = await waits.wait(ticket) }
         await store.close()
+        drains.continuation.finish()
     }
 
     /// Writes that failed since start (for status).
-    public private(set) var failedWrites = 0
+    public var failedWrites: Int { saves.failedWrites }
 }

@@ -7,15 +7,15 @@ import HandoffState
 import Logging
 import ServiceLifecycle
 
-/// The daemon as one service, started in order (stores, link listener, control socket, Avahi)
-/// and stopped in reverse: withdraw the advert, close sessions, close the stores.
-final class DaemonRunner: Service, Sendable {
+/// handoffd assembled from its configuration: the stores opened, the components built, and the
+/// services to run in order (DaemonRunner.services). Shutdown runs them down in reverse: the
+/// readiness service and the control socket first, the scenes' last writes and the stores last.
+final class DaemonRunner: Sendable {
     let daemon: Daemon
     let control: ControlServer
     let database: StateDatabase
     let notifier = SystemdNotifier()
     let logger: Logger
-    let heartbeat: Heartbeat
 
     init(settings: Settings, logger: Logger) throws {
         let c = settings.configuration
@@ -40,14 +40,20 @@ final class DaemonRunner: Service, Sendable {
         }
         let discovery: AvahiDiscovery
         do { discovery = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
-        let parts = DaemonParts(configuration: c, library: settings.library, identity: identity,
-                                trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
-                                discovery: discovery, logger: logger)
+        let parts = try DaemonParts(configuration: c, library: settings.library, identity: identity,
+                                    trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
+                                    discovery: discovery, logger: logger)
         daemon = try Daemon(parts: parts)
         control = ControlServer(path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
-                                maxLine: c.control.maxLineBytes, operations: daemon, logger: logger)
+                                maxLine: c.control.maxLineBytes, operations: daemon.operations, logger: logger)
         self.logger = logger
-        heartbeat = Heartbeat(daemon: daemon, notifier: notifier)
+    }
+
+    /// The prelude (link listening, advert published), then the services in start order.
+    func services() async throws -> [any Service] {
+        try await daemon.prepare()
+        return [StateStores(database: database)] + daemon.services
+            + [ControlSocket(server: control), Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
     }
 
     static func makeDirectory(_ path: String, mustBeWritable: Bool = true) throws {
@@ -61,35 +67,50 @@ final class DaemonRunner: Service, Sendable {
         do throws(LinkError) { try PrivateFiles.checkDirectory(path) } catch { throw StartupError.state(error.description) }
     }
 
+}
+
+/// The trust store's database, closed once everything above it has stopped.
+struct StateStores: Service {
+    let database: StateDatabase
+
     func run() async throws {
-        try await daemon.start()
-        try await control.start()
-        // READY waits for the Avahi client, but not forever: without avahi-daemon handoffd still
-        // serves its control socket and publishes as soon as avahi-daemon appears.
-        let avahi = await daemon.waitForAvahi(timeout: .seconds(5))
-        notifier.notify("READY=1\nSTATUS=" + (avahi ? "advertising" : "waiting for avahi-daemon"))
-        logger.info("ready", metadata: ["control.socket": "\(control.path)", "avahi.up": "\(avahi)"])
         try? await gracefulShutdown()
-        notifier.notify("STOPPING=1")
-        await control.stop()
-        await daemon.stop()
-        await daemon.flushScenes()
         try? database.pool.close()
     }
 }
 
-/// Once a second: the daemon's tick (presence pings, expiries), then the watchdog ping, so that
-/// systemd restarts a daemon whose actor is stuck.
-struct Heartbeat: Service {
-    let daemon: Daemon
-    let notifier: SystemdNotifier
+/// The control socket, open while the daemon runs; closed first at shutdown.
+struct ControlSocket: Service {
+    let server: ControlServer
 
     func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            await daemon.tick()
-            // The unit's WatchdogSec is far above a second; a ping per tick keeps well inside it.
+        try await server.start()
+        try? await gracefulShutdown()
+        await server.stop()
+    }
+}
+
+/// READY once the control socket is up (and the Avahi client, or 5 s without it); then, once a
+/// second, each component's actor is asked to answer before the watchdog ping, so that systemd
+/// restarts a daemon whose actor is stuck. STOPPING at shutdown.
+struct Readiness: Service {
+    let daemon: Daemon
+    let notifier: SystemdNotifier
+    let socket: String
+    let logger: Logger
+
+    func run() async throws {
+        // Without avahi-daemon handoffd still serves its control socket and publishes as soon as
+        // avahi-daemon appears.
+        let avahi = await daemon.waitForAvahi(timeout: .seconds(5))
+        notifier.notify("READY=1\nSTATUS=" + (avahi ? "advertising" : "waiting for avahi-daemon"))
+        logger.info("ready", metadata: ["control.socket": "\(socket)", "avahi.up": "\(avahi)"])
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await daemon.heartbeat()
+            // The unit's WatchdogSec is far above a second; a ping per beat keeps well inside it.
             if notifier.watchdogInterval != nil { notifier.notify("WATCHDOG=1") }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
         }
+        notifier.notify("STOPPING=1")
     }
 }

@@ -65,7 +65,7 @@ struct Handoffd: AsyncParsableCommand {
         do {
             let runner = try DaemonRunner(settings: settings, logger: logger)
             let group = ServiceGroup(configuration: .init(
-                services: [.init(service: runner), .init(service: runner.heartbeat)],
+                services: try await runner.services().map { .init(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch let error as StartupError {

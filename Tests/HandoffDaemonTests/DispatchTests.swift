@@ -76,7 +76,7 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
         let declared = try DeclaredActivityTypes(HawkNotes.declarations + [ActivityTypeDeclaration(type: Self.note), ActivityTypeDeclaration(type: Self.page)])
         let router = ActivityRouter(declared: declared, handlers: try HandlerRegistry(HawkNotes.handlers(library: library)))
         let sceneID = UUID()
-        return Dispatcher(router: router, execHandlers: exec, opener: opener, live: live) { route, _ in
+        return Dispatcher(router: router, execHandlers: exec, opener: opener, live: live) { route, _, _ in
             scenes.withLockedValue { $0.append(route) }
             return sceneID
         }

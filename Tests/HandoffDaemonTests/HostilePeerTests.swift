@@ -40,6 +40,8 @@ struct LoopNode {
         a.pin(b)
         a.pin(c)
         let links = PeerLinks(endpoint: a.endpoint, logger: Logger(label: "test"))
+        let reading = Task { await links.run() }
+        defer { reading.cancel() }
         await links.setServer { message, _ in
             if case .ping(let id) = message { return .pong(id: id) }
             return nil
@@ -79,6 +81,8 @@ struct LoopNode {
         let a = try await LoopNode.start("A"), b = try await LoopNode.start("B")
         a.pin(b)
         let links = PeerLinks(endpoint: a.endpoint, logger: Logger(label: "test"))
+        let reading = Task { await links.run() }
+        defer { reading.cancel() }
         async let incomingAtB = b.nextSession()
         let requests = Task {
             for _ in 0..<3 { _ = try? await links.request({ .ping(id: $0) }, to: b.identity, host: "127.0.0.1", port: b.port, timeout: .seconds(20)) }
@@ -112,7 +116,11 @@ struct LoopNode {
         let a = try await LoopNode.start("A"), b = try await LoopNode.start("B")
         a.pin(b)
         let linksA = PeerLinks(endpoint: a.endpoint, logger: Logger(label: "test"))
+        let readingA = Task { await linksA.run() }
+        defer { readingA.cancel() }
         let linksB = PeerLinks(endpoint: b.endpoint, logger: Logger(label: "test"))
+        let readingB = Task { await linksB.run() }
+        defer { readingB.cancel() }
         await linksB.setServer { message, _ in
             // Titles not cut (built directly): 4 x 17 KB, past a frame.
             let long = String(repeating: "t", count: 17_000)

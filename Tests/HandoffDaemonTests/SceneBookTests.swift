@@ -19,6 +19,8 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
     @Test func savesAreDurableBeforeTheyAreAcknowledgedAndRapidOnesCoalesce() async throws {
         let store = MemorySceneStore()
         let book = try SceneBook(library: library, store: store, debounce: .milliseconds(300))
+        let running = Task { try await book.run() }
+        defer { running.cancel() }
         let (s, restored) = try await book.connect(nil, role: nil, by: app)
         #expect(!restored)
         let id = s.scene.id
@@ -42,6 +44,8 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
     @Test func aFailedSaveKeepsThePreviousStateAndTheBookWorksOn() async throws {
         let store = MemorySceneStore()
         let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let running = Task { try await book.run() }
+        defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
         try await book.update(id, nav(swift.id))
         store.failNextSaves(1)
@@ -57,6 +61,8 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
     @Test func twoCrashesAtLaunchWithinAMinuteDiscardTheSavedState() async throws {
         let store = MemorySceneStore()
         let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let running = Task { try await book.run() }
+        defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
         try await book.update(id, nav(swift.id, [.character(swift.characters[0].id)]))
         let t0 = Date()
@@ -77,6 +83,8 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
 
     @Test func cleanDisconnectsLaunchesAndSlowCrashesDoNotDiscard() async throws {
         let book = try SceneBook(library: library, store: MemorySceneStore(), debounce: .milliseconds(10))
+        let running = Task { try await book.run() }
+        defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
         try await book.update(id, nav(swift.id))
         let t0 = Date()
@@ -98,6 +106,8 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
     @Test func destroyDeletesAndDeleteSavedClearsTheActivity() async throws {
         let store = MemorySceneStore()
         let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let running = Task { try await book.run() }
+        defer { running.cancel() }
         let a = try await book.connect(nil, role: nil, by: app).0.scene.id, b = try await book.connect(nil, role: nil, by: app).0.scene.id
         var activity = HawkNotes.bookDetailActivity(swift)
         activity.persistentIdentifier = "reading-swift"

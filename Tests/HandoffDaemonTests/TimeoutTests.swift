@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HandoffDaemon
+import HandoffAsync
 
 private actor Flag {
     private(set) var isSet = false
@@ -54,23 +55,47 @@ private actor Flag {
         #expect(await !fired.isSet)
     }
 
-    @Test func anUnansweredQuestionEndsWithNilAfterItsBudget() async {
-        let waiters = AnswerWaiters<Bool>()
-        let owner = ObjectIdentifier(TimeoutTests.self)
+    @Test func anUnansweredQuestionEndsWhenItsDeadlinePasses() async {
+        let waiters = Waiters<String, Bool>()
         let start = ContinuousClock.now
-        let answer = await waiters.ask(owner: owner, budget: .milliseconds(100)) { _ in }
-        #expect(answer == nil)
+        let answer = await waiters.wait(for: "q", deadline: .milliseconds(100))
+        guard case .timedOut = answer else { Issue.record("got \(answer)"); return }
         #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(waiters.count("q") == 0)
     }
 
     @Test func anAnsweredQuestionGivesTheAnswer() async {
-        let waiters = AnswerWaiters<Bool>()
-        let owner = ObjectIdentifier(TimeoutTests.self)
-        let answer = await waiters.ask(owner: owner, budget: .seconds(10)) { token in
-            Task { _ = await waiters.answer(token, with: true) }
-        }
-        #expect(answer == true)
+        let waiters = Waiters<String, Bool>()
+        let ticket = waiters.register("token", deadline: .seconds(10))
+        // The answer may come before the waiter awaits: it is kept for it.
+        #expect(waiters.resumeOldest("token", with: true))
+        #expect(await waiters.wait(ticket).value == true)
         // A late answer to a question that is over is refused.
-        #expect(await waiters.answer("no-such-token", with: false) == false)
+        #expect(waiters.resumeOldest("token", with: false) == false)
+    }
+
+    /// Two waits for the same thing: one's deadline ends that one only, and a value goes to the
+    /// oldest still waiting (two `pair --accept` at once).
+    @Test func oneWaitsDeadlineEndsThatWaitOnly() async {
+        let waiters = Waiters<Int, String>()
+        let short = waiters.register(0, deadline: .milliseconds(50))
+        let long = waiters.register(0, deadline: .seconds(30))
+        guard case .timedOut = await waiters.wait(short) else { Issue.record("the short wait did not time out"); return }
+        #expect(waiters.isWaiting(long))
+        #expect(waiters.resumeOldest(0, with: "pairing"))
+        #expect(await waiters.wait(long).value == "pairing")
+    }
+
+    @Test func anOwnerLeavingEndsItsWaitsAndACancelledWaiterStops() async {
+        let waiters = Waiters<String, Bool>()
+        let mine = ObjectIdentifier(TimeoutTests.self), theirs = ObjectIdentifier(Flag.self)
+        let a = waiters.register("a", owner: mine), b = waiters.register("b", owner: theirs)
+        waiters.end(owner: mine)
+        guard case .ended = await waiters.wait(a) else { Issue.record("the owner's wait did not end"); return }
+        #expect(waiters.isWaiting(b))
+        let waiting = Task { await waiters.wait(b) }
+        waiting.cancel()
+        guard case .cancelled = await waiting.value else { Issue.record("the cancelled wait did not end"); return }
+        #expect(waiters.count("b") == 0)
     }
 }

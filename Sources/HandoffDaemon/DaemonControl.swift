@@ -4,73 +4,89 @@ import HandoffControl
 import HandoffCore
 import HandoffLink
 
-/// The control operations (docs/CONTROL.md). Each returns a result value or a ControlError whose
-/// message says what to do.
-extension Daemon: ControlOperations {
-    public func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
+/// The control operations (docs/CONTROL.md): each request goes to the component that owns what
+/// it asks about. Each returns a result value or a ControlError whose message says what to do.
+struct DaemonControl: ControlOperations {
+    let daemon: Daemon
+    private var peers: Peers { daemon.peers }
+    private var activities: Activities { daemon.activities }
+    private var scenes: SceneBook { daemon.scenes }
+    var library: Library { daemon.library }
+
+    func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
         do throws(ControlError) { return .success(try await run(request, client)) } catch { return .failure(error) }
     }
 
-    public func disconnected(_ client: ControlClient) async { await clientLeft(client) }
+    /// The client's watch, live handlers, questions, pairings and launching scenes end with it.
+    func disconnected(_ client: ControlClient) async {
+        daemon.events.left(client)
+        for id in await scenes.connectionDropped(client.key) {
+            daemon.logger.warning("a scene's saved state was discarded after two crashes at launch", metadata: ["scene.id": "\(id)"])
+            daemon.events.broadcast("sceneStateDiscarded", ["scene": .string(id.uuidString), "reason": "crashed twice at launch within 60 s"])
+        }
+        await daemon.continuations.live.remove(client)
+        await activities.clientLeft(client)
+        await daemon.pairing.clientLeft(client)
+    }
 
     private func run(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
         switch r.op {
         case "status": return await status()
-        case "peers": return .array(await peerViews().map(\.propertyList))
+        case "peers": return .array(await peers.views().map(\.propertyList))
         case "trust":
             let peers: [TrustedPeerRow]
-            do { peers = try trustStore.peers().map(TrustedPeerRow.init) } catch {
+            do { peers = try self.peers.trusted().map(TrustedPeerRow.init) } catch {
                 throw .failed(code: "store-failed", message: "could not read the trust store: \(error)")
             }
             return .array(peers.map(\.propertyList))
-        case "pair": return try await startPairing(with: try r.string("peer"), owner: client)
+        case "pair": return try await daemon.pairing.start(with: try r.string("peer"), owner: client)
         case "pair-accept":
             let seconds = r.arguments["timeout"]?.integerValue ?? 120
-            return try await acceptPairing(owner: client, timeout: .seconds(max(1, min(seconds, 600))))
+            return try await daemon.pairing.accept(owner: client, timeout: .seconds(max(1, min(seconds, 600))))
         case "pair-confirm":
-            return try await confirmPairing(try r.string("pairing"), accept: r.arguments["accept"]?.boolValue ?? false)
-        case "unpair": return try await unpair(try r.string("peer"))
+            return try await daemon.pairing.confirm(try r.string("pairing"), accept: r.arguments["accept"]?.boolValue ?? false)
+        case "unpair": return try await daemon.pairing.unpair(try r.string("peer"))
         case "disconnect":
             // Closes the sessions with a peer (troubleshooting; the benchmark's cold trials).
-            let peer = try await resolvePeer(try r.string("peer"))
-            if let t = peer.trusted { await links.drop(peerID: t.identity.id) }
+            let peer = try await peers.resolve(try r.string("peer"))
+            if let t = peer.trusted { await peers.disconnect(t.identity) }
             return nil
         case "activities":
             if let peer = try r.optionalString("peer") { return try await remoteList(peer) }
             if r.arguments["remote"]?.boolValue == true { return try await remoteListAll() }
-            return .array(current.entries.map { $0.propertyList(now: Date()) })
+            return .array(await activities.entries.map { $0.propertyList(now: Date()) })
         case "publish":
             let scene = try r.optionalString("scene").map { (s: String) throws(ControlError) -> UUID in try r.uuid("scene") }
             return try await publish(try r.activity(), scene: scene, owner: client)
         case "resign":
-            try await end(try r.uuid("activity"), invalidate: false)
+            try await activities.end(try r.uuid("activity"), invalidate: false)
             return nil
         case "invalidate":
-            try await end(try r.uuid("activity"), invalidate: true)
+            try await activities.end(try r.uuid("activity"), invalidate: true)
             return nil
         case "refresh":
             // The answer to a needsSave event: the app's fresh version of its activity.
-            guard await refreshes.answer(try r.string("token"), with: try r.activity()) else {
+            guard await activities.answerRefresh(token: try r.string("token"), with: try r.activity()) else {
                 throw .failed(code: "not-found", message: "no refresh with this token is waiting (it was answered late)")
             }
             return nil
         case "continue":
             let scene = try r.optionalString("scene").map { (s: String) throws(ControlError) -> UUID in try r.uuid("scene") }
-            return try await continueActivity(peer: try r.string("peer"), activityID: try r.uuid("activity"), scene: scene)
-        case "send": return try await push(activityID: try r.uuid("activity"), to: try r.string("to"))
+            return try await daemon.continuations.continueActivity(peer: try r.string("peer"), activityID: try r.uuid("activity"), scene: scene)
+        case "send": return try await daemon.continuations.push(activityID: try r.uuid("activity"), to: try r.string("to"))
         case "handle":
             guard let types = r.arguments["types"]?.arrayValue?.compactMap(\.stringValue), !types.isEmpty else {
                 throw .badArgument(name: "types", reason: "must be a non-empty array of activity types")
             }
-            await live.register(client, name: try r.optionalString("name") ?? "pid \(client.pid)", types: types)
+            await daemon.continuations.live.register(client, name: try r.optionalString("name") ?? "pid \(client.pid)", types: types)
             return nil
         case "handled":
-            guard await live.answer(token: try r.string("token"), accepted: r.arguments["accepted"]?.boolValue ?? false) else {
+            guard await daemon.continuations.live.answer(token: try r.string("token"), accepted: r.arguments["accepted"]?.boolValue ?? false) else {
                 throw .failed(code: "not-found", message: "no continuation with this token is waiting (it was answered late)")
             }
             return nil
         case "watch":
-            watchers[client.key] = client
+            daemon.events.watch(client)
             return nil
         case "scenes": return .array(await scenes.all.map { $0.summary(library: library) })
         case "scene":
@@ -96,42 +112,60 @@ extension Daemon: ControlOperations {
         }
     }
 
+    private func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient) async throws(ControlError) -> PropertyListValue {
+        let (version, size) = try await activities.publish(activity, scene: scene, owner: owner)
+        var result: [String: PropertyListValue] = [
+            "activity": .string(activity.id.uuidString), "version": .integer(Int64(bitPattern: version)),
+            "bytes": .integer(Int64(size.bytes)),
+        ]
+        if size.isAboveWarning {
+            result["warning"] = .string("the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store")
+        }
+        return .dictionary(result)
+    }
+
     private func status() async -> PropertyListValue {
-        let views = await peerViews()
+        let views = await peers.views()
+        let avahi = await peers.avahi
         var d: [String: PropertyListValue] = [
-            "device": .string(configuration.deviceName), "fingerprint": .string(identity.identity.fingerprint),
-            "port": .integer(Int64(listeningPort)), "avahi": .string(avahiUp ? "up" : "down"),
-            "activities": .integer(Int64(current.entries.count)), "scenes": .integer(Int64(await scenes.all.count)),
+            "device": .string(daemon.configuration.deviceName), "fingerprint": .string(peers.fingerprint),
+            "port": .integer(Int64(await peers.port)), "avahi": .string(avahi.isUp ? "up" : "down"),
+            "activities": .integer(Int64(await activities.entries.count)), "scenes": .integer(Int64(await scenes.all.count)),
             "peersListed": .integer(Int64(views.filter { $0.discovered != nil }.count)),
             "peersPresent": .integer(Int64(views.filter(\.present).count)),
             "peersPaired": .integer(Int64(views.filter { $0.trusted != nil }.count)),
-            "uptimeSeconds": .integer(Int64(Date().timeIntervalSince(startedAt))),
-            "pairingLocked": .bool(endpoint.isPairingLocked), "pid": .integer(Int64(getpid())),
+            "uptimeSeconds": .integer((ContinuousClock.now - daemon.startedAt).components.seconds),
+            "pairingLocked": .bool(daemon.pairing.isLocked), "pid": .integer(Int64(getpid())),
         ]
-        if let publishedName { d["advertisedAs"] = .string(publishedName) }
+        if case .up(let name?) = avahi { d["advertisedAs"] = .string(name) }
         d["sceneStore"] = .string(scenes.storeProblem.map { "read-only: \($0)" } ?? "ok")
         d["sceneWritesFailed"] = .integer(Int64(await scenes.failedWrites))
         return .dictionary(d)
     }
 
+    /// A paired peer's activities: from what we hold when it is still what the peer offers (its
+    /// `changed` pushes, or its advert's sealed tokens, say so), else asked over the link.
     private func remoteList(_ name: String) async throws(ControlError) -> PropertyListValue {
-        let peer = try await resolvePeer(name)
-        let reply = try await request(peer) { .list(id: $0) }
+        let peer = try await peers.resolve(name)
+        if let id = peer.trusted?.identity.id, let held = await peers.freshRemote(id) {
+            return .array(held.map { $0.propertyList(peer: peer.name) })
+        }
+        let reply = try await peers.request(peer) { .list(id: $0) }
         guard case .activities(_, let items) = reply else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
         }
-        if let t = peer.trusted { remoteActivities[t.identity.id] = items }
+        if let t = peer.trusted { await peers.learntRemote(items, from: t.identity.id) }
         return .array(items.map { $0.propertyList(peer: peer.name) })
     }
 
     /// Every paired, listed peer's activities; a peer that does not answer is left out and logged.
     private func remoteListAll() async throws(ControlError) -> PropertyListValue {
         var all: [PropertyListValue] = []
-        for peer in await peerViews() where peer.trusted != nil && peer.discovered != nil {
+        for peer in await peers.views() where peer.trusted != nil && peer.discovered != nil {
             do throws(ControlError) {
                 if case .array(let items) = try await remoteList(peer.name) { all += items }
             } catch {
-                logger.notice("a peer did not list its activities", metadata: ["peer.name": "\(peer.name)", "error": "\(error.code)"])
+                daemon.logger.notice("a peer did not list its activities", metadata: ["peer.name": "\(peer.name)", "error": "\(error.code)"])
             }
         }
         return .array(all)

@@ -3,44 +3,41 @@ import HandoffContent
 import HandoffControl
 import HandoffCore
 
-extension Daemon {
+extension DaemonControl {
     /// The scene lifecycle operations (docs/CONTROL.md, "Scenes").
     func sceneOperation(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
         switch r.op {
         case "scene-connect":
             let id = try r.optionalString("scene").map { (_: String) throws(ControlError) -> UUID in try r.uuid("scene") }
             let role = try r.optionalString("role")
-            let (s, restored) = try await sceneCall { () throws(SceneError) in try await scenes.connect(id, role: role, by: client.key) }
-            guard case .dictionary(var d) = s.detail(library: library) else { return nil }
+            let (s, restored) = try await sceneCall { () throws(SceneError) in try await daemon.scenes.connect(id, role: role, by: client.key) }
+            guard case .dictionary(var d) = s.detail(library: daemon.library) else { return nil }
             d["restored"] = .bool(restored)
             d["restorationActivity"] = s.scene.restorationActivity().propertyList
             return .dictionary(d)
         case "scene-update":
             let id = try r.uuid("scene")
-            let change = try SceneChange(r, library: library)
-            let library = self.library
-            let s = try await sceneCall { () throws(SceneError) in try await scenes.update(id) { @Sendable (scene: inout Scene) throws(SceneError) in try change.apply(to: &scene, library: library) } }
+            let change = try SceneChange(r, library: daemon.library)
+                let s = try await sceneCall { () throws(SceneError) in try await daemon.scenes.update(id) { @Sendable (scene: inout Scene) throws(SceneError) in try change.apply(to: &scene, library: library) } }
             // The summary, not the storage: an acknowledgement should not carry the whole scene back.
-            return s.summary(library: library)
+            return s.summary(library: daemon.library)
         case "scene-launched":
-            await scenes.launched(try r.uuid("scene"))
+            await daemon.scenes.launched(try r.uuid("scene"))
             return nil
         case "scene-disconnect":
-            await scenes.disconnect(try r.uuid("scene"))
+            await daemon.scenes.disconnect(try r.uuid("scene"))
             return nil
         case "scene-destroy":
             let id = try r.uuid("scene")
-            try await sceneCall { () throws(SceneError) in try await scenes.destroy(id) }
+            try await sceneCall { () throws(SceneError) in try await daemon.scenes.destroy(id) }
             return nil
         case "delete-saved":
             guard let ids = r.arguments["ids"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else {
                 throw .badArgument(name: "ids", reason: "must be a non-empty array of persistent identifiers")
             }
             let set = Set(ids)
-            let n = try await sceneCall { () throws(SceneError) in try await scenes.deleteSavedActivities(persistentIDs: set) }
-            for entry in current.entries where entry.activity.persistentIdentifier.map(set.contains) == true {
-                try? await end(entry.activity.id, invalidate: true)
-            }
+            let n = try await sceneCall { () throws(SceneError) in try await daemon.scenes.deleteSavedActivities(persistentIDs: set) }
+            await daemon.activities.invalidate(persistentIDs: set)
             return .dictionary(["scenes": .integer(Int64(n))])
         default:
             throw .unknownOp(r.op)
@@ -57,13 +54,6 @@ extension Daemon {
         }
     }
 
-    /// Crash-at-launch protection, when a control connection ends.
-    func scenesAfterDisconnect(_ client: ControlClient) async {
-        for id in await scenes.connectionDropped(client.key) {
-            logger.warning("a scene's saved state was discarded after two crashes at launch", metadata: ["scene.id": "\(id)"])
-            broadcast("sceneStateDiscarded", ["scene": .string(id.uuidString), "reason": "crashed twice at launch within 60 s"])
-        }
-    }
 }
 
 /// What `scene-update` changes: the current activity, storage values, the tab and navigation.

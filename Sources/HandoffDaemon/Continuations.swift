@@ -1,13 +1,55 @@
 import Foundation
+import HandoffConfig
 import HandoffContent
 import HandoffControl
 import HandoffCore
+import HandoffLink
+import Logging
+import ServiceLifecycle
 
-extension Daemon {
+/// Continuation on both sides: `continue` (fetch from the origin, dispatch here, report back),
+/// `send` (push to a peer, which dispatches it), a peer's push dispatched here, and the origin
+/// learning what became of its activity. Dispatch is the Dispatcher's one pass over live apps,
+/// the built-in handlers and scenes, exec handlers and the opener. `run()` sends the reports to
+/// origins, so that a continuation's answer never waits for them.
+public final class Continuations: Service, Sendable {
+    private let library: Library
+    private let dispatcher: Dispatcher
+    let live: LiveHandlerRegistry
+    private let peers: Peers
+    private let activities: Activities
+    private let events: ControlEvents
+    private let logger: Logger
+    private let reports: (stream: AsyncStream<(PeerMessage, peerID: String)>, continuation: AsyncStream<(PeerMessage, peerID: String)>.Continuation)
+
+    init(configuration: HandoffConfiguration, library: Library, handlers: HandlerRegistry, scenes: SceneBook, peers: Peers,
+         activities: Activities, events: ControlEvents, logger: Logger) {
+        self.library = library
+        let live = LiveHandlerRegistry()
+        self.live = live
+        dispatcher = Dispatcher(router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
+                                execHandlers: configuration.execHandlers, opener: configuration.opener, live: live,
+                                applyRoute: { (route, activity, preferred) throws(SceneError) -> UUID in
+                                    try await scenes.apply(route, from: activity, preferred: preferred)
+                                })
+        self.peers = peers
+        self.activities = activities
+        self.events = events
+        self.logger = logger
+        reports = AsyncStream.makeStream(of: (PeerMessage, peerID: String).self)
+    }
+
+    public func run() async throws {
+        let links = peers.links
+        for await (report, peerID) in reports.stream.cancelOnGracefulShutdown() {
+            await links.notify(report, peerID: peerID)
+        }
+        await live.endAll()
+    }
+
     /// Dispatches an activity here (continued from a peer, or pushed by one) and reports where it went.
     func dispatch(_ activity: UserActivity, from peer: String, preferredScene: UUID?) async -> DispatchOutcome {
-        let dispatcher = self.dispatcher!
-        let outcome = await DispatchContext.$preferredScene.withValue(preferredScene) { await dispatcher.dispatch(activity) }
+        let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene)
         var fields: [String: PropertyListValue] = ["peer": .string(peer), "activity": .string(activity.id.uuidString),
                                                    "type": .string(activity.type.rawValue)]
         fields.merge(outcome.fields(library: library)) { $1 }
@@ -15,29 +57,27 @@ extension Daemon {
         case .failed(let failure):
             logger.notice("continuation failed", metadata: ["peer.name": "\(peer)", "activity.type": "\(activity.type.rawValue)",
                                                            "failure.code": "\(failure.code)"])
-            broadcast("continuationFailed", fields)
+            events.broadcast("continuationFailed", fields)
         default:
             logger.info("activity continued", metadata: ["peer.name": "\(peer)", "activity.type": "\(activity.type.rawValue)",
                                                         "dispatch.step": "\(outcome.step)"])
-            broadcast("continued", fields)
+            events.broadcast("continued", fields)
         }
         return outcome
     }
 
     /// `continue PEER ACTIVITY`: fetch from the origin, dispatch here, tell the origin the outcome.
     func continueActivity(peer name: String, activityID: UUID, scene: UUID?) async throws(ControlError) -> PropertyListValue {
-        let peer = try await resolvePeer(name)
-        let open = await links.connectedPeerIDs
+        let peer = try await peers.resolve(name)
+        let open = await peers.links.connectedPeerIDs
         let wasOpen = peer.trusted.map { open.contains($0.identity.id) } ?? false
-        let reply = try await request(peer) { .fetch(id: $0, activityID: activityID) }
+        let reply = try await peers.request(peer) { .fetch(id: $0, activityID: activityID) }
         guard case .activity(_, let activity) = reply, activity.id == activityID else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the fetch with something else than the activity")
         }
         let outcome = await dispatch(activity, from: peer.name, preferredScene: scene)
         if let trusted = peer.trusted {
-            // The origin's report need not hold up the answer here.
-            let links = self.links
-            Task { await links.notify(.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), peerID: trusted.identity.id) }
+            reports.continuation.yield((.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), trusted.identity.id))
         }
         return .dictionary(outcome.fields(library: library).merging(["activity": .string(activityID.uuidString),
                                                                      "type": .string(activity.type.rawValue), "peer": .string(peer.name),
@@ -46,36 +86,40 @@ extension Daemon {
 
     /// `send ACTIVITY --to PEER`: push one of our current activities; the peer dispatches it.
     func push(activityID: UUID, to name: String) async throws(ControlError) -> PropertyListValue {
-        guard let entry = current.entry(id: activityID) else {
+        guard let entry = await activities.entry(activityID) else {
             throw .failed(code: "not-found", message: "activity \(activityID.uuidString) is not current here (see `handoffctl activities`)")
         }
-        let peer = try await resolvePeer(name)
-        let activity = await requestHandler.freshest(entry.activity)
-        let reply = try await request(peer, timeout: .seconds(60)) { .push(id: $0, activity: activity) }
+        let peer = try await peers.resolve(name)
+        if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue) {
+            throw .failed(code: "type-not-declared", message: "\(peer.name) does not continue '\(entry.activity.type.rawValue)' (its handoffd does not declare that type); declare it in activity_types there first")
+        }
+        let activity = await activities.freshest(entry.activity)
+        let reply = try await peers.request(peer, timeout: .seconds(60)) { .push(id: $0, activity: activity) }
         guard case .outcome(_, let outcome) = reply else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the push with something else than an outcome")
         }
-        originLearned(activityID: activity.id, version: activity.version, outcome: outcome, by: peer.name)
+        await originLearned(activityID: activity.id, version: activity.version, outcome: outcome, by: peer.name)
         return .dictionary(outcome.fields.merging(["activity": .string(activityID.uuidString), "peer": .string(peer.name)]) { $1 })
     }
 
     /// The origin's side of a continuation: userActivityWasContinued, or the failure the peer saw.
-    func originLearned(activityID: UUID, version: UInt64, outcome: RemoteOutcome, by peer: String) {
+    func originLearned(activityID: UUID, version: UInt64, outcome: RemoteOutcome, by peer: String) async {
         var fields = outcome.fields
         fields["activity"] = .string(activityID.uuidString)
         fields["peer"] = .string(peer)
         fields["version"] = .integer(Int64(bitPattern: version))
+        let event: String
         switch outcome {
         case .continued:
             logger.info("a peer continued our activity", metadata: ["peer.name": "\(peer)", "activity.id": "\(activityID)"])
-            owners[activityID]?.send(event: "userActivityWasContinued", fields)
-            broadcast("userActivityWasContinued", fields)
+            event = "userActivityWasContinued"
         case .failed(let code, _):
             logger.notice("a peer failed to continue our activity", metadata: ["peer.name": "\(peer)", "activity.id": "\(activityID)",
                                                                               "failure.code": "\(code)"])
-            owners[activityID]?.send(event: "continuationFailedOnPeer", fields)
-            broadcast("continuationFailedOnPeer", fields)
+            event = "continuationFailedOnPeer"
         }
+        await activities.tellOwner(of: activityID, event, fields)
+        events.broadcast(event, fields)
     }
 }
 

@@ -8,16 +8,16 @@ import NIOPosix
 /// on Linux). With a sleeping child per peer request (5 s budget) handoffd's heap grew by 4-8 MiB
 /// at a few thousand requests a second and did not shrink afterwards. A cancelled NIO timer leaves
 /// the heap at once.
-enum Timeout {
+public enum Timeout {
     /// Runs `action` after `delay`, unless the returned timer is cancelled first.
-    static func after(_ delay: Duration, on loop: EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
+    public static func after(_ delay: Duration, on loop: EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
                       _ action: @escaping @Sendable () -> Void) -> Scheduled<Void> {
         loop.scheduleTask(in: TimeAmount(delay), action)
     }
 
     /// The operation's result, or nil if it has not finished within `limit` or the caller was
     /// cancelled; the operation is then cancelled.
-    static func race<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T?) async -> T? {
+    public static func race<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T?) async -> T? {
         let race = Race<T>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

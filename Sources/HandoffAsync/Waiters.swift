@@ -1,0 +1,163 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// How a wait ended.
+public enum WaitOutcome<Value: Sendable>: Sendable {
+    /// What the waiter waited for.
+    case value(Value)
+    /// Its deadline passed first.
+    case timedOut
+    /// Its owner went away, or the component waiting shut down.
+    case ended
+    /// The waiting task was cancelled.
+    case cancelled
+
+    public var value: Value? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+}
+
+/// The one way handoffd's parts wait for an event or an answer with a deadline: a peer's answer to
+/// a request, an app's answer to a question, a pairing handed to `pair --accept`, avahi-daemon
+/// coming up, a peer's advert, a scene's write.
+///
+/// A wait is registered first (`register`, synchronous: the caller checks its condition and
+/// registers without a suspension between, so no wakeup is missed) and awaited after (`wait`):
+/// between the two the caller may send the request the answer belongs to. A value that comes
+/// before the waiter awaits is kept for it. Deadlines are timers on an event loop, not sleeping
+/// tasks (see `Timeout`).
+public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    public struct Ticket: Hashable, Sendable {
+        fileprivate let number: UInt64
+    }
+
+    private struct Slot {
+        let key: Key
+        let owner: ObjectIdentifier?
+        var outcome: WaitOutcome<Value>?
+        var continuation: CheckedContinuation<WaitOutcome<Value>, Never>?
+        var timer: Scheduled<Void>?
+    }
+
+    private struct State {
+        var slots: [UInt64: Slot] = [:]
+        /// Registration order, so that `resumeOldest` is fair.
+        var next: UInt64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public init() {}
+
+    /// Starts a wait for `key`, ending with `.timedOut` after `deadline` unless resumed first.
+    public func register(_ key: Key, owner: ObjectIdentifier? = nil, deadline: Duration? = nil) -> Ticket {
+        let number = state.withLockedValue { s -> UInt64 in
+            s.next += 1
+            s.slots[s.next] = Slot(key: key, owner: owner)
+            return s.next
+        }
+        if let deadline {
+            let timer = Timeout.after(deadline) { [weak self] in self?.finish(number, .timedOut) }
+            // The wait may be over already (resumed between the two locks): then the timer goes.
+            let kept = state.withLockedValue { s -> Bool in
+                guard s.slots[number] != nil, s.slots[number]?.outcome == nil else { return false }
+                s.slots[number]?.timer = timer
+                return true
+            }
+            if !kept { timer.cancel() }
+        }
+        return Ticket(number: number)
+    }
+
+    /// The outcome of a registered wait (at once if it already has one). Each ticket is awaited once.
+    public func wait(_ ticket: Ticket) async -> WaitOutcome<Value> {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<WaitOutcome<Value>, Never>) in
+                let ready = state.withLockedValue { s -> WaitOutcome<Value>? in
+                    guard var slot = s.slots[ticket.number] else { return .ended }
+                    if let outcome = slot.outcome {
+                        s.slots[ticket.number] = nil
+                        return outcome
+                    }
+                    slot.continuation = c
+                    s.slots[ticket.number] = slot
+                    return nil
+                }
+                if let ready { c.resume(returning: ready) }
+            }
+        } onCancel: {
+            finish(ticket.number, .cancelled)
+        }
+    }
+
+    /// `register` and `wait` together, for callers with nothing to do in between.
+    public func wait(for key: Key, owner: ObjectIdentifier? = nil, deadline: Duration? = nil) async -> WaitOutcome<Value> {
+        await wait(register(key, owner: owner, deadline: deadline))
+    }
+
+    /// Gives `value` to the oldest wait for `key` (only one `owner` registered, if given); false if
+    /// none is waiting.
+    @discardableResult
+    public func resumeOldest(_ key: Key, with value: Value, ownedBy owner: ObjectIdentifier? = nil) -> Bool {
+        let number = state.withLockedValue { s in
+            s.slots.filter { $0.value.key == key && $0.value.outcome == nil && (owner == nil || $0.value.owner == owner) }.keys.min()
+        }
+        guard let number else { return false }
+        return finish(number, .value(value))
+    }
+
+    /// Gives `value` to every wait for `key`; how many there were.
+    @discardableResult
+    public func resumeAll(_ key: Key, with value: Value) -> Int {
+        let numbers = state.withLockedValue { s in s.slots.filter { $0.value.key == key && $0.value.outcome == nil }.keys }
+        return numbers.filter { finish($0, .value(value)) }.count
+    }
+
+    /// Ends the waits `owner` registered (a control client that left) with `.ended`.
+    public func end(owner: ObjectIdentifier) {
+        let numbers = state.withLockedValue { s in s.slots.filter { $0.value.owner == owner && $0.value.outcome == nil }.keys }
+        for n in numbers { finish(n, .ended) }
+    }
+
+    /// Ends every wait with `.ended` (shutdown).
+    public func endAll() {
+        let numbers = state.withLockedValue { s in s.slots.filter { $0.value.outcome == nil }.keys }
+        for n in numbers { finish(n, .ended) }
+    }
+
+    /// Drops a registered wait that will not be awaited (the request it was for could not be sent).
+    public func forget(_ ticket: Ticket) {
+        let timer = state.withLockedValue { $0.slots.removeValue(forKey: ticket.number)?.timer }
+        timer?.cancel()
+    }
+
+    /// Waits for `key` not yet over.
+    public func count(_ key: Key) -> Int { state.withLockedValue { s in s.slots.values.count { $0.key == key && $0.outcome == nil } } }
+
+    /// Whether the wait for this ticket is still open.
+    public func isWaiting(_ ticket: Ticket) -> Bool { state.withLockedValue { $0.slots[ticket.number]?.outcome == nil && $0.slots[ticket.number] != nil } }
+
+    /// The first outcome wins; a later one finds the slot settled (or gone) and does nothing.
+    @discardableResult
+    private func finish(_ number: UInt64, _ outcome: WaitOutcome<Value>) -> Bool {
+        let taken = state.withLockedValue { s -> (CheckedContinuation<WaitOutcome<Value>, Never>?, Scheduled<Void>?)? in
+            guard var slot = s.slots[number], slot.outcome == nil else { return nil }
+            let timer = slot.timer
+            if let c = slot.continuation {
+                s.slots[number] = nil
+                return (c, timer)
+            }
+            // Not awaited yet: kept for `wait`.
+            slot.outcome = outcome
+            slot.timer = nil
+            s.slots[number] = slot
+            return (nil, timer)
+        }
+        guard let (continuation, timer) = taken else { return false }
+        timer?.cancel()
+        continuation?.resume(returning: outcome)
+        return true
+    }
+}

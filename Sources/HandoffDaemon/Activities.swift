@@ -1,0 +1,156 @@
+import Foundation
+import HandoffAsync
+import HandoffConfig
+import HandoffControl
+import HandoffCore
+import HandoffDiscovery
+import HandoffLink
+import Logging
+import ServiceLifecycle
+
+/// The activities this machine offers (becomeCurrent, resign, invalidate), the app that published
+/// each, the advert that carries them, and the answers to peers that list or fetch them. `run()`
+/// rewrites the advert when an activity expires, and withdraws it at shutdown.
+public actor Activities: Service {
+    private let configuration: HandoffConfiguration
+    private let peers: Peers
+    private let events: ControlEvents
+    private let logger: Logger
+    private var advert: Advert
+    private var current = CurrentActivities()
+    /// The control client that published each activity: asked to refresh it when it needsSave,
+    /// and told when a peer continued it.
+    private var owners: [UUID: ControlClient] = [:]
+    /// needsSave questions to apps, by token.
+    private let refreshes = Waiters<String, UserActivity>()
+
+    init(configuration: HandoffConfiguration, advert: Advert, peers: Peers, events: ControlEvents, logger: Logger) {
+        self.configuration = configuration
+        self.advert = advert
+        self.peers = peers
+        self.events = events
+        self.logger = logger
+    }
+
+    /// Publishes the advert once the link listens (the prelude).
+    func startAdvertising(port: Int) throws {
+        try advert.publish(port: port, advertised: current.advertised(at: Date()))
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if advert.isStale(current.advertised(at: Date())) { await changed() }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+        }
+        refreshes.endAll()
+        // Peers see the goodbye; the discovery client stops.
+        advert.withdraw()
+        logger.info("advert withdrawn")
+    }
+
+    func heartbeat() {}
+
+    // MARK: - Operations
+
+    /// becomeCurrent: checks the activity as it will be advertised, makes it current for its scene,
+    /// and tells peers (TXT now, open sessions at once).
+    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?) async throws(ControlError) -> (version: UInt64, size: ActivitySize) {
+        let size: ActivitySize
+        do throws(ActivityError) {
+            size = try configuration.activityTypes.validateForPublishing(activity, at: Date(), sizePolicy: configuration.sizePolicy)
+        } catch {
+            throw .failed(code: ContinuationFailure(error, type: activity.type).code, message: error.description)
+        }
+        for id in current.becomeCurrent(activity, scene: scene, at: Date()) { owners[id] = nil }
+        if let owner { owners[activity.id] = owner }
+        logger.info("activity current", metadata: ["activity.type": "\(activity.type.rawValue)", "activity.id": "\(activity.id)",
+                                                   "activity.bytes": "\(size.bytes)"])
+        await changed()
+        return (activity.version, size)
+    }
+
+    /// resignCurrent (peers just stop seeing it) or invalidate (peers are told to drop it).
+    func end(_ id: UUID, invalidate: Bool) async throws(ControlError) {
+        guard current.remove(id) else {
+            throw .failed(code: "not-found", message: "activity \(id.uuidString) is not current here (see `handoffctl activities`)")
+        }
+        owners[id] = nil
+        if invalidate { await peers.tellInvalidated(id) }
+        await changed()
+    }
+
+    /// deleteSavedUserActivities: current activities with these persistent ids are invalidated.
+    func invalidate(persistentIDs: Set<String>) async {
+        for entry in current.entries where entry.activity.persistentIdentifier.map(persistentIDs.contains) == true {
+            try? await end(entry.activity.id, invalidate: true)
+        }
+    }
+
+    var entries: [CurrentActivities.Entry] { current.entries }
+
+    func entry(_ id: UUID) -> CurrentActivities.Entry? { current.entry(id: id) }
+
+    /// The app's fresh version, answering a needsSave question; false if none waits for the token.
+    func answerRefresh(token: String, with activity: UserActivity) -> Bool { refreshes.resumeOldest(token, with: activity) }
+
+    /// Tells the app that published the activity (if it is still connected).
+    func tellOwner(of activityID: UUID, _ event: String, _ fields: [String: PropertyListValue]) {
+        owners[activityID]?.send(event: event, fields)
+    }
+
+    func clientLeft(_ client: ControlClient) {
+        refreshes.end(owner: client.key)
+        for (id, owner) in owners where owner.key == client.key { owners[id] = nil }
+    }
+
+    /// Our advertising key changed (unpairing): the tokens are sealed anew.
+    func rekeyed() {
+        do { try advert.update(advertised: current.advertised(at: Date())) } catch {
+            logger.error("could not update the advert", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Peers' requests
+
+    /// The answer to a peer's list, fetch or ping (PeerRequestHandler), listing only the types the
+    /// peer declared.
+    func answer(_ message: PeerMessage, from peerID: String) async -> PeerMessage? {
+        let reply = await requestHandler.reply(to: message)
+        if case .activities(let id, let items) = reply { return .activities(id: id, items: await peers.offered(items, to: peerID)) }
+        return reply
+    }
+
+    /// The activity, refreshed by its app first if it needs saving and the app answers in time.
+    func freshest(_ activity: UserActivity) async -> UserActivity { await requestHandler.freshest(activity) }
+
+    private var requestHandler: PeerRequestHandler {
+        let snapshot = current
+        return PeerRequestHandler(device: configuration.deviceName, declaredTypes: configuration.activityTypes.types.map(\.rawValue),
+                                  current: { snapshot }, refresh: { [weak self] in await self?.askOwner($0) })
+    }
+
+    /// Asks the app that published `activity` for its fresh state; PeerRequestHandler bounds the
+    /// wait (cancelling it after its budget).
+    private func askOwner(_ activity: UserActivity) async -> UserActivity? {
+        guard let owner = owners[activity.id] else { return nil }
+        let token = UUID().uuidString
+        let ticket = refreshes.register(token, owner: owner.key)
+        owner.send(event: "needsSave", ["token": .string(token), "activity": .string(activity.id.uuidString)])
+        guard let fresh = await refreshes.wait(ticket).value, fresh.id == activity.id, fresh.version > activity.version else { return nil }
+        current.update(fresh, at: Date())
+        return fresh
+    }
+
+    // MARK: - Telling peers
+
+    /// The current set changed: new TXT (sealed tokens) and a push to open sessions.
+    private func changed() async {
+        let advertised = current.advertised(at: Date())
+        do { try advert.update(advertised: advertised) } catch {
+            logger.error("could not update the advert", metadata: ["error": "\(error)"])
+        }
+        let items = current.summaries(at: Date())
+        await peers.tellChanged(items)
+        events.broadcast("activitiesChanged", ["count": .integer(Int64(items.count))])
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HandoffAsync
+import HandoffControl
+import HandoffCore
+import HandoffLink
+import Logging
+import ServiceLifecycle
+
+/// Pairing from the control socket's side: `pair PEER` and `pair --accept` each end with a code
+/// to compare, and `pair-confirm` with the outcome; `unpair` forgets a peer. `run()` hands each
+/// pairing that arrives while the window is open to the oldest `pair --accept` waiting.
+public actor Pairing: Service {
+    private nonisolated let endpoint: LinkEndpoint
+    private let peers: Peers
+    private let activities: Activities
+    private let events: ControlEvents
+    private let logger: Logger
+    /// Pairings showing their code, waiting for `pair-confirm` from the client that started them.
+    private var pending: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
+    /// `pair --accept`s waiting for a machine to start pairing, each with its own deadline.
+    private let accepts = Waiters<AcceptKey, PairingSession>()
+    enum AcceptKey: Hashable { case incoming }
+
+    init(endpoint: LinkEndpoint, peers: Peers, activities: Activities, events: ControlEvents, logger: Logger) {
+        self.endpoint = endpoint
+        self.peers = peers
+        self.activities = activities
+        self.events = events
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        for await session in endpoint.pairingRequests.cancelOnGracefulShutdown() { arrived(session) }
+        accepts.endAll()
+        for p in pending.values { p.session.cancel() }
+        pending = [:]
+    }
+
+    nonisolated var isLocked: Bool { endpoint.isPairingLocked }
+
+    /// How many `pair --accept` are waiting now.
+    var waitingAccepts: Int { accepts.count(.incoming) }
+
+    /// `pair PEER`: starts pairing with a listed peer whose window is open; returns the code to
+    /// compare. The pairing waits for `pair-confirm` from the same client.
+    func start(with name: String, owner: ControlClient) async throws(ControlError) -> PropertyListValue {
+        let peer = try await peers.resolve(name)
+        guard let address = peer.address else {
+            throw .failed(code: "peer-unreachable", message: "\(peer.name) is not listed on the network now; start handoffd there")
+        }
+        let session: PairingSession
+        do { session = try await endpoint.pair(host: address.host, port: address.port) } catch {
+            throw .failed(code: "pairing-failed", message: "pairing with \(peer.name) failed: \(error). Run `handoffctl pair --accept` on \(peer.name) first")
+        }
+        return try await showCode(session, owner: owner, name: peer.name)
+    }
+
+    /// `pair --accept`: opens the window and waits for a peer to start pairing. Each accept waits
+    /// for its own outcome: a pairing handed to it, or the end of its own time.
+    func accept(owner: ControlClient, timeout: Duration) async throws(ControlError) -> PropertyListValue {
+        if endpoint.isPairingLocked {
+            throw .failed(code: "pairing-locked", message: "pairing is locked for 5 minutes after three failed attempts; try again later")
+        }
+        endpoint.openPairingWindow()
+        let outcome = await accepts.wait(for: .incoming, owner: owner.key, deadline: timeout)
+        guard case .value(let session) = outcome else {
+            if accepts.count(.incoming) == 0 { endpoint.closePairingWindow() }
+            throw .failed(code: "pairing-timeout", message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
+        }
+        return try await showCode(session, owner: owner, name: session.peerName)
+    }
+
+    private func showCode(_ session: PairingSession, owner: ControlClient, name: String) async throws(ControlError) -> PropertyListValue {
+        let code: String
+        do { code = try await session.code() } catch {
+            throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(error)")
+        }
+        let id = UUID().uuidString
+        pending[id] = (session, owner.key)
+        return .dictionary(["pairing": .string(id), "code": .string(code), "peer": .string(name),
+                            "fingerprint": .string(session.peer.fingerprint)])
+    }
+
+    /// `pair-confirm`: the person compared the codes. Waits for both sides' decisions.
+    func confirm(_ id: String, accept: Bool) async throws(ControlError) -> PropertyListValue {
+        guard let p = pending.removeValue(forKey: id) else {
+            throw .failed(code: "not-found", message: "no pairing \(id) is waiting; start again with `handoffctl pair`")
+        }
+        if accept { p.session.confirm() } else { p.session.reject() }
+        switch await p.session.outcome() {
+        case .success(let trusted):
+            logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
+            events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
+            return .dictionary(["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
+        case .failure(let error):
+            throw .failed(code: "pairing-failed", message: "pairing did not complete: \(error)")
+        }
+    }
+
+    func unpair(_ name: String) async throws(ControlError) -> PropertyListValue {
+        let peer = try await peers.resolve(name)
+        guard let trusted = peer.trusted else { throw .failed(code: "not-paired", message: "\(peer.name) is not paired") }
+        let key: AdvertisingKey
+        do { key = try await endpoint.unpair(trusted.identity) } catch {
+            throw .failed(code: "store-failed", message: "could not forget \(peer.name): \(error); nothing changed")
+        }
+        await peers.forget(trusted.identity)
+        // Tokens in the TXT are now sealed with the new key.
+        await activities.rekeyed()
+        return .dictionary(["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint),
+                            "advertisingGeneration": .integer(Int64(key.generation))])
+    }
+
+    /// The client that started pairings left: they end.
+    func clientLeft(_ client: ControlClient) {
+        accepts.end(owner: client.key)
+        for (id, p) in pending where p.owner == client.key {
+            p.session.cancel()
+            pending[id] = nil
+        }
+    }
+
+    /// A machine started pairing while the window was open. It goes to the oldest waiting
+    /// `pair --accept`; with none waiting it is stopped, never kept for a later accept (where
+    /// the person would see a stranger's attempt as the one they expect).
+    private func arrived(_ session: PairingSession) {
+        guard accepts.resumeOldest(.incoming, with: session) else {
+            logger.notice("a pairing attempt arrived with no `pair --accept` waiting; stopped", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            session.cancel()
+            return
+        }
+    }
+}

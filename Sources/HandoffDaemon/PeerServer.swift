@@ -1,0 +1,42 @@
+import Foundation
+import HandoffCore
+import HandoffLink
+import Logging
+
+/// Where each message a peer sends goes: its hello and what it tells of its activities to Peers,
+/// list and fetch to Activities, pushes and continuation reports to Continuations.
+struct PeerServer: Sendable {
+    let peers: Peers
+    let activities: Activities
+    let continuations: Continuations
+    let logger: Logger
+
+    func serve(_ message: PeerMessage, from session: LinkSession) async -> PeerMessage? {
+        let peer = session.peer
+        await peers.heard(from: peer)
+        switch message {
+        case .hello(_, let version, let device, let types):
+            _ = await peers.greeted(by: peer, version: version, device: device, types: types)
+            // The answer is our hello, or why the versions do not match.
+            return await activities.answer(message, from: peer.id)
+        case .push(let id, let activity):
+            logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
+            let outcome = await continuations.dispatch(activity, from: await peers.name(of: peer), preferredScene: nil)
+            return .outcome(id: id, outcome: outcome.remote)
+        case .continued(let activityID, let version, let outcome):
+            await continuations.originLearned(activityID: activityID, version: version, outcome: outcome, by: await peers.name(of: peer))
+            return nil
+        case .changed(let items):
+            await peers.remoteChanged(items, from: peer)
+            return nil
+        case .invalidated(let activityID):
+            await peers.remoteInvalidated(activityID, by: peer)
+            return nil
+        case .error(nil, let code, _):
+            logger.notice("peer reported an error", metadata: ["peer.id": "\(peer.fingerprint)", "error.code": "\(code)"])
+            return nil
+        default:
+            return await activities.answer(message, from: peer.id)
+        }
+    }
+}

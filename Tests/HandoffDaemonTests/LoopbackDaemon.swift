@@ -1,0 +1,57 @@
+import Foundation
+import HandoffClient
+import HandoffConfig
+import HandoffContent
+import HandoffCore
+import HandoffDiscovery
+import HandoffLink
+import Logging
+import ServiceLifecycle
+@testable import HandoffDaemon
+
+let loopbackLibrary = try! Library(contentsOf: URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
+
+/// A daemon on loopback with in-memory stores, discovered through a `FakeNetwork`, its services
+/// run by a ServiceGroup as handoffd runs them, and its control socket.
+final class LoopbackDaemon: Sendable {
+    let daemon: Daemon
+    let discovery: FakeDiscovery
+    let control: ControlServer
+    let identity: IdentityKey
+    let trust = InMemoryTrustStore()
+    private let group: ServiceGroup
+    private let running: Task<Void, Error>
+
+    init(_ name: String, on network: FakeNetwork, avahiRunning: Bool = true) async throws {
+        var c = HandoffConfiguration()
+        c.deviceName = name
+        c.peerPort = 0
+        identity = IdentityKey()
+        discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)
+        daemon = try Daemon(parts: DaemonParts(configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
+                                               sceneStore: MemorySceneStore(), discovery: discovery, logger: Logger(label: "test.\(name)")))
+        // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
+        control = ControlServer(path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,
+                                operations: daemon.operations)
+        try await daemon.prepare(listeningOn: "127.0.0.1")
+        try await control.start()
+        group = ServiceGroup(services: daemon.services, logger: Logger(label: "test.\(name).services"))
+        let group = self.group
+        running = Task { try await group.run() }
+    }
+
+    /// Shuts the services down in reverse order, as SIGTERM does.
+    func stop() async {
+        await control.stop()
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+        discovery.shutdown()
+    }
+
+    func request(_ op: String, _ args: [String: PropertyListValue] = [:]) async throws -> PropertyListValue? {
+        let client = try await HandoffClient.connect(socketPath: control.path)
+        defer { Task { await client.close() } }
+        return try await client.request(op, args)
+    }
+}
