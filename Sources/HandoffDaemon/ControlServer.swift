@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -82,8 +83,9 @@ public protocol ControlOperations: Sendable {
 
 /// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
 /// (checked with SO_PEERCRED), with a bounded number of clients and bounded request lines.
-/// Requests of one client are answered in order.
-public final class ControlServer: Sendable {
+/// Requests of one client are answered in order. `run()` serves each admitted client in a child
+/// task until shutdown, which closes the socket and ends every client's connection.
+public final class ControlServer: Service, Sendable {
     public let path: String
     private let allowedUIDs: Set<uid_t>
     private let maxClients: Int
@@ -92,6 +94,14 @@ public final class ControlServer: Sendable {
     private let logger: Logger
     private let clients = NIOLockedValueBox(0)
     private let channel = NIOLockedValueBox<Channel?>(nil)
+    /// Admitted clients, handed to `run()`.
+    private let connections: (stream: AsyncStream<Connection>, continuation: AsyncStream<Connection>.Continuation)
+
+    fileprivate struct Connection: Sendable {
+        let client: ControlClient
+        let lines: AsyncStream<LineFramer.Item>
+        let taken: @Sendable () -> Void
+    }
 
     public init(path: String, allowedUIDs: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = LineFramer.defaultMaxLine,
                 operations: any ControlOperations, logger: Logger = Logger(label: "handoffd.control")) {
@@ -101,6 +111,7 @@ public final class ControlServer: Sendable {
         self.maxLine = maxLine
         self.operations = operations
         self.logger = logger
+        connections = AsyncStream.makeStream(of: Connection.self)
     }
 
     public var clientCount: Int { clients.withLockedValue { $0 } }
@@ -121,11 +132,27 @@ public final class ControlServer: Sendable {
         channel.withLockedValue { $0 = ch }
     }
 
+    /// Serves clients until graceful shutdown or `stop()`; binds the socket first unless `start()` did.
+    public func run() async throws {
+        if channel.withLockedValue({ $0 == nil }) { try await start() }
+        await withDiscardingTaskGroup { group in
+            for await c in connections.stream.cancelOnGracefulShutdown() {
+                group.addTask { await self.serve(c.client, lines: c.lines, taken: c.taken) }
+            }
+            // Each client's connection ends, and with it what it registered.
+            group.cancelAll()
+        }
+        await stop()
+    }
+
     public func stop() async {
         let ch = channel.withLockedValue { c -> Channel? in defer { c = nil }; return c }
         try? await ch?.close()
         try? FileManager.default.removeItem(atPath: path)
+        connections.continuation.finish()
     }
+
+    fileprivate func admitted(_ connection: Connection) { connections.continuation.yield(connection) }
 
     fileprivate func admit(_ channel: Channel) -> EventLoopFuture<ControlClient?> {
         let promise = channel.eventLoop.makePromise(of: ControlClient?.self)
@@ -239,7 +266,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
                 }
                 if resume { channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
             }
-            Task { await server.serve(client, lines: stream, taken: taken) }
+            server.admitted(ControlServer.Connection(client: client, lines: stream, taken: taken))
         }
         context.fireChannelActive()
     }

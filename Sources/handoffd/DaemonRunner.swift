@@ -49,11 +49,13 @@ final class DaemonRunner: Sendable {
         self.logger = logger
     }
 
-    /// The prelude (link listening, advert published), then the services in start order.
+    /// The prelude (link listening, advert published, control socket bound), then the services
+    /// in start order.
     func services() async throws -> [any Service] {
         try await daemon.prepare()
+        try await control.start()
         return [StateStores(database: database)] + daemon.services
-            + [ControlSocket(server: control), Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
+            + [control, Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
     }
 
     static func makeDirectory(_ path: String, mustBeWritable: Bool = true) throws {
@@ -76,17 +78,6 @@ struct StateStores: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try? database.pool.close()
-    }
-}
-
-/// The control socket, open while the daemon runs; closed first at shutdown.
-struct ControlSocket: Service {
-    let server: ControlServer
-
-    func run() async throws {
-        try await server.start()
-        try? await gracefulShutdown()
-        await server.stop()
     }
 }
 

@@ -104,6 +104,8 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         let s = ControlServer(path: path, allowedUIDs: allowed, maxClients: maxClients,
                               maxLine: maxLine, operations: EchoOperations())
         try await s.start()
+        // Serves until the test's `stop()`.
+        Task { try await s.run() }
         return s
     }
 
@@ -176,6 +178,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         FileManager.default.createFile(atPath: s.path, contents: Data("stale".utf8))
         let again = ControlServer(path: s.path, operations: EchoOperations())
         try await again.start()
+        Task { try await again.run() }
         let c = try LineClient(path: s.path)
         c.send("{\"id\":5,\"op\":\"echo\"}\n")
         #expect(await c.readJSON()?["id"] as? Int == 5)

@@ -11,6 +11,8 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8)).sock").path
         let s = ControlServer(path: path, allowedUIDs: allowed, operations: EchoOperations())
         try await s.start()
+        // Serves until the test's `stop()`.
+        Task { try await s.run() }
         return s
     }
 

@@ -36,14 +36,13 @@ final class LoopbackDaemon: Sendable {
                                 operations: daemon.operations)
         try await daemon.prepare(listeningOn: "127.0.0.1")
         try await control.start()
-        group = ServiceGroup(services: daemon.services, logger: Logger(label: "test.\(name).services"))
+        group = ServiceGroup(services: daemon.services + [control], logger: Logger(label: "test.\(name).services"))
         let group = self.group
         running = Task { try await group.run() }
     }
 
     /// Shuts the services down in reverse order, as SIGTERM does.
     func stop() async {
-        await control.stop()
         await group.triggerGracefulShutdown()
         _ = await running.result
         discovery.shutdown()
