@@ -65,6 +65,9 @@ public actor Pairing: Service {
         let outcome = await accepts.wait(for: .incoming, owner: owner.key, deadline: timeout)
         guard case .value(let session) = outcome else {
             if accepts.count(.incoming) == 0 { endpoint.closePairingWindow() }
+            if case .ended = outcome {
+                throw .failed(code: "pairing-window-closed", message: "the pairing window closed (a pairing failed, or handoffd is stopping); run `handoffctl pair --accept` again")
+            }
             throw .failed(code: "pairing-timeout", message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
         }
         return try await showCode(session, owner: owner, name: session.peerName)
@@ -87,7 +90,9 @@ public actor Pairing: Service {
             throw .failed(code: "not-found", message: "no pairing \(id) is waiting; start again with `handoffctl pair`")
         }
         if accept { p.session.confirm() } else { p.session.reject() }
-        switch await p.session.outcome() {
+        let outcome = await p.session.outcome()
+        afterPairing(succeeded: (try? outcome.get()) != nil)
+        switch outcome {
         case .success(let trusted):
             logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
             events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
@@ -118,6 +123,14 @@ public actor Pairing: Service {
             p.session.cancel()
             pending[id] = nil
         }
+    }
+
+    /// A pairing ended, which closed the window. Other `pair --accept`s still waiting get it
+    /// reopened after a success; after a failure it stays closed (one guess per window a person
+    /// opens) and they end, saying so.
+    private func afterPairing(succeeded: Bool) {
+        guard accepts.count(.incoming) > 0 else { return }
+        if succeeded { endpoint.openPairingWindow() } else { accepts.endAll() }
     }
 
     /// A machine started pairing while the window was open. It goes to the oldest waiting
