@@ -108,6 +108,13 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         return finish(number, .value(value))
     }
 
+    /// Gives `value` to the oldest wait of all, whatever it waits for; false if none is waiting.
+    @discardableResult
+    public func resumeOldestOfAll(with value: Value) -> Bool {
+        guard let number = state.withLockedValue({ s in s.slots.filter { $0.value.outcome == nil }.keys.min() }) else { return false }
+        return finish(number, .value(value))
+    }
+
     /// Gives `value` to every wait for `key`; how many there were.
     @discardableResult
     public func resumeAll(_ key: Key, with value: Value) -> Int {

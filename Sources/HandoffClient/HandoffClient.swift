@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAsync
 import HandoffControl
 import HandoffCore
 import NIOConcurrencyHelpers
@@ -15,32 +16,37 @@ public final class HandoffClient: Sendable {
     public let events: AsyncStream<ControlEvent>
     private let channel: Channel
     private let state: NIOLockedValueBox<State>
+    /// Requests waiting for their answer, by id (no deadline: the daemon answers every request,
+    /// and a lost connection ends them all).
+    private let answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>
 
     struct State {
         var nextID: Int64 = 1
-        var waiting: [Int64: CheckedContinuation<PropertyListValue?, Error>] = [:]
         var closed = false
         /// Why the daemon turned this connection away, if it did: every request then fails with it.
         var refusal: ClientError?
     }
 
-    private init(socketPath: String, channel: Channel, events: AsyncStream<ControlEvent>, state: NIOLockedValueBox<State>) {
+    private init(socketPath: String, channel: Channel, events: AsyncStream<ControlEvent>, state: NIOLockedValueBox<State>,
+                 answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>) {
         self.socketPath = socketPath
         self.channel = channel
         self.events = events
         self.state = state
+        self.answers = answers
     }
 
     public static func connect(socketPath: String = defaultSocketPath,
                                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws(ClientError) -> HandoffClient {
         let (events, eventsIn) = AsyncStream.makeStream(of: ControlEvent.self)
         let state = NIOLockedValueBox(State())
+        let answers = Waiters<Int64, Result<PropertyListValue?, ClientError>>()
         let channel: Channel
         do {
             channel = try await ClientBootstrap(group: group)
                 .channelInitializer { ch in
                     ch.eventLoop.makeCompletedFuture {
-                        try ch.pipeline.syncOperations.addHandler(ResponseHandler(state: state, events: eventsIn))
+                        try ch.pipeline.syncOperations.addHandler(ResponseHandler(state: state, answers: answers, events: eventsIn))
                     }
                 }
                 .connect(unixDomainSocketPath: socketPath).get()
@@ -48,31 +54,29 @@ public final class HandoffClient: Sendable {
             if let io = error as? IOError, io.errnoCode == EACCES { throw .permissionDenied(socket: socketPath) }
             throw .daemonNotRunning(socket: socketPath)
         }
-        return HandoffClient(socketPath: socketPath, channel: channel, events: events, state: state)
+        return HandoffClient(socketPath: socketPath, channel: channel, events: events, state: state, answers: answers)
     }
 
     /// Sends one request and waits for its answer.
     public func request(_ op: String, _ arguments: [String: PropertyListValue] = [:]) async throws(ClientError) -> PropertyListValue? {
-        do {
-            return try await withCheckedThrowingContinuation { (c: CheckedContinuation<PropertyListValue?, Error>) in
-                let (id, failure): (Int64?, ClientError?) = state.withLockedValue { s in
-                    if let refusal = s.refusal { return (nil, refusal) }
-                    if s.closed { return (nil, .connectionLost) }
-                    let id = s.nextID
-                    s.nextID += 1
-                    s.waiting[id] = c
-                    return (id, nil)
-                }
-                guard let id else { return c.resume(throwing: failure ?? .connectionLost) }
-                let line = ControlRequest(id: id, op: op, arguments: arguments).line
-                channel.writeAndFlush(channel.allocator.buffer(bytes: line)).whenFailure { [state] _ in
-                    state.withLockedValue { $0.waiting.removeValue(forKey: id) }?.resume(throwing: ClientError.connectionLost)
-                }
-            }
-        } catch let error as ClientError {
-            throw error
-        } catch {
-            throw .connectionLost
+        let id = state.withLockedValue { s in
+            defer { s.nextID += 1 }
+            return s.nextID
+        }
+        // Registered before the connection's state is read: a connection that ends after this
+        // check ends the wait too.
+        let ticket = answers.register(id)
+        if let failure = state.withLockedValue({ s in s.refusal ?? (s.closed ? ClientError.connectionLost : nil) }) {
+            answers.forget(ticket)
+            throw failure
+        }
+        let line = ControlRequest(id: id, op: op, arguments: arguments).line
+        channel.writeAndFlush(channel.allocator.buffer(bytes: line)).whenFailure { [answers] _ in
+            answers.resumeOldest(id, with: .failure(.connectionLost))
+        }
+        switch await answers.wait(ticket) {
+        case .value(let result): return try result.get()
+        default: throw state.withLockedValue { $0.refusal } ?? .connectionLost
         }
     }
 
@@ -93,10 +97,13 @@ private final class ResponseHandler: ChannelInboundHandler {
     static let maxAnswerLine = 16 * 1024 * 1024
     private var framer = LineFramer(maxLine: ResponseHandler.maxAnswerLine)
     private let state: NIOLockedValueBox<HandoffClient.State>
+    private let answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>
     private let events: AsyncStream<ControlEvent>.Continuation
 
-    init(state: NIOLockedValueBox<HandoffClient.State>, events: AsyncStream<ControlEvent>.Continuation) {
+    init(state: NIOLockedValueBox<HandoffClient.State>, answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>,
+         events: AsyncStream<ControlEvent>.Continuation) {
         self.state = state
+        self.answers = answers
         self.events = events
     }
 
@@ -118,24 +125,23 @@ private final class ResponseHandler: ChannelInboundHandler {
                 continue
             }
             let ok = fields["ok"]?.boolValue ?? false
-            let outcome: Result<PropertyListValue?, Error>
+            let outcome: Result<PropertyListValue?, ClientError>
             if ok {
                 outcome = .success(fields["result"])
             } else {
                 let err = fields["error"]?.dictionaryValue
                 let code = err?["code"]?.stringValue ?? "unknown"
                 let message = err?["message"]?.stringValue ?? "handoffd refused the request"
-                outcome = .failure(ClientError.refused(code: code, message: message))
+                outcome = .failure(.refused(code: code, message: message))
             }
-            // An answer without an id is the daemon turning the connection away: it goes to every
-            // waiter and is kept for later requests.
-            let waiters: [CheckedContinuation<PropertyListValue?, Error>] = state.withLockedValue { s in
-                if let id = fields["id"]?.integerValue { return s.waiting.removeValue(forKey: id).map { [$0] } ?? [] }
-                if case .failure(let e as ClientError) = outcome { s.refusal = e }
-                defer { s.waiting = [:] }
-                return Array(s.waiting.values)
+            if let id = fields["id"]?.integerValue {
+                answers.resumeOldest(id, with: outcome)
+            } else if case .failure(let refusal) = outcome {
+                // An answer without an id is the daemon turning the connection away: it goes to
+                // every waiter and is kept for later requests.
+                state.withLockedValue { $0.refusal = refusal }
+                answers.endAll()
             }
-            for w in waiters { w.resume(with: outcome) }
         }
     }
 
@@ -151,20 +157,14 @@ private final class ResponseHandler: ChannelInboundHandler {
 
     /// Fails the request `id` (or, not knowing it, the oldest: answers come in request order).
     private func failOldest(_ message: String, id: Int64? = nil) {
-        let waiter = state.withLockedValue { s -> CheckedContinuation<PropertyListValue?, Error>? in
-            guard let key = id ?? s.waiting.keys.min() else { return nil }
-            return s.waiting.removeValue(forKey: key)
-        }
-        waiter?.resume(throwing: ClientError.refused(code: "unreadable-answer", message: message))
+        let failure = Result<PropertyListValue?, ClientError>.failure(.refused(code: "unreadable-answer", message: message))
+        if let id { answers.resumeOldest(id, with: failure) } else { answers.resumeOldestOfAll(with: failure) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let (waiters, reason) = state.withLockedValue { s -> ([CheckedContinuation<PropertyListValue?, Error>], ClientError) in
-            s.closed = true
-            defer { s.waiting = [:] }
-            return (Array(s.waiting.values), s.refusal ?? .connectionLost)
-        }
-        for w in waiters { w.resume(throwing: reason) }
+        state.withLockedValue { $0.closed = true }
+        // Each waiting request fails with the refusal, if there was one, else connectionLost.
+        answers.endAll()
         events.finish()
         context.fireChannelInactive()
     }

@@ -62,6 +62,8 @@ public struct PeerRequestHandler: Sendable {
         guard activity.needsSave else { return activity }
         let budget = refreshBudget
         let refresh = self.refresh
+        // Timeout.race, not Waiters: this bounds an operation (asking the app, whose own wait has
+        // no deadline) and cancels it when the budget runs out.
         let fresh = await Timeout.race(budget) { await refresh(activity) }
         // Only a newer version of the same activity replaces what we have.
         if let fresh, fresh.id == activity.id, fresh.version > activity.version { return fresh }
