@@ -57,7 +57,15 @@ public final class HandoffClient: Sendable {
         return HandoffClient(socketPath: socketPath, channel: channel, events: events, state: state, answers: answers)
     }
 
-    /// Sends one request and waits for its answer.
+    /// Performs one control operation and decodes its typed result.
+    public func perform<Op: ControlOperation>(_ operation: Op) async throws(ClientError) -> Op.Result {
+        let answer = try await request(Op.name, operation.arguments)
+        do throws(ControlError) { return try Op.Result(propertyList: answer) } catch {
+            throw .badResponse("\(Op.name): \(error.description)")
+        }
+    }
+
+    /// Sends one request and waits for its answer (the operation by name, its arguments as values).
     public func request(_ op: String, _ arguments: [String: PropertyListValue] = [:]) async throws(ClientError) -> PropertyListValue? {
         let id = state.withLockedValue { s in
             defer { s.nextID += 1 }

@@ -67,7 +67,7 @@ public final class Continuations: Service, Sendable {
     }
 
     /// `continue PEER ACTIVITY`: fetch from the origin, dispatch here, tell the origin the outcome.
-    func continueActivity(peer name: String, activityID: UUID, scene: UUID?) async throws(ControlError) -> PropertyListValue {
+    func continueActivity(peer name: String, activityID: UUID, scene: UUID?) async throws(ControlError) -> ContinuationReport {
         let peer = try await peers.resolve(name)
         let open = await peers.links.connectedPeerIDs
         let wasOpen = peer.trusted.map { open.contains($0.identity.id) } ?? false
@@ -79,13 +79,14 @@ public final class Continuations: Service, Sendable {
         if let trusted = peer.trusted {
             reports.continuation.yield((.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), trusted.identity.id))
         }
-        return .dictionary(outcome.fields(library: library).merging(["activity": .string(activityID.uuidString),
-                                                                     "type": .string(activity.type.rawValue), "peer": .string(peer.name),
-                                                                     "session": .string(wasOpen ? "open" : "new")]) { $1 })
+        var report = outcome.report(activity: activityID, peer: peer.name, library: library)
+        report.type = activity.type.rawValue
+        report.session = wasOpen ? "open" : "new"
+        return report
     }
 
     /// `send ACTIVITY --to PEER`: push one of our current activities; the peer dispatches it.
-    func push(activityID: UUID, to name: String) async throws(ControlError) -> PropertyListValue {
+    func push(activityID: UUID, to name: String) async throws(ControlError) -> ContinuationReport {
         guard let entry = await activities.entry(activityID) else {
             throw .failed(code: "not-found", message: "activity \(activityID.uuidString) is not current here (see `handoffctl activities`)")
         }
@@ -99,7 +100,9 @@ public final class Continuations: Service, Sendable {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the push with something else than an outcome")
         }
         await originLearned(activityID: activity.id, version: activity.version, outcome: outcome, by: peer.name)
-        return .dictionary(outcome.fields.merging(["activity": .string(activityID.uuidString), "peer": .string(peer.name)]) { $1 })
+        var report = ContinuationReport(outcome: (outcome == .continued ? "continued" : "failed"), activity: activityID, peer: peer.name)
+        if case .failed(let code, let message) = outcome { (report.code, report.message) = (code, message) }
+        return report
     }
 
     /// The origin's side of a continuation: userActivityWasContinued, or the failure the peer saw.
@@ -135,6 +138,26 @@ extension DispatchOutcome {
         }
     }
 
+    /// As the answer to `continue`.
+    func report(activity: UUID, peer: String, library: Library) -> ContinuationReport {
+        var r = ContinuationReport(outcome: (remote == .continued ? "continued" : "failed"), activity: activity, peer: peer)
+        if case .failed(let f) = self { (r.code, r.message) = (f.code, f.description) }
+        r.step = step
+        switch self {
+        case .continuedByApp(let name): r.handler = name
+        case .routedToScene(let scene, let route):
+            r.scene = scene
+            r.content = route.contentPath.description
+            r.book = library.book(id: route.bookID)?.title ?? route.bookID.uuidString
+            if case .character(let c)? = route.navigationPath.last { r.character = library.character(id: c)?.name }
+        case .continuedByCommand(let command): r.handler = command.joined(separator: " ")
+        case .openedWebpage(let url): r.url = url.absoluteString
+        case .failed: break
+        }
+        return r
+    }
+
+    /// As the fields of events.
     func fields(library: Library) -> [String: PropertyListValue] {
         var d = remote.fields
         d["step"] = .string(step)

@@ -145,11 +145,13 @@ public final class ControlServer: Service, Sendable {
         await stop()
     }
 
+    /// Closes the socket and removes its file; a second call does nothing (the path may belong
+    /// to another server by then).
     public func stop() async {
-        let ch = channel.withLockedValue { c -> Channel? in defer { c = nil }; return c }
-        try? await ch?.close()
-        try? FileManager.default.removeItem(atPath: path)
         connections.continuation.finish()
+        guard let ch = channel.withLockedValue({ c -> Channel? in defer { c = nil }; return c }) else { return }
+        try? await ch.close()
+        try? FileManager.default.removeItem(atPath: path)
     }
 
     fileprivate func admitted(_ connection: Connection) { connections.continuation.yield(connection) }

@@ -5,55 +5,59 @@ import HandoffCore
 
 extension DaemonControl {
     /// The scene lifecycle operations (docs/CONTROL.md, "Scenes").
-    func sceneOperation(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
+    func sceneRoute(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
+        let scenes = self.scenes, library = self.library
         switch r.op {
-        case "scene-connect":
-            let id = try r.optionalString("scene").map { (_: String) throws(ControlError) -> UUID in try r.uuid("scene") }
-            let role = try r.optionalString("role")
-            let (s, restored) = try await sceneCall { () throws(SceneError) in try await daemon.scenes.connect(id, role: role, by: client.key) }
-            guard case .dictionary(var d) = s.detail(library: daemon.library) else { return nil }
-            d["restored"] = .bool(restored)
-            d["restorationActivity"] = s.scene.restorationActivity().propertyList
-            return .dictionary(d)
-        case "scene-update":
-            let id = try r.uuid("scene")
-            let change = try SceneChange(r, library: daemon.library)
-                let s = try await sceneCall { () throws(SceneError) in try await daemon.scenes.update(id) { @Sendable (scene: inout Scene) throws(SceneError) in try change.apply(to: &scene, library: library) } }
-            // The summary, not the storage: an acknowledgement should not carry the whole scene back.
-            return s.summary(library: daemon.library)
-        case "scene-launched":
-            await daemon.scenes.launched(try r.uuid("scene"))
-            return nil
-        case "scene-disconnect":
-            await daemon.scenes.disconnect(try r.uuid("scene"))
-            return nil
-        case "scene-destroy":
-            let id = try r.uuid("scene")
-            try await sceneCall { () throws(SceneError) in try await daemon.scenes.destroy(id) }
-            return nil
-        case "delete-saved":
-            guard let ids = r.arguments["ids"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else {
-                throw .badArgument(name: "ids", reason: "must be a non-empty array of persistent identifiers")
+        case ScenesRequest.name: return try await answer(r) { (_: ScenesRequest) in Listing(await scenes.all.map { $0.summary(library: library) }) }
+        case SceneRequest.name:
+            return try await answer(r) { (op: SceneRequest) in
+                guard let s = await scenes.scene(op.scene) else {
+                    throw ControlError.failed(code: "not-found", message: "no scene \(op.scene.uuidString) (see `handoffctl scenes`)")
+                }
+                return s.detail(library: library)
             }
-            let set = Set(ids)
-            let n = try await sceneCall { () throws(SceneError) in try await daemon.scenes.deleteSavedActivities(persistentIDs: set) }
-            await daemon.activities.invalidate(persistentIDs: set)
-            return .dictionary(["scenes": .integer(Int64(n))])
+        case SceneConnectRequest.name:
+            return try await answer(r) { (op: SceneConnectRequest) in
+                let (s, restored) = try await scenes.connect(op.scene, role: op.role, by: client.key)
+                var d = s.detail(library: library)
+                d.restored = restored
+                d.restorationActivity = s.scene.restorationActivity()
+                return d
+            }
+        case SceneUpdateRequest.name:
+            return try await answer(r) { (op: SceneUpdateRequest) in
+                let change = try SceneChange(op, library: library)
+                let s = try await scenes.update(op.scene) { @Sendable (scene: inout Scene) throws(SceneError) in try change.apply(to: &scene, library: library) }
+                // The summary, not the storage: an acknowledgement should not carry the whole scene back.
+                return s.summary(library: library)
+            }
+        case SceneLaunchedRequest.name: return try await answer(r) { (op: SceneLaunchedRequest) in await scenes.launched(op.scene); return Done() }
+        case SceneDisconnectRequest.name: return try await answer(r) { (op: SceneDisconnectRequest) in await scenes.disconnect(op.scene); return Done() }
+        case SceneDestroyRequest.name: return try await answer(r) { (op: SceneDestroyRequest) in try await scenes.destroy(op.scene); return Done() }
+        case DeleteSavedRequest.name:
+            return try await answer(r) { (op: DeleteSavedRequest) in
+                let set = Set(op.ids)
+                let n = try await scenes.deleteSavedActivities(persistentIDs: set)
+                await activities.invalidate(persistentIDs: set)
+                return DeletedSaved(scenes: Int64(n))
+            }
         default:
             throw .unknownOp(r.op)
         }
     }
+}
 
-    private func sceneCall<T>(_ body: () async throws(SceneError) -> T) async throws(ControlError) -> T {
-        do throws(SceneError) { return try await body() } catch {
-            switch error {
-            case .saveFailed: throw .failed(code: "save-failed", message: error.description)
-            case .unknownScene: throw .failed(code: "not-found", message: error.description)
-            default: throw .failed(code: "bad-scene-state", message: error.description)
-            }
+/// Scene errors answer with a code scripts can match.
+extension SceneError: ControlFailure {
+    public var code: String {
+        switch self {
+        case .saveFailed: "save-failed"
+        case .unknownScene: "not-found"
+        default: "bad-scene-state"
         }
     }
 
+    public var message: String { description }
 }
 
 /// What `scene-update` changes: the current activity, storage values, the tab and navigation.
@@ -65,28 +69,24 @@ struct SceneChange: Sendable {
     var book: UUID??
     var path: [UUID]?
 
-    init(_ r: ControlRequest, library: Library) throws(ControlError) {
-        if let v = r.arguments["activity"] {
-            if v.stringValue == "none" { clearActivity = true } else { activity = try r.activity() }
-        }
-        if let v = r.arguments["storage"] {
+    init(_ r: SceneUpdateRequest, library: Library) throws(ControlError) {
+        activity = r.activity
+        clearActivity = r.clearActivity
+        if let v = r.storage {
             do throws(CodecError) { storage = try SceneStorage(propertyList: v) } catch {
                 throw .badArgument(name: "storage", reason: error.description)
             }
         }
-        for (i, entry) in (r.arguments["set"]?.arrayValue ?? []).enumerated() {
-            guard let d = entry.dictionaryValue, let key = d["key"]?.stringValue else {
-                throw .badArgument(name: "set[\(i)]", reason: "must be {key, value, content?}")
-            }
+        for (i, entry) in r.set.enumerated() {
             var content: ContentPath?
-            if let text = d["content"]?.stringValue {
+            if let text = entry.content {
                 do throws(ContentPathError) { content = try ContentPath(parsing: text) } catch {
                     throw .badArgument(name: "set[\(i)].content", reason: error.description)
                 }
             }
-            set.append((key, content, d["value"]))
+            set.append((entry.key, content, entry.value))
         }
-        if let b = r.arguments["book"]?.stringValue {
+        if let b = r.book {
             if b == "none" { book = .some(nil) } else {
                 guard let id = UUID(canonical: b) ?? library.books.first(where: { $0.title == b })?.id else {
                     throw .badArgument(name: "book", reason: "no book '\(b)' in the library")
@@ -94,9 +94,9 @@ struct SceneChange: Sendable {
                 book = .some(id)
             }
         }
-        if let p = r.arguments["path"]?.arrayValue {
-            path = try p.map { (v: PropertyListValue) throws(ControlError) -> UUID in
-                guard let text = v.stringValue, let id = UUID(canonical: text) ?? library.books.flatMap(\.characters).first(where: { $0.name == text })?.id else {
+        if let p = r.path {
+            path = try p.map { (text: String) throws(ControlError) -> UUID in
+                guard let id = UUID(canonical: text) ?? library.books.flatMap(\.characters).first(where: { $0.name == text })?.id else {
                     throw .badArgument(name: "path", reason: "entries must be character ids or names of the library")
                 }
                 return id

@@ -4,17 +4,18 @@ import HandoffControl
 import HandoffCore
 import HandoffLink
 
-/// The control operations (docs/CONTROL.md): each request goes to the component that owns what
-/// it asks about. Each returns a result value or a ControlError whose message says what to do.
+/// The control operations (docs/CONTROL.md): each request, decoded into its typed request, goes
+/// to the component that owns what it asks about, and its typed result is the answer. Errors
+/// answer with their own code and message (ControlFailure).
 struct DaemonControl: ControlOperations {
     let daemon: Daemon
-    private var peers: Peers { daemon.peers }
-    private var activities: Activities { daemon.activities }
-    private var scenes: SceneBook { daemon.scenes }
+    var peers: Peers { daemon.peers }
+    var activities: Activities { daemon.activities }
+    var scenes: SceneBook { daemon.scenes }
     var library: Library { daemon.library }
 
     func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
-        do throws(ControlError) { return .success(try await run(request, client)) } catch { return .failure(error) }
+        do throws(ControlError) { return .success(try await route(request, client)) } catch { return .failure(error) }
     }
 
     /// The client's watch, live handlers, questions, pairings and launching scenes end with it.
@@ -29,218 +30,180 @@ struct DaemonControl: ControlOperations {
         await daemon.pairing.clientLeft(client)
     }
 
-    private func run(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
+    private func route(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
+        let pairing = daemon.pairing, continuations = daemon.continuations
         switch r.op {
-        case "status": return await status()
-        case "peers": return .array(await peers.views().map(\.propertyList))
-        case "trust":
-            let peers: [TrustedPeerRow]
-            do { peers = try self.peers.trusted().map(TrustedPeerRow.init) } catch {
-                throw .failed(code: "store-failed", message: "could not read the trust store: \(error)")
+        case StatusRequest.name: return try await answer(r) { (_: StatusRequest) in await status() }
+        case PeersRequest.name: return try await answer(r) { (_: PeersRequest) in Listing(await peers.views().map(\.info)) }
+        case TrustRequest.name: return try await answer(r) { (_: TrustRequest) in Listing(try peers.trusted().map(\.info)) }
+        case PairRequest.name: return try await answer(r) { (op: PairRequest) in try await pairing.start(with: op.peer, owner: client) }
+        case PairAcceptRequest.name:
+            return try await answer(r) { (op: PairAcceptRequest) in try await pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
+        case PairConfirmRequest.name: return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept) }
+        case UnpairRequest.name: return try await answer(r) { (op: UnpairRequest) in try await pairing.unpair(op.peer) }
+        case DisconnectRequest.name:
+            return try await answer(r) { (op: DisconnectRequest) in
+                if let t = try await peers.resolve(op.peer).trusted { await peers.disconnect(t.identity) }
+                return Done()
             }
-            return .array(peers.map(\.propertyList))
-        case "pair": return try await daemon.pairing.start(with: try r.string("peer"), owner: client)
-        case "pair-accept":
-            let seconds = r.arguments["timeout"]?.integerValue ?? 120
-            return try await daemon.pairing.accept(owner: client, timeout: .seconds(max(1, min(seconds, 600))))
-        case "pair-confirm":
-            return try await daemon.pairing.confirm(try r.string("pairing"), accept: r.arguments["accept"]?.boolValue ?? false)
-        case "unpair": return try await daemon.pairing.unpair(try r.string("peer"))
-        case "disconnect":
-            // Closes the sessions with a peer (troubleshooting; the benchmark's cold trials).
-            let peer = try await peers.resolve(try r.string("peer"))
-            if let t = peer.trusted { await peers.disconnect(t.identity) }
-            return nil
-        case "activities":
-            if let peer = try r.optionalString("peer") { return try await remoteList(peer) }
-            if r.arguments["remote"]?.boolValue == true { return try await remoteListAll() }
-            return .array(await activities.entries.map { $0.propertyList(now: Date()) })
-        case "publish":
-            let scene = try r.optionalString("scene").map { (s: String) throws(ControlError) -> UUID in try r.uuid("scene") }
-            return try await publish(try r.activity(), scene: scene, owner: client)
-        case "resign":
-            try await activities.end(try r.uuid("activity"), invalidate: false)
-            return nil
-        case "invalidate":
-            try await activities.end(try r.uuid("activity"), invalidate: true)
-            return nil
-        case "refresh":
-            // The answer to a needsSave event: the app's fresh version of its activity.
-            guard await activities.answerRefresh(token: try r.string("token"), with: try r.activity()) else {
-                throw .failed(code: "not-found", message: "no refresh with this token is waiting (it was answered late)")
+        case ActivitiesRequest.name: return try await answer(r) { (op: ActivitiesRequest) in try await listActivities(op) }
+        case PublishRequest.name:
+            return try await answer(r) { (op: PublishRequest) in
+                let (version, size) = try await activities.publish(op.activity, scene: op.scene, owner: client)
+                let warning = size.isAboveWarning
+                    ? "the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store"
+                    : nil
+                return Published(activity: op.activity.id, version: Int64(bitPattern: version), bytes: Int64(size.bytes), warning: warning)
             }
-            return nil
-        case "continue":
-            let scene = try r.optionalString("scene").map { (s: String) throws(ControlError) -> UUID in try r.uuid("scene") }
-            return try await daemon.continuations.continueActivity(peer: try r.string("peer"), activityID: try r.uuid("activity"), scene: scene)
-        case "send": return try await daemon.continuations.push(activityID: try r.uuid("activity"), to: try r.string("to"))
-        case "handle":
-            guard let types = r.arguments["types"]?.arrayValue?.compactMap(\.stringValue), !types.isEmpty else {
-                throw .badArgument(name: "types", reason: "must be a non-empty array of activity types")
+        case ResignRequest.name: return try await answer(r) { (op: ResignRequest) in try await activities.end(op.activity, invalidate: false); return Done() }
+        case InvalidateRequest.name:
+            return try await answer(r) { (op: InvalidateRequest) in try await activities.end(op.activity, invalidate: true); return Done() }
+        case RefreshRequest.name:
+            return try await answer(r) { (op: RefreshRequest) in
+                guard await activities.answerRefresh(token: op.token, with: op.activity) else {
+                    throw ControlError.failed(code: "not-found", message: "no refresh with this token is waiting (it was answered late)")
+                }
+                return Done()
             }
-            await daemon.continuations.live.register(client, name: try r.optionalString("name") ?? "pid \(client.pid)", types: types)
-            return nil
-        case "handled":
-            guard await daemon.continuations.live.answer(token: try r.string("token"), accepted: r.arguments["accepted"]?.boolValue ?? false) else {
-                throw .failed(code: "not-found", message: "no continuation with this token is waiting (it was answered late)")
+        case ContinueRequest.name:
+            return try await answer(r) { (op: ContinueRequest) in try await continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene) }
+        case SendRequest.name: return try await answer(r) { (op: SendRequest) in try await continuations.push(activityID: op.activity, to: op.to) }
+        case HandleRequest.name:
+            return try await answer(r) { (op: HandleRequest) in
+                await continuations.live.register(client, name: op.handlerName ?? "pid \(client.pid)", types: op.types)
+                return Done()
             }
-            return nil
-        case "watch":
-            daemon.events.watch(client)
-            return nil
-        case "scenes": return .array(await scenes.all.map { $0.summary(library: library) })
-        case "scene":
-            let id = try r.uuid("scene")
-            guard let s = await scenes.scene(id) else {
-                throw .failed(code: "not-found", message: "no scene \(id.uuidString) (see `handoffctl scenes`)")
+        case HandledRequest.name:
+            return try await answer(r) { (op: HandledRequest) in
+                guard await continuations.live.answer(token: op.token, accepted: op.accepted) else {
+                    throw ControlError.failed(code: "not-found", message: "no continuation with this token is waiting (it was answered late)")
+                }
+                return Done()
             }
-            return s.detail(library: library)
-        case "library-books": return .array(library.books.map(\.summary))
-        case "library-characters":
-            let text = try r.string("book")
-            guard let book = library.books.first(where: { $0.id.uuidString.lowercased() == text.lowercased() || $0.title == text }) else {
-                throw .failed(code: "not-found", message: "no book '\(text)' in the library (see `handoffctl library books`)")
-            }
-            return .array(book.characters.map { c in
-                .dictionary(["id": .string(c.id.uuidString), "name": .string(c.name), "description": .string(c.description),
-                             "book": .string(book.id.uuidString), "content": .string(ContentPath(bookID: book.id, characterID: c.id).description)])
-            })
-        case let op where op.hasPrefix("scene-") || op == "delete-saved":
-            return try await sceneOperation(r, client)
-        default:
-            throw .unknownOp(r.op)
+        case WatchRequest.name: return try await answer(r) { (_: WatchRequest) in daemon.events.watch(client); return Done() }
+        case LibraryBooksRequest.name: return try await answer(r) { (_: LibraryBooksRequest) in Listing(library.books.map(\.info)) }
+        case LibraryCharactersRequest.name: return try await answer(r) { (op: LibraryCharactersRequest) in try characters(of: op.book) }
+        default: return try await sceneRoute(r, client)
         }
     }
 
-    private func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient) async throws(ControlError) -> PropertyListValue {
-        let (version, size) = try await activities.publish(activity, scene: scene, owner: owner)
-        var result: [String: PropertyListValue] = [
-            "activity": .string(activity.id.uuidString), "version": .integer(Int64(bitPattern: version)),
-            "bytes": .integer(Int64(size.bytes)),
-        ]
-        if size.isAboveWarning {
-            result["warning"] = .string("the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store")
-        }
-        return .dictionary(result)
+    /// Decodes the request as `Op`, runs `body`, encodes its result; any error answers with its
+    /// own code (ControlFailure).
+    func answer<Op: ControlOperation>(_ r: ControlRequest, _ body: (Op) async throws -> Op.Result) async throws(ControlError) -> PropertyListValue? {
+        let op = try Op(request: r)
+        do { return try await body(op).propertyList } catch { throw ControlError(error) }
     }
 
-    private func status() async -> PropertyListValue {
+    private func status() async -> DaemonStatus {
         let views = await peers.views()
         let avahi = await peers.avahi
-        var d: [String: PropertyListValue] = [
-            "device": .string(daemon.configuration.deviceName), "fingerprint": .string(peers.fingerprint),
-            "port": .integer(Int64(await peers.port)), "avahi": .string(avahi.isUp ? "up" : "down"),
-            "activities": .integer(Int64(await activities.entries.count)), "scenes": .integer(Int64(await scenes.all.count)),
-            "peersListed": .integer(Int64(views.filter { $0.discovered != nil }.count)),
-            "peersPresent": .integer(Int64(views.filter(\.present).count)),
-            "peersPaired": .integer(Int64(views.filter { $0.trusted != nil }.count)),
-            "uptimeSeconds": .integer((ContinuousClock.now - daemon.startedAt).components.seconds),
-            "pairingLocked": .bool(daemon.pairing.isLocked), "pid": .integer(Int64(getpid())),
-        ]
-        if case .up(let name?) = avahi { d["advertisedAs"] = .string(name) }
-        d["sceneStore"] = .string(scenes.storeProblem.map { "read-only: \($0)" } ?? "ok")
-        d["sceneWritesFailed"] = .integer(Int64(await scenes.failedWrites))
-        return .dictionary(d)
+        var advertisedAs: String?
+        if case .up(let name?) = avahi { advertisedAs = name }
+        return DaemonStatus(
+            device: daemon.configuration.deviceName, fingerprint: peers.fingerprint, advertisedAs: advertisedAs,
+            avahi: avahi.isUp ? "up" : "down", port: Int64(await peers.port),
+            peersListed: Int64(views.filter { $0.discovered != nil }.count), peersPresent: Int64(views.filter(\.present).count),
+            peersPaired: Int64(views.filter { $0.trusted != nil }.count), activities: Int64(await activities.entries.count),
+            scenes: Int64(await scenes.all.count), sceneStore: scenes.storeProblem.map { "read-only: \($0)" } ?? "ok",
+            sceneWritesFailed: Int64(await scenes.failedWrites), pairingLocked: daemon.pairing.isLocked,
+            uptimeSeconds: (ContinuousClock.now - daemon.startedAt).components.seconds, pid: Int64(getpid()))
+    }
+
+    private func listActivities(_ op: ActivitiesRequest) async throws(ControlError) -> Listing<ActivityInfo> {
+        if let peer = op.peer { return Listing(try await remoteList(peer)) }
+        if op.remote { return Listing(await remoteListAll()) }
+        let now = Date()
+        return Listing(await activities.entries.map { $0.info(now: now) })
     }
 
     /// A paired peer's activities: from what we hold when it is still what the peer offers (its
     /// `changed` pushes, or its advert's sealed tokens, say so), else asked over the link.
-    private func remoteList(_ name: String) async throws(ControlError) -> PropertyListValue {
+    private func remoteList(_ name: String) async throws(ControlError) -> [ActivityInfo] {
         let peer = try await peers.resolve(name)
         if let id = peer.trusted?.identity.id, let held = await peers.freshRemote(id) {
-            return .array(held.map { $0.propertyList(peer: peer.name) })
+            return held.map { $0.info(peer: peer.name) }
         }
         let reply = try await peers.request(peer) { .list(id: $0) }
         guard case .activities(_, let items) = reply else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
         }
         if let t = peer.trusted { await peers.learntRemote(items, from: t.identity.id) }
-        return .array(items.map { $0.propertyList(peer: peer.name) })
+        return items.map { $0.info(peer: peer.name) }
     }
 
     /// Every paired, listed peer's activities; a peer that does not answer is left out and logged.
-    private func remoteListAll() async throws(ControlError) -> PropertyListValue {
-        var all: [PropertyListValue] = []
+    private func remoteListAll() async -> [ActivityInfo] {
+        var all: [ActivityInfo] = []
         for peer in await peers.views() where peer.trusted != nil && peer.discovered != nil {
-            do throws(ControlError) {
-                if case .array(let items) = try await remoteList(peer.name) { all += items }
-            } catch {
+            do throws(ControlError) { all += try await remoteList(peer.name) } catch {
                 daemon.logger.notice("a peer did not list its activities", metadata: ["peer.name": "\(peer.name)", "error": "\(error.code)"])
             }
         }
-        return .array(all)
+        return all
+    }
+
+    private func characters(of text: String) throws(ControlError) -> Listing<CharacterInfo> {
+        guard let book = library.books.first(where: { $0.id.uuidString.lowercased() == text.lowercased() || $0.title == text }) else {
+            throw .failed(code: "not-found", message: "no book '\(text)' in the library (see `handoffctl library books`)")
+        }
+        return Listing(book.characters.map { c in
+            CharacterInfo(id: c.id, name: c.name, description: c.description, book: book.id,
+                          content: ContentPath(bookID: book.id, characterID: c.id).description)
+        })
     }
 }
 
-struct TrustedPeerRow {
-    let name: String, fingerprint: String, pairedAt: Date, generation: UInt32?
-    init(_ t: TrustedPeer) {
-        name = t.name
-        fingerprint = t.identity.fingerprint
-        pairedAt = t.pairedAt
-        generation = t.advertisingKey?.generation
-    }
+extension PeerRequestError: ControlFailure {
+    public var message: String { description }
+}
 
-    var propertyList: PropertyListValue {
-        var d: [String: PropertyListValue] = ["name": .string(name), "fingerprint": .string(fingerprint), "pairedAt": .date(pairedAt)]
-        if let generation { d["theirAdvertisingGeneration"] = .integer(Int64(generation)) }
-        return .dictionary(d)
+extension PeerView {
+    var info: PeerInfo {
+        PeerInfo(name: name, fingerprint: fingerprint, paired: trusted != nil, present: present, listed: discovered != nil, connected: connected,
+                 addresses: discovered?.addresses.map(\.description) ?? [], port: discovered.map { Int64($0.port) }, pairedName: trusted?.name)
+    }
+}
+
+extension TrustedPeer {
+    var info: TrustedPeerInfo {
+        TrustedPeerInfo(name: name, fingerprint: identity.fingerprint, pairedAt: pairedAt, theirAdvertisingGeneration: advertisingKey.map { Int64($0.generation) })
     }
 }
 
 extension ActivitySummary {
-    func propertyList(peer: String) -> PropertyListValue {
-        var d: [String: PropertyListValue] = ["activity": .string(activityID.uuidString), "type": .string(type),
-                                              "version": .integer(Int64(bitPattern: version)), "peer": .string(peer)]
-        if let title { d["title"] = .string(title) }
-        if let scene { d["scene"] = .string(scene.uuidString) }
-        return .dictionary(d)
+    func info(peer: String) -> ActivityInfo {
+        ActivityInfo(activity: activityID, type: type, version: Int64(bitPattern: version), title: title, scene: scene, peer: peer)
     }
 }
 
 extension CurrentActivities.Entry {
-    func propertyList(now: Date) -> PropertyListValue {
-        var d: [String: PropertyListValue] = [
-            "activity": .string(activity.id.uuidString), "type": .string(activity.type.rawValue),
-            "version": .integer(Int64(bitPattern: activity.version)), "expired": .bool(activity.isExpired(at: now)),
-            "eligible": .bool(activity.isEligibleForHandoff), "needsSave": .bool(activity.needsSave),
-        ]
-        if let t = activity.title { d["title"] = .string(t) }
-        if let scene { d["scene"] = .string(scene.uuidString) }
-        return .dictionary(d)
+    func info(now: Date) -> ActivityInfo {
+        ActivityInfo(activity: activity.id, type: activity.type.rawValue, version: Int64(bitPattern: activity.version), title: activity.title,
+                     scene: scene, expired: activity.isExpired(at: now), eligible: activity.isEligibleForHandoff, needsSave: activity.needsSave)
     }
 }
 
 extension Book {
-    var summary: PropertyListValue {
-        .dictionary(["id": .string(id.uuidString), "title": .string(title), "tagline": .string(tagline),
-                     "characters": .integer(Int64(characters.count))])
-    }
+    var info: BookInfo { BookInfo(id: id, title: title, tagline: tagline, characters: Int64(characters.count)) }
 }
 
 extension StoredScene {
-    func summary(library: Library) -> PropertyListValue {
-        var d: [String: PropertyListValue] = ["scene": .string(scene.id.uuidString), "role": .string(role),
-                                              "updated": .date(updated), "created": .date(created)]
-        if let b = scene.selectedBookID { d["book"] = .string(library.book(id: b)?.title ?? b.uuidString) }
-        if case .character(let c)? = scene.navigationPath.last, let ch = library.character(id: c) { d["character"] = .string(ch.name) }
-        if let path = scene.contentPath { d["content"] = .string(path.description) }
-        return .dictionary(d)
+    func summary(library: Library) -> SceneSummary {
+        var character: String?
+        if case .character(let c)? = scene.navigationPath.last { character = library.character(id: c)?.name }
+        return SceneSummary(scene: scene.id, role: role, created: created, updated: updated,
+                            book: scene.selectedBookID.map { library.book(id: $0)?.title ?? $0.uuidString }, character: character,
+                            content: scene.contentPath?.description)
     }
 
-    func detail(library: Library) -> PropertyListValue {
-        guard case .dictionary(var d) = summary(library: library) else { return summary(library: library) }
-        d["navigation"] = .array(scene.navigationPath.compactMap { item in
-            if case .character(let c) = item { return .string(library.character(id: c)?.name ?? c.uuidString) }
+    func detail(library: Library) -> SceneDetail {
+        var d = SceneDetail(summary: summary(library: library), navigation: scene.navigationPath.compactMap { item in
+            if case .character(let c) = item { return library.character(id: c)?.name ?? c.uuidString }
             return nil
-        })
-        d["storage"] = scene.storage.propertyList
-        if let discarded { d["discarded"] = .date(discarded) }
-        if let discardReason { d["discardReason"] = .string(discardReason) }
-        if let a = scene.currentActivity {
-            d["currentActivity"] = .dictionary(["activity": .string(a.id.uuidString), "type": .string(a.type.rawValue),
-                                                "title": .string(a.title ?? "")])
-        }
-        return .dictionary(d)
+        }, storage: scene.storage.propertyList)
+        d.discarded = discarded
+        d.discardReason = discardReason
+        d.currentActivity = scene.currentActivity.map { ($0.id, $0.type.rawValue, $0.title ?? "") }
+        return d
     }
 }

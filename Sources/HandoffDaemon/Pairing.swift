@@ -43,7 +43,7 @@ public actor Pairing: Service {
 
     /// `pair PEER`: starts pairing with a listed peer whose window is open; returns the code to
     /// compare. The pairing waits for `pair-confirm` from the same client.
-    func start(with name: String, owner: ControlClient) async throws(ControlError) -> PropertyListValue {
+    func start(with name: String, owner: ControlClient) async throws(ControlError) -> PairingCode {
         let peer = try await peers.resolve(name)
         guard let address = peer.address else {
             throw .failed(code: "peer-unreachable", message: "\(peer.name) is not listed on the network now; start handoffd there")
@@ -57,7 +57,7 @@ public actor Pairing: Service {
 
     /// `pair --accept`: opens the window and waits for a peer to start pairing. Each accept waits
     /// for its own outcome: a pairing handed to it, or the end of its own time.
-    func accept(owner: ControlClient, timeout: Duration) async throws(ControlError) -> PropertyListValue {
+    func accept(owner: ControlClient, timeout: Duration) async throws(ControlError) -> PairingCode {
         if endpoint.isPairingLocked {
             throw .failed(code: "pairing-locked", message: "pairing is locked for 5 minutes after three failed attempts; try again later")
         }
@@ -73,19 +73,18 @@ public actor Pairing: Service {
         return try await showCode(session, owner: owner, name: session.peerName)
     }
 
-    private func showCode(_ session: PairingSession, owner: ControlClient, name: String) async throws(ControlError) -> PropertyListValue {
+    private func showCode(_ session: PairingSession, owner: ControlClient, name: String) async throws(ControlError) -> PairingCode {
         let code: String
         do { code = try await session.code() } catch {
             throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(error)")
         }
         let id = UUID().uuidString
         pending[id] = (session, owner.key)
-        return .dictionary(["pairing": .string(id), "code": .string(code), "peer": .string(name),
-                            "fingerprint": .string(session.peer.fingerprint)])
+        return PairingCode(pairing: id, code: code, peer: name, fingerprint: session.peer.fingerprint)
     }
 
     /// `pair-confirm`: the person compared the codes. Waits for both sides' decisions.
-    func confirm(_ id: String, accept: Bool) async throws(ControlError) -> PropertyListValue {
+    func confirm(_ id: String, accept: Bool) async throws(ControlError) -> PeerIdentityInfo {
         guard let p = pending.removeValue(forKey: id) else {
             throw .failed(code: "not-found", message: "no pairing \(id) is waiting; start again with `handoffctl pair`")
         }
@@ -96,13 +95,13 @@ public actor Pairing: Service {
         case .success(let trusted):
             logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
             events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
-            return .dictionary(["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
+            return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint)
         case .failure(let error):
             throw .failed(code: "pairing-failed", message: "pairing did not complete: \(error)")
         }
     }
 
-    func unpair(_ name: String) async throws(ControlError) -> PropertyListValue {
+    func unpair(_ name: String) async throws(ControlError) -> PeerIdentityInfo {
         let peer = try await peers.resolve(name)
         guard let trusted = peer.trusted else { throw .failed(code: "not-paired", message: "\(peer.name) is not paired") }
         let key: AdvertisingKey
@@ -112,8 +111,7 @@ public actor Pairing: Service {
         await peers.forget(trusted.identity)
         // Tokens in the TXT are now sealed with the new key.
         await activities.rekeyed()
-        return .dictionary(["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint),
-                            "advertisingGeneration": .integer(Int64(key.generation))])
+        return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint, advertisingGeneration: Int64(key.generation))
     }
 
     /// The client that started pairings left: they end.

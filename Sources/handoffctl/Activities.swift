@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffControl
 import HandoffCore
 
 struct Activities: AsyncParsableCommand {
@@ -6,25 +7,23 @@ struct Activities: AsyncParsableCommand {
         abstract: "List this machine's current activities, or (--remote) those of paired machines.")
     @OptionGroup var options: ClientOptions
 
-    @Flag(help: "List the activities paired machines offer (asked over the link now).")
+    @Flag(help: "List the activities paired machines offer (as last told, else asked over the link now).")
     var remote = false
 
     @Option(help: "Only this paired machine's activities (implies --remote).")
     var peer: String?
 
     func run() async throws {
-        var args: [String: PropertyListValue] = [:]
-        if remote { args["remote"] = true }
-        if let peer { args["peer"] = .string(peer) }
         let isRemote = remote || peer != nil
-        try await options.run("activities", args) { result in
+        try await options.run(ActivitiesRequest(remote: remote, peer: peer)) { listing in
             var t = isRemote ? Table("PEER", "ACTIVITY", "TYPE", "VERSION", "TITLE") : Table("ACTIVITY", "TYPE", "VERSION", "STATE", "TITLE")
-            for a in result?.arrayValue ?? [] {
+            for a in listing.items {
+                let title = (a.title ?? "").terminalSafe
                 if isRemote {
-                    t.add(a["peer"], a["activity"], a["type"], a["version"], a["title"])
+                    t.add((a.peer ?? "").terminalSafe, a.activity.uuidString, a.type.terminalSafe, String(a.version), title)
                 } else {
-                    let state = a["expired"] == "yes" ? "expired" : (a["eligible"] == "yes" ? "advertised" : "local")
-                    t.add(a["activity"], a["type"], a["version"], state, a["title"])
+                    let state = a.expired == true ? "expired" : (a.eligible == true ? "advertised" : "local")
+                    t.add(a.activity.uuidString, a.type.terminalSafe, String(a.version), state, title)
                 }
             }
             t.print(empty: isRemote ? "No paired machine offers an activity right now." : "No current activities. Publish one with `handoffctl publish`.")

@@ -16,34 +16,40 @@ struct ClientOptions: ParsableArguments {
         socket ?? ProcessInfo.processInfo.environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
     }
 
-    /// Connects, or exits 3 with one line that says how to start handoffd.
+    /// Connects, or fails (exit 3) with one line that says how to start handoffd.
     func connect() async throws -> HandoffClient {
         do { return try await HandoffClient.connect(socketPath: socketPath) } catch {
-            fail(error.description, code: ExitStatus.daemon)
+            throw failure(error.description, code: ExitStatus.daemon)
         }
     }
 
-    /// One request; a refusal exits 1 (3 if the daemon went away) with its message.
-    func request(_ client: HandoffClient, _ op: String, _ arguments: [String: PropertyListValue] = [:]) async -> PropertyListValue? {
-        // The daemon takes ids in their one canonical spelling; a person may type or paste lower case.
-        var arguments = arguments
-        for key in ["activity", "scene"] {
-            if case .string(let s)? = arguments[key], UUID(uuidString: s) != nil { arguments[key] = .string(s.uppercased()) }
-        }
-        do { return try await client.request(op, arguments) } catch {
+    /// One operation; a refusal fails with exit 1 (3 if the daemon went away), with its message.
+    func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op) async throws -> Op.Result {
+        do { return try await client.perform(operation) } catch {
             switch error {
-            case .refused: fail(error.description, code: ExitStatus.refused)
-            default: fail(error.description, code: ExitStatus.daemon)
+            case .refused: throw failure(error.description, code: ExitStatus.refused)
+            default: throw failure(error.description, code: ExitStatus.daemon)
             }
         }
     }
 
-    /// Connects, sends one request and prints the answer: as JSON with --json, else with `human`.
-    func run(_ op: String, _ arguments: [String: PropertyListValue] = [:], human: (PropertyListValue?) -> Void) async throws {
+    /// Connects, performs one operation and prints the answer: as JSON with --json, else with `human`.
+    func run<Op: ControlOperation>(_ operation: Op, human: (Op.Result) throws -> Void) async throws {
+        let result = try await withClient { try await perform($0, operation) }
+        if json { printJSON(result.propertyList) } else { try human(result) }
+    }
+
+    /// Connects, runs `body` with the connection, and closes it.
+    func withClient<T>(_ body: (HandoffClient) async throws -> T) async throws -> T {
         let client = try await connect()
-        let result = await request(client, op, arguments)
-        await client.close()
-        if json { printJSON(result) } else { human(result) }
+        do {
+            let value = try await body(client)
+            await client.close()
+            return value
+        } catch {
+            await client.close()
+            throw error
+        }
     }
 
     /// Our writer, indented: lossless, and it escapes every display control a peer's text may hold.
@@ -56,10 +62,18 @@ enum ExitStatus {
     static let refused: Int32 = 1
     static let continuationFailed: Int32 = 2
     static let daemon: Int32 = 3
+    static let usage: Int32 = 64
 }
 
-/// Messages can quote a peer (its name, its error text): printed escaped.
-func fail(_ message: String, code: Int32) -> Never {
+/// Prints the message (it can quote a peer: its name, its error text; printed escaped) and
+/// returns the exit status to throw.
+func failure(_ message: String, code: Int32) -> ExitCode {
     FileHandle.standardError.write(Data("handoffctl: \(message.terminalSafe)\n".utf8))
-    exit(code)
+    return ExitCode(code)
+}
+
+/// An id typed by a person (any case), or a usage failure naming the argument.
+func parseID(_ text: String, _ what: String) throws -> UUID {
+    guard let id = UUID(uuidString: text) else { throw failure("\(what) '\(text)' is not an id (a UUID such as 0D5E9A6C-0E0B-4C1F-9C64-0B7E7C2F3A11)", code: ExitStatus.usage) }
+    return id
 }

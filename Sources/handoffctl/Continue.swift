@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffControl
 import HandoffCore
 
 struct Continue: AsyncParsableCommand {
@@ -11,32 +12,27 @@ struct Continue: AsyncParsableCommand {
     @Option(help: "Land in this scene (made if new) instead of the one the selector picks.") var scene: String?
 
     func run() async throws {
-        var args: [String: PropertyListValue] = ["peer": .string(peer), "activity": .string(activity)]
-        if let scene { args["scene"] = .string(scene) }
-        let client = try await options.connect()
-        let result = await options.request(client, "continue", args)
-        await client.close()
-        reportOutcome(result, json: options.json, options: options)
+        let request = ContinueRequest(peer: peer, activity: try parseID(activity, "activity"), scene: try scene.map { try parseID($0, "--scene") })
+        try reportOutcome(try await options.withClient { try await options.perform($0, request) }, options: options)
     }
 }
 
 /// Prints a continuation's outcome; a failure exits 2.
-func reportOutcome(_ result: PropertyListValue?, json: Bool, options: ClientOptions) {
-    let failed = result?["outcome"] == "failed"
-    if json {
-        options.printJSON(result)
-    } else if failed {
-        FileHandle.standardError.write(Data("handoffctl: not continued (\(result?["code"] ?? "")): \(result?["message"] ?? "")\n".utf8))
+func reportOutcome(_ r: ContinuationReport, options: ClientOptions) throws {
+    if options.json {
+        options.printJSON(r.propertyList)
+    } else if r.failed {
+        FileHandle.standardError.write(Data("handoffctl: not continued (\(r.code ?? "")): \((r.message ?? "").terminalSafe)\n".utf8))
     } else {
-        switch result?["step"] ?? "" {
+        switch r.step ?? "" {
         case "scene":
-            let character = result?["character"] ?? ""
-            print("Continued in scene \(result?["scene"] ?? ""): \(result?["book"] ?? "")" + (character.isEmpty ? "" : " > \(character)"))
-        case "app": print("Continued by \(result?["handler"] ?? "")")
-        case "exec": print("Continued by command \(result?["handler"] ?? "")")
-        case "webpage": print("Opened \(result?["url"] ?? "")")
+            let character = r.character.map { " > \($0)" } ?? ""
+            print("Continued in scene \(r.scene?.uuidString ?? ""): \(r.book ?? "")\(character)".terminalSafe)
+        case "app": print("Continued by \((r.handler ?? "").terminalSafe)")
+        case "exec": print("Continued by command \((r.handler ?? "").terminalSafe)")
+        case "webpage": print("Opened \((r.url ?? "").terminalSafe)")
         default: print("Continued")
         }
     }
-    if failed { exit(ExitStatus.continuationFailed) }
+    if r.failed { throw ExitCode(ExitStatus.continuationFailed) }
 }

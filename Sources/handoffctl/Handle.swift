@@ -13,23 +13,23 @@ struct Handle: AsyncParsableCommand {
     @Option(help: "Exit after this many offers.") var count: Int?
 
     func run() async throws {
-        let client = try await options.connect()
-        _ = await options.request(client, "handle", ["types": .array(types.map(PropertyListValue.string)), "name": .string(name)])
-        if !options.json { print("Handling \(types.joined(separator: ", ")) as \(name); Ctrl-C to stop") }
-        fflush(nil)
-        var seen = 0
-        for await event in client.events where event.name == "continue" {
-            let activity = event.fields["activity"]
-            if options.json {
-                options.printJSON(.dictionary(event.fields))
-            } else {
-                print("\(decline ? "Declined" : "Continuing") \(activity?["type"] ?? "") \(activity?["id"] ?? ""): \(activity?["title"] ?? "")")
-            }
+        try await options.withClient { client in
+            _ = try await options.perform(client, HandleRequest(types: types, name: name))
+            if !options.json { print("Handling \(types.joined(separator: ", ")) as \(name); Ctrl-C to stop") }
             fflush(nil)
-            _ = await options.request(client, "handled", ["token": event.fields["token"] ?? "", "accepted": .bool(!decline)])
-            seen += 1
-            if let count, seen >= count { break }
+            var seen = 0
+            for await event in client.events where event.name == "continue" {
+                let activity = event.fields["activity"]
+                if options.json {
+                    options.printJSON(.dictionary(event.fields))
+                } else {
+                    print("\(decline ? "Declined" : "Continuing") \(activity?["type"] ?? "") \(activity?["id"] ?? ""): \(activity?["title"] ?? "")")
+                }
+                fflush(nil)
+                _ = try await options.perform(client, HandledRequest(token: event.fields["token"]?.stringValue ?? "", accepted: !decline))
+                seen += 1
+                if let count, seen >= count { break }
+            }
         }
-        await client.close()
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffControl
 
 struct Invalidate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "End an activity for good (invalidate); connected peers are told at once.")
@@ -6,6 +7,6 @@ struct Invalidate: AsyncParsableCommand {
     @Argument(help: "The activity's id.") var activity: String
 
     func run() async throws {
-        try await options.run("invalidate", ["activity": .string(activity)]) { _ in print("Invalidated \(activity)") }
+        try await options.run(InvalidateRequest(activity: try parseID(activity, "activity"))) { _ in print("Invalidated \(activity)") }
     }
 }

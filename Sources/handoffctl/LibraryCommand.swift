@@ -1,4 +1,6 @@
 import ArgumentParser
+import HandoffControl
+import HandoffCore
 
 struct LibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "library", abstract: "The content library: books and their characters.",
@@ -9,9 +11,9 @@ struct LibraryCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
 
         func run() async throws {
-            try await options.run("library-books") { result in
+            try await options.run(LibraryBooksRequest()) { books in
                 var t = Table("BOOK", "TITLE", "CHARACTERS")
-                for b in result?.arrayValue ?? [] { t.add(b["id"], b["title"], b["characters"]) }
+                for b in books.items { t.add(b.id.uuidString, b.title.terminalSafe, String(b.characters)) }
                 t.print(empty: "The library is empty.")
             }
         }
@@ -23,9 +25,9 @@ struct LibraryCommand: AsyncParsableCommand {
         @Argument(help: "The book's id or title.") var book: String
 
         func run() async throws {
-            try await options.run("library-characters", ["book": .string(book)]) { result in
+            try await options.run(LibraryCharactersRequest(book: book)) { characters in
                 var t = Table("CHARACTER", "NAME", "CONTENT PATH")
-                for c in result?.arrayValue ?? [] { t.add(c["id"], c["name"], c["content"]) }
+                for c in characters.items { t.add(c.id.uuidString, c.name.terminalSafe, c.content.terminalSafe) }
                 t.print(empty: "This book has no characters.")
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffControl
 import HandoffCore
 
 struct Pair: AsyncParsableCommand {
@@ -29,31 +30,31 @@ struct Pair: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try await options.connect()
-        let started = accept
-            ? await options.request(client, "pair-accept", ["timeout": .integer(Int64(timeout))])
-            : await options.request(client, "pair", ["peer": .string(peer!)])
-        let name = started?["peer"] ?? "", code = started?["code"] ?? ""
-        if !options.json {
-            // Untrusted text first (escaped by `text`), the code last on a line of its own, so
-            // nothing the other machine chose can stand after it or draw over it.
-            print("Pairing with \(name)")
-            print("Its fingerprint: \(started?["fingerprint"] ?? "")")
-            print("Code: \(code)")
+        // One connection for both steps: the pairing belongs to the client that started it.
+        let (code, result) = try await options.withClient { client in
+            let started = accept
+                ? try await options.perform(client, PairAcceptRequest(timeout: Int64(timeout)))
+                : try await options.perform(client, PairRequest(peer: peer!))
+            if !options.json {
+                // Untrusted text first (escaped), the code last on a line of its own, so nothing
+                // the other machine chose can stand after it or draw over it.
+                print("Pairing with \(started.peer.terminalSafe)")
+                print("Its fingerprint: \(started.fingerprint.terminalSafe)")
+                print("Code: \(started.code.terminalSafe)")
+            }
+            var confirmed = yes
+            if !yes {
+                FileHandle.standardError.write(Data("Does the other machine show the same code? [y/N] ".utf8))
+                confirmed = (readLine() ?? "").lowercased().hasPrefix("y")
+            }
+            return (started.code, try await options.perform(client, PairConfirmRequest(pairing: started.pairing, accept: confirmed)))
         }
-        var confirmed = yes
-        if !yes {
-            FileHandle.standardError.write(Data("Does the other machine show the same code? [y/N] ".utf8))
-            confirmed = (readLine() ?? "").lowercased().hasPrefix("y")
-        }
-        let result = await options.request(client, "pair-confirm", ["pairing": .string(started?["pairing"] ?? ""), "accept": .bool(confirmed)])
-        await client.close()
         if options.json {
-            var d = result?.dictionaryValue ?? [:]
+            var d = result.object.dictionaryValue ?? [:]
             d["code"] = .string(code)
             options.printJSON(.dictionary(d))
         } else {
-            print("Paired with \(result?["peer"] ?? name) (\(result?["fingerprint"] ?? ""))")
+            print("Paired with \(result.peer.terminalSafe) (\(result.fingerprint))")
         }
     }
 }

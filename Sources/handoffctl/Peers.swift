@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffControl
 
 struct Peers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -6,11 +7,11 @@ struct Peers: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run("peers") { result in
+        try await options.run(PeersRequest()) { peers in
             var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS")
-            for p in result?.arrayValue ?? [] {
-                let first = p.dictionaryValue?["addresses"]?.arrayValue?.first?.stringValue
-                t.add(p["name"], p["fingerprint"], p["paired"], p["present"], first.map { "\($0):\(p["port"])" } ?? "-")
+            for p in peers.items {
+                let address = p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
+                t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe)
             }
             t.print(empty: "No peers yet: is handoffd running on another machine of this network?")
         }

@@ -33,7 +33,10 @@ struct Publish: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try await options.connect()
+        try await options.withClient { client in try await publish(client) }
+    }
+
+    private func publish(_ client: HandoffClient) async throws {
         var activity: UserActivity
         do {
             if let character {
@@ -62,18 +65,17 @@ struct Publish: AsyncParsableCommand {
             }
             if let expires { activity.expirationDate = try Self.date(expires) }
             activity.needsSave = needsSave
+        } catch let e as ExitCode {
+            throw e
         } catch let e as ValidationError {
-            fail(e.message, code: 64)
+            throw failure(e.message, code: ExitStatus.usage)
         } catch {
-            fail("\(error)", code: 64)
+            throw failure("\(error)", code: ExitStatus.usage)
         }
-        var args: [String: PropertyListValue] = ["activity": activity.propertyList]
-        if let scene { args["scene"] = .string(scene) }
-        let result = await options.request(client, "publish", args)
-        await client.close()
-        if options.json { return options.printJSON(result) }
-        print("Published \(result?["activity"] ?? "") (\(activity.type.rawValue), version \(result?["version"] ?? ""), \(result?["bytes"] ?? "") bytes)")
-        if let warning = result?.dictionaryValue?["warning"]?.stringValue { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        let result = try await options.perform(client, PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
+        if options.json { return options.printJSON(result.propertyList) }
+        print("Published \(result.activity.uuidString) (\(activity.type.rawValue.terminalSafe), version \(result.version), \(result.bytes) bytes)")
+        if let warning = result.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
     }
 
     static func date(_ text: String) throws -> Date {
@@ -85,13 +87,12 @@ struct Publish: AsyncParsableCommand {
 
     /// "Viewing <character> in <book>", from the daemon's library.
     func characterActivity(_ wanted: String, client: HandoffClient) async throws -> UserActivity {
-        for book in await options.request(client, "library-books")?.arrayValue ?? [] {
-            for c in await options.request(client, "library-characters", ["book": .string(book["id"])])?.arrayValue ?? []
-            where c["id"].lowercased() == wanted.lowercased() || c["name"] == wanted {
-                guard let id = UUID(uuidString: c["id"]), let bookID = UUID(uuidString: book["id"]) else { continue }
-                var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c["name"]) in \(book["title"])")
-                try a.setTypedPayload(BookCharacter(id: id, name: c["name"], description: c["description"]))
-                a.targetContentIdentifier = ContentPath(bookID: bookID, characterID: id).description
+        for book in try await options.perform(client, LibraryBooksRequest()).items {
+            for c in try await options.perform(client, LibraryCharactersRequest(book: book.id.uuidString)).items
+            where c.id.uuidString.lowercased() == wanted.lowercased() || c.name == wanted {
+                var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c.name) in \(book.title)")
+                try a.setTypedPayload(BookCharacter(id: c.id, name: c.name, description: c.description))
+                a.targetContentIdentifier = ContentPath(bookID: book.id, characterID: c.id).description
                 return a
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffControl
 
 struct Resign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Stop offering an activity (resignCurrent); peers stop seeing it.")
@@ -6,6 +7,6 @@ struct Resign: AsyncParsableCommand {
     @Argument(help: "The activity's id.") var activity: String
 
     func run() async throws {
-        try await options.run("resign", ["activity": .string(activity)]) { _ in print("Resigned \(activity)") }
+        try await options.run(ResignRequest(activity: try parseID(activity, "activity"))) { _ in print("Resigned \(activity)") }
     }
 }

@@ -21,21 +21,20 @@ struct SceneCommand: AsyncParsableCommand {
         @Flag(help: "Do not report the launch; hold the connection until stdin closes.") var hold = false
 
         func run() async throws {
-            var args: [String: PropertyListValue] = [:]
-            if let scene { args["scene"] = .string(scene) }
-            if let role { args["role"] = .string(role) }
-            let client = try await options.connect()
-            var result = await options.request(client, "scene-connect", args)
-            if !options.json, case .dictionary(var d)? = result { d["restorationActivity"] = nil; result = .dictionary(d) }
-            if options.json { options.printJSON(result) } else { printFields(result, order: SceneCommand.order) }
-            fflush(nil)
-            let id = result?["scene"] ?? ""
-            if hold {
-                while readLine() != nil {}
-            } else {
-                _ = await options.request(client, "scene-launched", ["scene": .string(id)])
+            let request = SceneConnectRequest(scene: try scene.map { try parseID($0, "scene") }, role: role)
+            try await options.withClient { client in
+                var result = try await options.perform(client, request)
+                if options.json { options.printJSON(result.propertyList) } else {
+                    result.restorationActivity = nil
+                    printFields(result.propertyList, order: SceneCommand.order)
+                }
+                fflush(nil)
+                if hold {
+                    while readLine() != nil {}
+                } else {
+                    _ = try await options.perform(client, SceneLaunchedRequest(scene: result.summary.scene))
+                }
             }
-            await client.close()
         }
     }
 
@@ -52,29 +51,23 @@ struct SceneCommand: AsyncParsableCommand {
         @Flag(help: "Clear the current activity.") var clearActivity = false
 
         func run() async throws {
-            var args: [String: PropertyListValue] = ["scene": .string(scene)]
-            if let book { args["book"] = .string(book) }
-            if !path.isEmpty { args["path"] = .array(path.map(PropertyListValue.string)) }
-            var entries: [PropertyListValue] = []
+            var request = SceneUpdateRequest(scene: try parseID(scene, "scene"), book: book, path: path.isEmpty ? nil : path,
+                                             clearActivity: clearActivity)
             for s in set {
                 do {
                     let (k, v) = try TypedInfo.parse(s)
-                    var d: [String: PropertyListValue] = ["key": .string(k), "value": v]
-                    if let content { d["content"] = .string(content) }
-                    entries.append(.dictionary(d))
-                } catch { fail("--set \(s): \(error)", code: 64) }
+                    request.set.append(.init(key: k, value: v, content: content))
+                } catch { throw failure("--set \(s): \(error)", code: ExitStatus.usage) }
             }
-            if !entries.isEmpty { args["set"] = .array(entries) }
-            if clearActivity { args["activity"] = "none" }
             if let activityFile {
                 guard let data = FileManager.default.contents(atPath: activityFile) else {
-                    fail("--activity-file \(activityFile): cannot be read", code: 64)
+                    throw failure("--activity-file \(activityFile): cannot be read", code: ExitStatus.usage)
                 }
-                let value: PropertyListValue
-                do { value = try JSONValue.parse(Array(data)) } catch { fail("--activity-file \(activityFile): not a JSON activity (\(error))", code: 64) }
-                args["activity"] = value
+                do { request.activity = try UserActivity(propertyList: try JSONValue.parse(Array(data))) } catch {
+                    throw failure("--activity-file \(activityFile): not a JSON activity (\(error))", code: ExitStatus.usage)
+                }
             }
-            try await options.run("scene-update", args) { printFields($0, order: SceneCommand.order) }
+            try await options.run(request) { printFields($0.propertyList, order: SceneCommand.order) }
         }
     }
 
@@ -82,21 +75,23 @@ struct SceneCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Report that a restored scene launched (ends crash-at-launch watch).")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws { try await options.run("scene-launched", ["scene": .string(scene)]) { _ in } }
+        func run() async throws { try await options.run(SceneLaunchedRequest(scene: try parseID(scene, "scene"))) { _ in } }
     }
 
     struct Disconnect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The system reclaimed the scene: its state is kept.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws { try await options.run("scene-disconnect", ["scene": .string(scene)]) { _ in print("Disconnected \(scene); its state is kept") } }
+        func run() async throws {
+            try await options.run(SceneDisconnectRequest(scene: try parseID(scene, "scene"))) { _ in print("Disconnected \(scene); its state is kept") }
+        }
     }
 
     struct Destroy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The user closed the scene: its state is deleted.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws { try await options.run("scene-destroy", ["scene": .string(scene)]) { _ in print("Destroyed \(scene)") } }
+        func run() async throws { try await options.run(SceneDestroyRequest(scene: try parseID(scene, "scene"))) { _ in print("Destroyed \(scene)") } }
     }
 
     struct List: AsyncParsableCommand {
@@ -105,9 +100,11 @@ struct SceneCommand: AsyncParsableCommand {
         func run() async throws { try await Self.show(options) }
 
         static func show(_ options: ClientOptions) async throws {
-            try await options.run("scenes") { result in
+            try await options.run(ScenesRequest()) { scenes in
                 var t = Table("SCENE", "BOOK", "CHARACTER", "UPDATED")
-                for s in result?.arrayValue ?? [] { t.add(s["scene"], s["book"], s["character"], s["updated"]) }
+                for s in scenes.items {
+                    t.add(s.scene.uuidString, (s.book ?? "").terminalSafe, (s.character ?? "").terminalSafe, ISODate.string(s.updated))
+                }
                 t.print(empty: "No scenes yet.")
             }
         }
@@ -117,7 +114,9 @@ struct SceneCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a scene: tab, navigation, storage, current activity, discarded state.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id.") var scene: String
-        func run() async throws { try await options.run("scene", ["scene": .string(scene)]) { printFields($0, order: SceneCommand.order) } }
+        func run() async throws {
+            try await options.run(SceneRequest(scene: try parseID(scene, "scene"))) { printFields($0.propertyList, order: SceneCommand.order) }
+        }
     }
 
     struct DeleteSaved: AsyncParsableCommand {
@@ -126,7 +125,7 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument var ids: [String]
         func run() async throws {
-            try await options.run("delete-saved", ["ids": .array(ids.map(PropertyListValue.string))]) { print("Removed from \($0?["scenes"] ?? "0") scenes") }
+            try await options.run(DeleteSavedRequest(ids: ids)) { print("Removed from \($0.scenes) scenes") }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffControl
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Push one of this machine's current activities to a paired machine, which continues it.")
@@ -7,9 +8,7 @@ struct Send: AsyncParsableCommand {
     @Option(help: "The machine to send it to.") var to: String
 
     func run() async throws {
-        let client = try await options.connect()
-        let result = await options.request(client, "send", ["activity": .string(activity), "to": .string(to)])
-        await client.close()
-        reportOutcome(result, json: options.json, options: options)
+        let request = SendRequest(activity: try parseID(activity, "activity"), to: to)
+        try reportOutcome(try await options.withClient { try await options.perform($0, request) }, options: options)
     }
 }

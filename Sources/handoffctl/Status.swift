@@ -1,13 +1,14 @@
 import ArgumentParser
+import HandoffControl
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show this machine's handoffd: identity, advert, counts.")
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run("status") { result in
-            printFields(result, order: ["device", "fingerprint", "advertisedAs", "avahi", "port", "peersListed", "peersPaired",
-                                        "peersPresent", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"])
+        try await options.run(StatusRequest()) { status in
+            printFields(status.propertyList, order: ["device", "fingerprint", "advertisedAs", "avahi", "port", "peersListed", "peersPaired",
+                                                     "peersPresent", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"])
         }
     }
 }

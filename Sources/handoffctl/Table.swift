@@ -46,3 +46,6 @@ extension PropertyListValue {
 
     subscript(_ key: String) -> String { dictionaryValue?[key]?.text ?? "" }
 }
+
+/// A flag as a table cell.
+func yes(_ b: Bool) -> String { b ? "yes" : "no" }

@@ -1,13 +1,15 @@
 import ArgumentParser
+import HandoffControl
+import HandoffCore
 
 struct Trust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the paired machines whose keys this machine trusts.")
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run("trust") { result in
+        try await options.run(TrustRequest()) { trusted in
             var t = Table("NAME", "FINGERPRINT", "PAIRED AT")
-            for p in result?.arrayValue ?? [] { t.add(p["name"], p["fingerprint"], p["pairedAt"]) }
+            for p in trusted.items { t.add(p.name.terminalSafe, p.fingerprint, ISODate.string(p.pairedAt)) }
             t.print(empty: "No paired machines. Pair with `handoffctl pair --accept` here and `handoffctl pair <name>` there.")
         }
     }

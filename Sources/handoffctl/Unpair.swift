@@ -1,4 +1,5 @@
 import ArgumentParser
+import HandoffControl
 
 struct Unpair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -7,8 +8,8 @@ struct Unpair: AsyncParsableCommand {
     @Argument(help: "The machine to forget (name or fingerprint).") var peer: String
 
     func run() async throws {
-        try await options.run("unpair", ["peer": .string(peer)]) { r in
-            print("Unpaired \(r?["peer"] ?? peer) (\(r?["fingerprint"] ?? "")); advertising key generation \(r?["advertisingGeneration"] ?? "")")
+        try await options.run(UnpairRequest(peer: peer)) { r in
+            print("Unpaired \(r.peer.terminalSafe) (\(r.fingerprint)); advertising key generation \(r.advertisingGeneration.map(String.init) ?? "")")
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffClient
 import HandoffControl
 import HandoffCore
 
@@ -9,8 +10,11 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Exit after this many events.") var count: Int?
 
     func run() async throws {
-        let client = try await options.connect()
-        _ = await options.request(client, "watch")
+        try await options.withClient { client in try await watch(client) }
+    }
+
+    private func watch(_ client: HandoffClient) async throws {
+        _ = try await options.perform(client, WatchRequest())
         var seen = 0
         for await event in client.events {
             if options.json {
@@ -24,6 +28,5 @@ struct Watch: AsyncParsableCommand {
             seen += 1
             if let count, seen >= count { break }
         }
-        await client.close()
     }
 }

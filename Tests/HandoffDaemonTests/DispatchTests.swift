@@ -89,14 +89,14 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     @Test func liveAppsComeFirst() async throws {
         let live = FakeLive(accepting: "notes-app")
         let scenes = NIOLockedValueBox<[Route]>([])
-        let outcome = await try dispatcher(live: live, scenes: scenes).dispatch(beatrice)
+        let outcome = try await dispatcher(live: live, scenes: scenes).dispatch(beatrice)
         #expect(outcome == .continuedByApp("notes-app"))
         #expect(scenes.withLockedValue { $0.isEmpty })
     }
 
     @Test func builtInHandlersRouteToAScene() async throws {
         let scenes = NIOLockedValueBox<[Route]>([])
-        let outcome = await try dispatcher(scenes: scenes).dispatch(beatrice)
+        let outcome = try await dispatcher(scenes: scenes).dispatch(beatrice)
         guard case .routedToScene(_, let route) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(route.bookID == library.books[0].id && route.navigationPath == [.character(UUID(uuidString: "08D82D60-6977-42AA-9C22-AB1A07AE8A19")!)])
         #expect(scenes.withLockedValue { $0 } == [route])

@@ -1,0 +1,282 @@
+import Foundation
+import HandoffCore
+
+/// `activities`: this machine's current activities, or (`remote`, `peer`) paired machines'.
+public struct ActivitiesRequest: ControlOperation {
+    public typealias Result = Listing<ActivityInfo>
+    public static let name = "activities"
+    public var remote: Bool
+    public var peer: String?
+    public init(remote: Bool = false, peer: String? = nil) { (self.remote, self.peer) = (remote, peer) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        remote = try f.optionalBool("remote") ?? false
+        peer = try f.optionalString("peer")
+    }
+    public var arguments: [String: PropertyListValue] {
+        var w = FieldWriter()
+        if remote { w.set("remote", true) }
+        w.set("peer", peer)
+        return w.values
+    }
+}
+
+/// One activity as listed: ours (with its state here) or a peer's (with the peer's name).
+public struct ActivityInfo: ControlItem, Equatable {
+    public var activity: UUID
+    public var type: String
+    public var version: Int64
+    public var title: String?
+    public var scene: UUID?
+    /// A peer's: which one.
+    public var peer: String?
+    /// Ours: whether it expired, may be handed off, and needs saving before it is sent.
+    public var expired: Bool?
+    public var eligible: Bool?
+    public var needsSave: Bool?
+
+    public init(activity: UUID, type: String, version: Int64, title: String?, scene: UUID?, peer: String? = nil,
+                expired: Bool? = nil, eligible: Bool? = nil, needsSave: Bool? = nil) {
+        (self.activity, self.type, self.version, self.title, self.scene) = (activity, type, version, title, scene)
+        (self.peer, self.expired, self.eligible, self.needsSave) = (peer, expired, eligible, needsSave)
+    }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("activity", activity)
+        w.set("type", type)
+        w.set("version", version)
+        w.set("title", title)
+        w.set("scene", scene)
+        w.set("peer", peer)
+        w.set("expired", expired)
+        w.set("eligible", eligible)
+        w.set("needsSave", needsSave)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(activity: try f.uuid("activity"), type: try f.string("type"), version: try f.integer("version"),
+                  title: try f.optionalString("title"), scene: try f.optionalUUID("scene"), peer: try f.optionalString("peer"),
+                  expired: try f.optionalBool("expired"), eligible: try f.optionalBool("eligible"), needsSave: try f.optionalBool("needsSave"))
+    }
+}
+
+/// `publish`: becomeCurrent, for a scene (one current activity per scene).
+public struct PublishRequest: ControlOperation {
+    public typealias Result = Published
+    public static let name = "publish"
+    public var activity: UserActivity
+    public var scene: UUID?
+    public init(activity: UserActivity, scene: UUID? = nil) { (self.activity, self.scene) = (activity, scene) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        activity = try f.activity("activity")
+        scene = try f.optionalUUID("scene")
+    }
+    public var arguments: [String: PropertyListValue] {
+        var w = FieldWriter()
+        w["activity"] = activity.propertyList
+        w.set("scene", scene)
+        return w.values
+    }
+}
+
+public struct Published: ControlObject, Equatable {
+    public var activity: UUID
+    public var version: Int64
+    public var bytes: Int64
+    /// Set when the activity is larger than Handoff works well with.
+    public var warning: String?
+
+    public init(activity: UUID, version: Int64, bytes: Int64, warning: String?) {
+        (self.activity, self.version, self.bytes, self.warning) = (activity, version, bytes, warning)
+    }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("activity", activity)
+        w.set("version", version)
+        w.set("bytes", bytes)
+        w.set("warning", warning)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(activity: try f.uuid("activity"), version: try f.integer("version"), bytes: try f.integer("bytes"),
+                  warning: try f.optionalString("warning"))
+    }
+}
+
+/// `resign` (resignCurrent: peers stop seeing it) or `invalidate` (connected peers are told).
+public struct ResignRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "resign"
+    public var activity: UUID
+    public init(activity: UUID) { self.activity = activity }
+    public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString)] }
+}
+
+public struct InvalidateRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "invalidate"
+    public var activity: UUID
+    public init(activity: UUID) { self.activity = activity }
+    public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString)] }
+}
+
+/// `refresh`: the app's fresh version, answering a `needsSave` event.
+public struct RefreshRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "refresh"
+    public var token: String
+    public var activity: UserActivity
+    public init(token: String, activity: UserActivity) { (self.token, self.activity) = (token, activity) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        token = try f.string("token")
+        activity = try f.activity("activity")
+    }
+    public var arguments: [String: PropertyListValue] { ["token": .string(token), "activity": activity.propertyList] }
+}
+
+/// `continue`: fetch a peer's activity, dispatch it here, tell the peer the outcome.
+public struct ContinueRequest: ControlOperation {
+    public typealias Result = ContinuationReport
+    public static let name = "continue"
+    public var peer: String
+    public var activity: UUID
+    public var scene: UUID?
+    public init(peer: String, activity: UUID, scene: UUID? = nil) { (self.peer, self.activity, self.scene) = (peer, activity, scene) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        peer = try f.string("peer")
+        activity = try f.uuid("activity")
+        scene = try f.optionalUUID("scene")
+    }
+    public var arguments: [String: PropertyListValue] {
+        var w = FieldWriter()
+        w.set("peer", peer)
+        w.set("activity", activity)
+        w.set("scene", scene)
+        return w.values
+    }
+}
+
+/// `send`: push one of our current activities to a peer, which dispatches it.
+public struct SendRequest: ControlOperation {
+    public typealias Result = ContinuationReport
+    public static let name = "send"
+    public var activity: UUID
+    public var to: String
+    public init(activity: UUID, to: String) { (self.activity, self.to) = (activity, to) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        activity = try f.uuid("activity")
+        to = try f.string("to")
+    }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString), "to": .string(to)] }
+}
+
+/// Where a continued or pushed activity went (docs/CONTROL.md: `outcome`, `step`).
+public struct ContinuationReport: ControlObject, Equatable {
+    /// "continued" or "failed".
+    public var outcome: String
+    /// A failure's ContinuationFailure code and message.
+    public var code: String?
+    public var message: String?
+    /// Which dispatch step took it: app, scene, exec, webpage, none.
+    public var step: String?
+    public var activity: UUID
+    public var type: String?
+    public var peer: String
+    public var handler: String?
+    public var scene: UUID?
+    public var content: String?
+    public var book: String?
+    public var character: String?
+    public var url: String?
+    /// `continue` only: whether a session with the peer was open ("open") or made ("new").
+    public var session: String?
+
+    public var failed: Bool { outcome == "failed" }
+
+    public init(outcome: String, activity: UUID, peer: String) { (self.outcome, self.activity, self.peer) = (outcome, activity, peer) }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("outcome", outcome)
+        w.set("code", code)
+        w.set("message", message)
+        w.set("step", step)
+        w.set("activity", activity)
+        w.set("type", type)
+        w.set("peer", peer)
+        w.set("handler", handler)
+        w.set("scene", scene)
+        w.set("content", content)
+        w.set("book", book)
+        w.set("character", character)
+        w.set("url", url)
+        w.set("session", session)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(outcome: try f.string("outcome"), activity: try f.uuid("activity"), peer: try f.string("peer"))
+        (code, message, step, type) = (try f.optionalString("code"), try f.optionalString("message"), try f.optionalString("step"), try f.optionalString("type"))
+        (handler, scene, content, book) = (try f.optionalString("handler"), try f.optionalUUID("scene"), try f.optionalString("content"), try f.optionalString("book"))
+        (character, url, session) = (try f.optionalString("character"), try f.optionalString("url"), try f.optionalString("session"))
+    }
+}
+
+/// `handle`: this connection continues activities of these types (onContinueUserActivity);
+/// `continue` events follow, each answered with `handled`.
+public struct HandleRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "handle"
+    public var types: [String]
+    public var handlerName: String?
+    public init(types: [String], name: String? = nil) { (self.types, self.handlerName) = (types, name) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        types = try f.strings("types")
+        guard !types.isEmpty else { throw .badArgument(name: "types", reason: "must be a non-empty array of activity types") }
+        handlerName = try f.optionalString("name")
+    }
+    public var arguments: [String: PropertyListValue] {
+        var w = FieldWriter()
+        w["types"] = .array(types.map(PropertyListValue.string))
+        w.set("name", handlerName)
+        return w.values
+    }
+}
+
+/// `handled`: the app's answer to a `continue` event.
+public struct HandledRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "handled"
+    public var token: String
+    public var accepted: Bool
+    public init(token: String, accepted: Bool) { (self.token, self.accepted) = (token, accepted) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        token = try f.string("token")
+        accepted = try f.optionalBool("accepted") ?? false
+    }
+    public var arguments: [String: PropertyListValue] { ["token": .string(token), "accepted": .bool(accepted)] }
+}
+
+/// `watch`: this connection receives every event.
+public struct WatchRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "watch"
+    public init() {}
+    public init(request: ControlRequest) throws(ControlError) {}
+    public var arguments: [String: PropertyListValue] { [:] }
+}

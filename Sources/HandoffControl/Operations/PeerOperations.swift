@@ -1,0 +1,192 @@
+import Foundation
+import HandoffCore
+
+/// `peers`: every machine known: listed on the network, paired, or both.
+public struct PeersRequest: ControlOperation {
+    public typealias Result = Listing<PeerInfo>
+    public static let name = "peers"
+    public init() {}
+    public init(request: ControlRequest) throws(ControlError) {}
+    public var arguments: [String: PropertyListValue] { [:] }
+}
+
+public struct PeerInfo: ControlItem, Equatable {
+    public var name: String
+    public var fingerprint: String?
+    public var paired: Bool
+    /// Answering on the link now.
+    public var present: Bool
+    /// Listed by DNS-SD now.
+    public var listed: Bool
+    public var connected: Bool
+    public var addresses: [String]
+    public var port: Int64?
+    public var pairedName: String?
+
+    public init(name: String, fingerprint: String?, paired: Bool, present: Bool, listed: Bool, connected: Bool,
+                addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil) {
+        (self.name, self.fingerprint, self.paired, self.present, self.listed) = (name, fingerprint, paired, present, listed)
+        (self.connected, self.addresses, self.port, self.pairedName) = (connected, addresses, port, pairedName)
+    }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("name", name)
+        w.set("fingerprint", fingerprint)
+        w.set("paired", paired)
+        w.set("present", present)
+        w.set("listed", listed)
+        w.set("connected", connected)
+        if listed { w["addresses"] = .array(addresses.map(PropertyListValue.string)) }
+        w.set("port", port)
+        w.set("pairedName", pairedName)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(name: try f.string("name"), fingerprint: try f.optionalString("fingerprint"), paired: try f.bool("paired"),
+                  present: try f.bool("present"), listed: try f.bool("listed"), connected: try f.bool("connected"),
+                  addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"))
+    }
+}
+
+/// `trust`: the paired machines whose keys this machine trusts.
+public struct TrustRequest: ControlOperation {
+    public typealias Result = Listing<TrustedPeerInfo>
+    public static let name = "trust"
+    public init() {}
+    public init(request: ControlRequest) throws(ControlError) {}
+    public var arguments: [String: PropertyListValue] { [:] }
+}
+
+public struct TrustedPeerInfo: ControlItem, Equatable {
+    public var name: String
+    public var fingerprint: String
+    public var pairedAt: Date
+    public var theirAdvertisingGeneration: Int64?
+
+    public init(name: String, fingerprint: String, pairedAt: Date, theirAdvertisingGeneration: Int64?) {
+        (self.name, self.fingerprint, self.pairedAt, self.theirAdvertisingGeneration) = (name, fingerprint, pairedAt, theirAdvertisingGeneration)
+    }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("name", name)
+        w.set("fingerprint", fingerprint)
+        w.set("pairedAt", pairedAt)
+        w.set("theirAdvertisingGeneration", theirAdvertisingGeneration)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(name: try f.string("name"), fingerprint: try f.string("fingerprint"), pairedAt: try f.date("pairedAt"),
+                  theirAdvertisingGeneration: try f.optionalInteger("theirAdvertisingGeneration"))
+    }
+}
+
+/// `pair`: starts pairing with a listed machine whose window is open.
+public struct PairRequest: ControlOperation {
+    public typealias Result = PairingCode
+    public static let name = "pair"
+    public var peer: String
+    public init(peer: String) { self.peer = peer }
+    public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
+    public var arguments: [String: PropertyListValue] { ["peer": .string(peer)] }
+}
+
+/// `pair-accept`: opens the window and waits for a machine to start pairing.
+public struct PairAcceptRequest: ControlOperation {
+    public typealias Result = PairingCode
+    public static let name = "pair-accept"
+    /// Seconds, 1 to 600.
+    public var timeout: Int64
+    public init(timeout: Int64 = 120) { self.timeout = timeout }
+    public init(request: ControlRequest) throws(ControlError) {
+        timeout = max(1, min(try request.fields.optionalInteger("timeout") ?? 120, 600))
+    }
+    public var arguments: [String: PropertyListValue] { ["timeout": .integer(timeout)] }
+}
+
+/// The code both machines show, to compare before `pair-confirm`.
+public struct PairingCode: ControlObject, Equatable {
+    public var pairing: String
+    public var code: String
+    public var peer: String
+    public var fingerprint: String
+
+    public init(pairing: String, code: String, peer: String, fingerprint: String) {
+        (self.pairing, self.code, self.peer, self.fingerprint) = (pairing, code, peer, fingerprint)
+    }
+
+    public var object: PropertyListValue {
+        ["pairing": .string(pairing), "code": .string(code), "peer": .string(peer), "fingerprint": .string(fingerprint)]
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(pairing: try f.string("pairing"), code: try f.string("code"), peer: try f.string("peer"), fingerprint: try f.string("fingerprint"))
+    }
+}
+
+/// `pair-confirm`: the person compared the codes; waits for both sides' decisions.
+public struct PairConfirmRequest: ControlOperation {
+    public typealias Result = PeerIdentityInfo
+    public static let name = "pair-confirm"
+    public var pairing: String
+    public var accept: Bool
+    public init(pairing: String, accept: Bool) { (self.pairing, self.accept) = (pairing, accept) }
+    public init(request: ControlRequest) throws(ControlError) {
+        let f = request.fields
+        pairing = try f.string("pairing")
+        accept = try f.optionalBool("accept") ?? false
+    }
+    public var arguments: [String: PropertyListValue] { ["pairing": .string(pairing), "accept": .bool(accept)] }
+}
+
+/// A paired (or unpaired) machine: its name and key fingerprint; after `unpair`, our new
+/// advertising key generation.
+public struct PeerIdentityInfo: ControlObject, Equatable {
+    public var peer: String
+    public var fingerprint: String
+    public var advertisingGeneration: Int64?
+
+    public init(peer: String, fingerprint: String, advertisingGeneration: Int64? = nil) {
+        (self.peer, self.fingerprint, self.advertisingGeneration) = (peer, fingerprint, advertisingGeneration)
+    }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("peer", peer)
+        w.set("fingerprint", fingerprint)
+        w.set("advertisingGeneration", advertisingGeneration)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(peer: try f.string("peer"), fingerprint: try f.string("fingerprint"),
+                  advertisingGeneration: try f.optionalInteger("advertisingGeneration"))
+    }
+}
+
+/// `unpair`: forgets a paired machine; it is told, and our advertising key is rotated.
+public struct UnpairRequest: ControlOperation {
+    public typealias Result = PeerIdentityInfo
+    public static let name = "unpair"
+    public var peer: String
+    public init(peer: String) { self.peer = peer }
+    public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
+    public var arguments: [String: PropertyListValue] { ["peer": .string(peer)] }
+}
+
+/// `disconnect`: closes the sessions with a peer (troubleshooting; the benchmark's cold trials).
+public struct DisconnectRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "disconnect"
+    public var peer: String
+    public init(peer: String) { self.peer = peer }
+    public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
+    public var arguments: [String: PropertyListValue] { ["peer": .string(peer)] }
+}

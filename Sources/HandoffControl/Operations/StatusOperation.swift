@@ -1,0 +1,70 @@
+import Foundation
+import HandoffCore
+
+/// `status`: this machine's handoffd, its advert and counts.
+public struct StatusRequest: ControlOperation {
+    public typealias Result = DaemonStatus
+    public static let name = "status"
+    public init() {}
+    public init(request: ControlRequest) throws(ControlError) {}
+    public var arguments: [String: PropertyListValue] { [:] }
+}
+
+public struct DaemonStatus: ControlObject, Equatable {
+    public var device: String
+    public var fingerprint: String
+    public var advertisedAs: String?
+    /// "up" or "down".
+    public var avahi: String
+    public var port: Int64
+    public var peersListed: Int64
+    public var peersPresent: Int64
+    public var peersPaired: Int64
+    public var activities: Int64
+    public var scenes: Int64
+    /// "ok", or "read-only: why".
+    public var sceneStore: String
+    public var sceneWritesFailed: Int64
+    public var pairingLocked: Bool
+    public var uptimeSeconds: Int64
+    public var pid: Int64
+
+    public init(device: String, fingerprint: String, advertisedAs: String?, avahi: String, port: Int64, peersListed: Int64,
+                peersPresent: Int64, peersPaired: Int64, activities: Int64, scenes: Int64, sceneStore: String,
+                sceneWritesFailed: Int64, pairingLocked: Bool, uptimeSeconds: Int64, pid: Int64) {
+        (self.device, self.fingerprint, self.advertisedAs, self.avahi, self.port) = (device, fingerprint, advertisedAs, avahi, port)
+        (self.peersListed, self.peersPresent, self.peersPaired) = (peersListed, peersPresent, peersPaired)
+        (self.activities, self.scenes, self.sceneStore, self.sceneWritesFailed) = (activities, scenes, sceneStore, sceneWritesFailed)
+        (self.pairingLocked, self.uptimeSeconds, self.pid) = (pairingLocked, uptimeSeconds, pid)
+    }
+
+    public var object: PropertyListValue {
+        var w = FieldWriter()
+        w.set("device", device)
+        w.set("fingerprint", fingerprint)
+        w.set("advertisedAs", advertisedAs)
+        w.set("avahi", avahi)
+        w.set("port", port)
+        w.set("peersListed", peersListed)
+        w.set("peersPresent", peersPresent)
+        w.set("peersPaired", peersPaired)
+        w.set("activities", activities)
+        w.set("scenes", scenes)
+        w.set("sceneStore", sceneStore)
+        w.set("sceneWritesFailed", sceneWritesFailed)
+        w.set("pairingLocked", pairingLocked)
+        w.set("uptimeSeconds", uptimeSeconds)
+        w.set("pid", pid)
+        return w.object
+    }
+
+    public init(object: PropertyListValue) throws(ControlError) {
+        let f = try Fields(object)
+        self.init(device: try f.string("device"), fingerprint: try f.string("fingerprint"), advertisedAs: try f.optionalString("advertisedAs"),
+                  avahi: try f.string("avahi"), port: try f.integer("port"), peersListed: try f.integer("peersListed"),
+                  peersPresent: try f.integer("peersPresent"), peersPaired: try f.integer("peersPaired"),
+                  activities: try f.integer("activities"), scenes: try f.integer("scenes"), sceneStore: try f.string("sceneStore"),
+                  sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
+                  uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"))
+    }
+}
