@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "HandoffCore", targets: ["HandoffCore"]),
         .library(name: "HandoffContent", targets: ["HandoffContent"]),
+        .library(name: "HawkNotes", targets: ["HawkNotes"]),
         .library(name: "HandoffConfig", targets: ["HandoffConfig"]),
         .library(name: "HandoffDiscovery", targets: ["HandoffDiscovery"]),
         .library(name: "HandoffAvahi", targets: ["HandoffAvahi"]),
@@ -31,11 +32,15 @@ let package = Package(
     targets: [
         // Activities, property-list values, the bounded codec and declared types. Foundation only.
         .target(name: "HandoffCore"),
-        // The Hawk Notes library, content paths, handlers, routes and the scene model.
+        // Any app's content as the daemon sees it: handlers, routes, content paths, and the scene
+        // model (a tab and a navigation stack of items, storage, restoration), over a ContentCatalog.
         .target(name: "HandoffContent", dependencies: ["HandoffCore"]),
+        // The sample app, Hawk Notes: its library (books and their characters, a ContentCatalog),
+        // its activity types and its built-in handlers.
+        .target(name: "HawkNotes", dependencies: ["HandoffCore", "HandoffContent"]),
         // The daemon's YAML configuration file.
         .target(name: "HandoffConfig", dependencies: [
-            "HandoffCore", "HandoffContent", "HandoffDiscovery",
+            "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery",
             .product(name: "Yams", package: "Yams"),
         ]),
         // libavahi-client, seen only by HandoffAvahi.
@@ -92,7 +97,7 @@ let package = Package(
         // The daemon's components (Activities, Peers, Pairing, Continuations, SceneBook), each a
         // Service owning its state, the peer protocol, and the control operations over them.
         .target(name: "HandoffDaemon", dependencies: [
-            "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
+            "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
             "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -103,14 +108,14 @@ let package = Package(
         // The daemon: configuration, stores, Avahi, link and control socket as one service group.
         // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
         .executableTarget(name: "handoffd", dependencies: [
-            "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HandoffLink",
+            "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HawkNotes", "HandoffLink",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["symbol-order.txt"]),
         // The command line: one file per subcommand, all through HandoffClient.
         .executableTarget(name: "handoffctl", dependencies: [
-            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent",
+            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Continuation latency and daemon memory between two handoffd processes.
@@ -132,7 +137,7 @@ let package = Package(
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent"]),
+        .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
         .testTarget(name: "HandoffLinkTests", dependencies: [
@@ -140,13 +145,13 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "HandoffDaemonTests", dependencies: [
-            "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HandoffState", "HandoffTestSupport",
+            "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
             "HandoffConfig", "HandoffDiscovery", "HandoffLink", "HandoffAsync", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl", "HandoffTestSupport"]),
         .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [
-            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HandoffTestSupport",
+            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport",
         ]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
     ],

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffContent
+import HawkNotes
 import HandoffDiscovery
 
 /// handoffd's settings after loading and checking the configuration file.

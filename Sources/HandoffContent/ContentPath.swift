@@ -1,24 +1,26 @@
 import Foundation
 
-/// Names a piece of content: `b|<book-id>` or `b|<book-id>::c|<character-id>`.
-/// Used as targetContentIdentifier and as the scope of content-bound scene storage.
+/// Names a piece of content: a tab, `b|<tab-id>`, or an item in it, `b|<tab-id>::c|<item-id>`.
+/// Used as targetContentIdentifier and as the scope of content-bound scene storage. (The letters
+/// are Hawk Notes' books and characters, from before the scene model was split from it; saved
+/// scenes and activities carry them, so they stay.)
 public struct ContentPath: Sendable, Hashable, CustomStringConvertible {
-    public let bookID: UUID
-    public let characterID: UUID?
+    public let tabID: UUID
+    public let itemID: UUID?
 
-    public init(bookID: UUID, characterID: UUID? = nil) {
-        self.bookID = bookID
-        self.characterID = characterID
+    public init(tabID: UUID, itemID: UUID? = nil) {
+        self.tabID = tabID
+        self.itemID = itemID
     }
 
     public var description: String {
-        let book = "b|\(bookID.uuidString)"
-        guard let characterID else { return book }
-        return "\(book)::c|\(characterID.uuidString)"
+        let book = "b|\(tabID.uuidString)"
+        guard let itemID else { return book }
+        return "\(book)::c|\(itemID.uuidString)"
     }
 
     /// The path of the book alone.
-    public var book: ContentPath { ContentPath(bookID: bookID) }
+    public var book: ContentPath { ContentPath(tabID: tabID) }
 
     /// Strict parse of the textual form. It checks only the syntax; `Library.resolve` checks that
     /// the content exists.
@@ -30,12 +32,12 @@ public struct ContentPath: Sendable, Hashable, CustomStringConvertible {
             if parts[0].hasPrefix("c|") { throw .missingBookPart(text) }
             throw .malformedSegment(parts[0])
         }
-        bookID = try Self.uuid(in: parts[0])
+        tabID = try Self.uuid(in: parts[0])
         if parts.count == 2 {
             guard parts[1].hasPrefix("c|") else { throw .malformedSegment(parts[1]) }
-            characterID = try Self.uuid(in: parts[1])
+            itemID = try Self.uuid(in: parts[1])
         } else {
-            characterID = nil
+            itemID = nil
         }
     }
 

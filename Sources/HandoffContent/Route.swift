@@ -2,25 +2,25 @@ import Foundation
 
 /// One step of a tab's navigation stack.
 public enum NavigationItem: Sendable, Hashable {
-    case character(UUID)
+    case item(UUID)
 }
 
-/// Where a continued activity takes the person: a book tab, the navigation stack inside it, and
-/// (for draft notes) the text to put back.
+/// Where a continued activity takes the person: a tab, the navigation stack of items inside it,
+/// and a draft to put back (Hawk Notes: a book, its characters, a draft note).
 public struct Route: Sendable, Equatable {
-    public let bookID: UUID
+    public let tabID: UUID
     public let navigationPath: [NavigationItem]
     public let draftText: String?
 
-    public init(bookID: UUID, navigationPath: [NavigationItem] = [], draftText: String? = nil) {
-        self.bookID = bookID
+    public init(tabID: UUID, navigationPath: [NavigationItem] = [], draftText: String? = nil) {
+        self.tabID = tabID
         self.navigationPath = navigationPath
         self.draftText = draftText
     }
 
-    /// The content the route ends on: the last character shown, else the book.
+    /// The content the route ends on: the last item shown, else the tab.
     public var contentPath: ContentPath {
-        if case .character(let c)? = navigationPath.last { return ContentPath(bookID: bookID, characterID: c) }
-        return ContentPath(bookID: bookID)
+        if case .item(let c)? = navigationPath.last { return ContentPath(tabID: tabID, itemID: c) }
+        return ContentPath(tabID: tabID)
     }
 }

@@ -3,25 +3,29 @@ import HandoffCore
 
 /// stateRestorationActivity: a scene as an activity, and the scene rebuilt from it.
 extension Scene {
+    /// The type of every scene's restoration activity; local only, never advertised. Its name
+    /// predates the scene model's split from Hawk Notes and stays: saved scenes carry it.
+    public static let restorationActivityType = try! ActivityType("org.hawknotes.sceneRestoration")
+
     private enum Field {
         static let scene = "scene", tab = "tab", path = "path", storage = "storage"
         static let prefers = "prefers", canShow = "canShow", current = "current"
     }
 
     public func restorationActivity() -> UserActivity {
-        var activity = UserActivity(type: HawkNotes.sceneRestoration, title: "Scene \(id.uuidString)")
+        var activity = UserActivity(type: Scene.restorationActivityType, title: "Scene \(id.uuidString)")
         var info: [String: PropertyListValue] = [
             Field.scene: .string(id.uuidString),
             Field.path: .array(navigationPath.map { item in
                 switch item {
-                case .character(let c): .string(ContentPath(bookID: selectedBookID!, characterID: c).description)
+                case .item(let c): .string(ContentPath(tabID: selectedTabID!, itemID: c).description)
                 }
             }),
             Field.storage: storage.propertyList,
             Field.prefers: .array(activationConditions.prefers.sorted().map(PropertyListValue.string)),
             Field.canShow: .array(activationConditions.canShow.sorted().map(PropertyListValue.string)),
         ]
-        if let selectedBookID { info[Field.tab] = .string(selectedBookID.uuidString) }
+        if let selectedTabID { info[Field.tab] = .string(selectedTabID.uuidString) }
         if let currentActivity { info[Field.current] = currentActivity.propertyList }
         // None of these keys carries the reserved prefix.
         try! activity.setUserInfo(info)
@@ -32,8 +36,8 @@ extension Scene {
 
     /// Rebuilds a scene exactly from its restoration activity. A navigation entry that names a
     /// character of another book than the tab's is refused rather than applied to that tab.
-    public init(restoringFrom activity: UserActivity, library: Library) throws(SceneError) {
-        guard activity.type == HawkNotes.sceneRestoration else {
+    public init(restoringFrom activity: UserActivity, catalog: any ContentCatalog) throws(SceneError) {
+        guard activity.type == Scene.restorationActivityType else {
             throw .notARestorationActivity(activity.type.rawValue)
         }
         let parsed: Parsed
@@ -44,11 +48,11 @@ extension Scene {
         var path: [NavigationItem] = []
         for entry in parsed.path {
             guard let tab = parsed.tab else { throw .navigationWithoutTab }
-            guard let c = entry.characterID else { throw .malformedRestoration("path entry \(entry) names no character") }
-            if entry.bookID != tab { throw .characterNotInTab(character: c, tab: tab) }
-            path.append(.character(c))
+            guard let c = entry.itemID else { throw .malformedRestoration("path entry \(entry) names no character") }
+            if entry.tabID != tab { throw .itemNotInTab(item: c, tab: tab) }
+            path.append(.item(c))
         }
-        try navigate(toBook: parsed.tab, path: path, library: library)
+        try navigate(toTab: parsed.tab, path: path, catalog: catalog)
         storage = parsed.storage
         currentActivity = parsed.current
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Why a route or a restoration activity was not applied to a scene.
 public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
-    case unknownBook(UUID)
-    case characterNotInTab(character: UUID, tab: UUID)
+    case unknownTab(UUID)
+    case itemNotInTab(item: UUID, tab: UUID)
     case navigationWithoutTab
     case notARestorationActivity(String)
     case malformedRestoration(String)
@@ -13,12 +13,12 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownBook(let id):
-            "book \(id.uuidString) is not in the library; the scene keeps its previous tab"
-        case .characterNotInTab(let c, let tab):
-            "character \(c.uuidString) does not belong to the tab's book \(tab.uuidString); the navigation is not applied"
+        case .unknownTab(let id):
+            "tab \(id.uuidString) is not in the app's content (for Hawk Notes: no such book in the library); the scene keeps its previous tab"
+        case .itemNotInTab(let c, let tab):
+            "\(c.uuidString) does not belong to the tab \(tab.uuidString) (for Hawk Notes: the character is not in that book); the navigation is not applied"
         case .navigationWithoutTab:
-            "a navigation path needs a selected book tab"
+            "a navigation path needs a selected tab"
         case .notARestorationActivity(let type):
             "activity '\(type)' is not a scene restoration activity"
         case .malformedRestoration(let detail):

@@ -6,7 +6,7 @@ public enum SceneChoice: Sendable, Equatable {
 }
 
 /// Picks the scene a continued activity lands in, in this order: the scene that prefers the
-/// target content, one that can show it, the scene already showing the route's book, the active
+/// target content, one that can show it, the scene already showing the route's tab, the active
 /// scene, else a new scene.
 public enum SceneSelector {
     public static func choose(
@@ -16,7 +16,7 @@ public enum SceneSelector {
             if let s = scenes.first(where: { $0.activationConditions.prefers(target) }) { return .existing(s.id) }
             if let s = scenes.first(where: { $0.activationConditions.canShow(target) }) { return .existing(s.id) }
         }
-        if let s = scenes.first(where: { $0.selectedBookID == route.bookID }) { return .existing(s.id) }
+        if let s = scenes.first(where: { $0.selectedTabID == route.tabID }) { return .existing(s.id) }
         if let activeSceneID, scenes.contains(where: { $0.id == activeSceneID }) { return .existing(activeSceneID) }
         return .newScene
     }

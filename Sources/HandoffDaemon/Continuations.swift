@@ -1,6 +1,7 @@
 import Foundation
 import HandoffConfig
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffLink
@@ -148,8 +149,8 @@ extension DispatchOutcome {
         case .routedToScene(let scene, let route):
             r.scene = scene
             r.content = route.contentPath.description
-            r.book = library.book(id: route.bookID)?.title ?? route.bookID.uuidString
-            if case .character(let c)? = route.navigationPath.last { r.character = library.character(id: c)?.name }
+            r.book = library.book(id: route.tabID)?.title ?? route.tabID.uuidString
+            if case .item(let c)? = route.navigationPath.last { r.character = library.character(id: c)?.name }
         case .continuedByCommand(let command): r.handler = command.joined(separator: " ")
         case .openedWebpage(let url): r.url = url.absoluteString
         case .failed: break
@@ -166,8 +167,8 @@ extension DispatchOutcome {
         case .routedToScene(let scene, let route):
             d["scene"] = .string(scene.uuidString)
             d["content"] = .string(route.contentPath.description)
-            d["book"] = .string(library.book(id: route.bookID)?.title ?? route.bookID.uuidString)
-            if case .character(let c)? = route.navigationPath.last, let character = library.character(id: c) {
+            d["book"] = .string(library.book(id: route.tabID)?.title ?? route.tabID.uuidString)
+            if case .item(let c)? = route.navigationPath.last, let character = library.character(id: c) {
                 d["character"] = .string(character.name)
             }
         case .continuedByCommand(let command): d["handler"] = .string(command.joined(separator: " "))

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffConfig
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
@@ -66,7 +67,7 @@ public final class Daemon: Sendable {
                                 logger: parts.logger)
         events = ControlEvents()
         let started = ContinuousClock.now
-        scenes = try SceneBook(library: parts.library, store: parts.sceneStore)
+        scenes = try SceneBook(catalog: parts.library, store: parts.sceneStore)
         let took = ContinuousClock.now - started
         logger.notice("scenes restored", metadata: ["scene.count": "\(scenes.restoredCount)", "scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"])
         for record in scenes.unreadable {

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 
@@ -116,10 +117,10 @@ struct SceneChange: Sendable {
             }
         }
         if book != nil || path != nil {
-            let tab = book ?? scene.selectedBookID
-            try scene.navigate(toBook: tab, path: (path ?? (book != nil ? [] : scene.navigationPath.compactMap {
-                if case .character(let c) = $0 { return c } else { return nil }
-            })).map(NavigationItem.character), library: library)
+            let tab = book ?? scene.selectedTabID
+            try scene.navigate(toTab: tab, path: (path ?? (book != nil ? [] : scene.navigationPath.compactMap {
+                if case .item(let c) = $0 { return c } else { return nil }
+            })).map(NavigationItem.item), catalog: library)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffLink
@@ -148,7 +149,7 @@ struct DaemonControl: ControlOperations {
         }
         return Listing(book.characters.map { c in
             CharacterInfo(id: c.id, name: c.name, description: c.description, book: book.id,
-                          content: ContentPath(bookID: book.id, characterID: c.id).description)
+                          content: ContentPath(tabID: book.id, itemID: c.id).description)
         })
     }
 }
@@ -190,15 +191,15 @@ extension Book {
 extension StoredScene {
     func summary(library: Library) -> SceneSummary {
         var character: String?
-        if case .character(let c)? = scene.navigationPath.last { character = library.character(id: c)?.name }
+        if case .item(let c)? = scene.navigationPath.last { character = library.character(id: c)?.name }
         return SceneSummary(scene: scene.id, role: role, created: created, updated: updated,
-                            book: scene.selectedBookID.map { library.book(id: $0)?.title ?? $0.uuidString }, character: character,
+                            book: scene.selectedTabID.map { library.book(id: $0)?.title ?? $0.uuidString }, character: character,
                             content: scene.contentPath?.description)
     }
 
     func detail(library: Library) -> SceneDetail {
         var d = SceneDetail(summary: summary(library: library), navigation: scene.navigationPath.compactMap { item in
-            if case .character(let c) = item { return library.character(id: c)?.name ?? c.uuidString }
+            if case .item(let c) = item { return library.character(id: c)?.name ?? c.uuidString }
             return nil
         }, storage: scene.storage.propertyList)
         d.discarded = discarded

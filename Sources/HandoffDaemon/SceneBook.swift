@@ -1,6 +1,7 @@
 import Foundation
 import HandoffAsync
 import HandoffContent
+import HawkNotes
 import HandoffCore
 import ServiceLifecycle
 
@@ -17,7 +18,7 @@ public actor SceneBook: Service {
     public static let crashWindow: TimeInterval = 60
     public static let crashesBeforeDiscard = 2
 
-    private let library: Library
+    private let catalog: any ContentCatalog
     private let store: any SceneStore
     /// What the store holds.
     private var durable: [UUID: StoredScene] = [:]
@@ -42,8 +43,8 @@ public actor SceneBook: Service {
     public nonisolated var storeProblem: String? { report.storeProblem }
     private nonisolated let report: (restored: Int, unreadable: [String], storeProblem: String?)
 
-    public init(library: Library, store: any SceneStore, debounce: Duration = .seconds(1)) throws {
-        self.library = library
+    public init(catalog: any ContentCatalog, store: any SceneStore, debounce: Duration = .seconds(1)) throws {
+        self.catalog = catalog
         self.store = store
         saves = SaveQueue(debounce: debounce)
         let loaded = try store.loadAll()
@@ -65,7 +66,7 @@ public actor SceneBook: Service {
     /// crash at launch.
     public func connect(_ id: UUID?, role: String?, by client: ObjectIdentifier, now: Date = Date()) async throws(SceneError) -> (StoredScene, restored: Bool) {
         if let id, let s = latest[id] {
-            let restored = s.scene.selectedBookID != nil || !s.scene.storage.isEmpty || s.scene.currentActivity != nil
+            let restored = s.scene.selectedTabID != nil || !s.scene.storage.isEmpty || s.scene.currentActivity != nil
             if restored { launches.launching[id] = client }
             activeSceneID = id
             return (s, restored)
@@ -155,7 +156,7 @@ public actor SceneBook: Service {
         case .existing(let id): s = latest[id]!
         case .newScene: s = StoredScene(scene: Scene(id: preferred ?? UUID()), created: now, updated: now)
         }
-        try s.scene.apply(route, from: activity, library: library)
+        try s.scene.apply(route, from: activity, catalog: catalog)
         s.updated = now
         schedule(s)
         return s.scene.id

@@ -120,11 +120,11 @@ public final class SceneDatabase: Sendable {
 /// Scenes in the scene database; one row per scene, one transaction per save.
 public final class SQLiteSceneStore: SceneStore, Sendable {
     private let db: SceneDatabase
-    private let library: Library
+    private let catalog: any ContentCatalog
 
-    public init(database: SceneDatabase, library: Library) {
+    public init(database: SceneDatabase, catalog: any ContentCatalog) {
         db = database
-        self.library = library
+        self.catalog = catalog
     }
 
     public func loadAll() throws -> (scenes: [StoredScene], unreadable: [String]) {
@@ -135,7 +135,7 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
             let id: String = row["id"]
             do {
                 let activity = try UserActivity(decoding: row["restoration"] as Data, limits: StoredScene.codecLimits)
-                let scene = try Scene(restoringFrom: activity, library: library)
+                let scene = try Scene(restoringFrom: activity, catalog: catalog)
                 scenes.append(StoredScene(scene: scene, role: row["role"], created: Date(timeIntervalSince1970: row["created"]),
                                           updated: Date(timeIntervalSince1970: row["updated"]),
                                           discarded: (row["discarded"] as Double?).map(Date.init(timeIntervalSince1970:)),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandoffClient
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 
@@ -92,7 +93,7 @@ struct Publish: AsyncParsableCommand {
             where c.id.uuidString.lowercased() == wanted.lowercased() || c.name == wanted {
                 var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c.name) in \(book.title)")
                 try a.setTypedPayload(BookCharacter(id: c.id, name: c.name, description: c.description))
-                a.targetContentIdentifier = ContentPath(bookID: book.id, characterID: c.id).description
+                a.targetContentIdentifier = ContentPath(tabID: book.id, itemID: c.id).description
                 return a
             }
         }

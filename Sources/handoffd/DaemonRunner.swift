@@ -34,7 +34,7 @@ final class DaemonRunner: Sendable {
             let sceneDirectory = state.appendingPathComponent("scenes")
             try Self.makeDirectory(sceneDirectory.path, mustBeWritable: false)
             let scenes = try SceneDatabase(directory: sceneDirectory, logger: logger)
-            sceneStore = SQLiteSceneStore(database: scenes, library: settings.library)
+            sceneStore = SQLiteSceneStore(database: scenes, catalog: settings.library)
         } catch {
             throw StartupError.state("cannot open the scene database in \(c.stateDirectory): \(error)")
         }

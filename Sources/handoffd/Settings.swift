@@ -1,6 +1,7 @@
 import Foundation
 import HandoffConfig
 import HandoffContent
+import HawkNotes
 
 /// Why handoffd cannot start: each says what to fix.
 enum StartupError: Error, CustomStringConvertible {

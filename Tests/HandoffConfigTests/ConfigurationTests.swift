@@ -1,5 +1,6 @@
 import Foundation
 import HandoffContent
+import HawkNotes
 import HandoffCore
 import Testing
 @testable import HandoffConfig

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 @testable import HandoffContent
+@testable import HawkNotes
 
 @Suite struct ContentPathTests {
     let b = IDs.burningSwift.uuidString, c = IDs.beatrice.uuidString
 
     @Test func encodesAndParses() throws {
-        let book = ContentPath(bookID: IDs.burningSwift)
+        let book = ContentPath(tabID: IDs.burningSwift)
         #expect(book.description == "b|\(b)")
-        let char = ContentPath(bookID: IDs.burningSwift, characterID: IDs.beatrice)
+        let char = ContentPath(tabID: IDs.burningSwift, itemID: IDs.beatrice)
         #expect(char.description == "b|\(b)::c|\(c)")
         #expect(try ContentPath(parsing: char.description) == char)
         #expect(try ContentPath(parsing: book.description) == book)

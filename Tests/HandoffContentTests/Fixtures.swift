@@ -1,5 +1,6 @@
 import Foundation
 @testable import HandoffContent
+@testable import HawkNotes
 
 let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

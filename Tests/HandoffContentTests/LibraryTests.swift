@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HandoffContent
+@testable import HawkNotes
 
 @Suite struct LibraryTests {
     @Test func shippedLibraryLoads() {

@@ -2,6 +2,7 @@ import Foundation
 import HandoffCore
 import Testing
 @testable import HandoffContent
+@testable import HawkNotes
 
 @Suite struct RoutingTests {
     let router = ActivityRouter(
@@ -19,17 +20,17 @@ import Testing
     @Test func characterDetailRoutesToTheIntroducingBook() throws {
         let activity = HawkNotes.characterDetailActivity(beatrice, in: burningSwift)
         let route = try router.route(activity)
-        #expect(route == Route(bookID: IDs.burningSwift, navigationPath: [.character(IDs.beatrice)]))
+        #expect(route == Route(tabID: IDs.burningSwift, navigationPath: [.item(IDs.beatrice)]))
         #expect(route.contentPath.description == activity.targetContentIdentifier)
     }
 
     @Test func bookDetailRoutesToTheTab() throws {
-        #expect(try router.route(HawkNotes.bookDetailActivity(burningSwift)) == Route(bookID: IDs.burningSwift))
+        #expect(try router.route(HawkNotes.bookDetailActivity(burningSwift)) == Route(tabID: IDs.burningSwift))
     }
 
     @Test func draftNoteRestoresText() throws {
         let route = try router.route(HawkNotes.draftNoteActivity(burningSwift, text: "Beatrice knew."))
-        #expect(route == Route(bookID: IDs.burningSwift, draftText: "Beatrice knew."))
+        #expect(route == Route(tabID: IDs.burningSwift, draftText: "Beatrice knew."))
     }
 
     @Test func registryRefusesTwoHandlersForOneType() {

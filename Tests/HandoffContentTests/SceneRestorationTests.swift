@@ -2,6 +2,7 @@ import Foundation
 import HandoffCore
 import Testing
 @testable import HandoffContent
+@testable import HawkNotes
 
 @Suite struct SceneRestorationTests {
     let lib = shippedLibrary
@@ -9,9 +10,9 @@ import Testing
     func richScene() throws -> Scene {
         var s = Scene(activationConditions: ActivationConditions(prefers: ["b|\(IDs.burningSwift.uuidString)"], canShow: ["*"]))
         let activity = HawkNotes.characterDetailActivity(lib.character(id: IDs.beatrice)!, in: lib.book(id: IDs.burningSwift)!)
-        try s.apply(Route(bookID: IDs.burningSwift, navigationPath: [.character(IDs.beatrice), .character(IDs.orrin)]), from: activity, library: lib)
-        s.setDraft("swift draft", forBook: IDs.burningSwift)
-        s.setDraft("lantern draft", forBook: IDs.saltAndLantern)
+        try s.apply(Route(tabID: IDs.burningSwift, navigationPath: [.item(IDs.beatrice), .item(IDs.orrin)]), from: activity, catalog: lib)
+        s.setDraft("swift draft", forTab: IDs.burningSwift)
+        s.setDraft("lantern draft", forTab: IDs.saltAndLantern)
         s.storage[SceneKey("zoom")] = 1.5
         s.storage[SceneKey("opened")] = .date(Date(timeIntervalSinceReferenceDate: 42))
         return s
@@ -22,16 +23,16 @@ import Testing
             let activity = scene.restorationActivity()
             #expect(activity.type == HawkNotes.sceneRestoration)
             #expect(!activity.isEligibleForHandoff)
-            #expect(try Scene(restoringFrom: activity, library: lib) == scene)
+            #expect(try Scene(restoringFrom: activity, catalog: lib) == scene)
         }
     }
 
     @Test func roundTripsThroughTheCodec() throws {
         let scene = try richScene()
         let bytes = try scene.restorationActivity().encoded()
-        let restored = try Scene(restoringFrom: UserActivity(decoding: bytes), library: lib)
+        let restored = try Scene(restoringFrom: UserActivity(decoding: bytes), catalog: lib)
         #expect(restored == scene)
-        #expect(restored.draft(forBook: IDs.saltAndLantern) == "lantern draft")
+        #expect(restored.draft(forTab: IDs.saltAndLantern) == "lantern draft")
         #expect(restored.restorationActivity().targetContentIdentifier == "b|\(IDs.burningSwift.uuidString)::c|\(IDs.orrin.uuidString)")
     }
 
@@ -47,29 +48,29 @@ import Testing
     @Test func characterOfAnotherBookIsNotAppliedToTheTab() throws {
         // Named under its own book.
         let own = try foreignCharacterRestoration(pathEntry: "b|\(IDs.saltAndLantern.uuidString)::c|\(IDs.pell.uuidString)")
-        #expect(throws: SceneError.characterNotInTab(character: IDs.pell, tab: IDs.burningSwift)) {
-            try Scene(restoringFrom: own, library: lib)
+        #expect(throws: SceneError.itemNotInTab(item: IDs.pell, tab: IDs.burningSwift)) {
+            try Scene(restoringFrom: own, catalog: lib)
         }
         // Named as if it were in the tab's book.
         let claimed = try foreignCharacterRestoration(pathEntry: "b|\(IDs.burningSwift.uuidString)::c|\(IDs.pell.uuidString)")
-        #expect(throws: SceneError.characterNotInTab(character: IDs.pell, tab: IDs.burningSwift)) {
-            try Scene(restoringFrom: claimed, library: lib)
+        #expect(throws: SceneError.itemNotInTab(item: IDs.pell, tab: IDs.burningSwift)) {
+            try Scene(restoringFrom: claimed, catalog: lib)
         }
     }
 
     @Test func damagedRestorations() throws {
         #expect(throws: SceneError.notARestorationActivity(HawkNotes.bookDetail.rawValue)) {
-            try Scene(restoringFrom: HawkNotes.bookDetailActivity(lib.books[0]), library: lib)
+            try Scene(restoringFrom: HawkNotes.bookDetailActivity(lib.books[0]), catalog: lib)
         }
         var activity = try richScene().restorationActivity()
         var info = activity.userInfo
         info["tab"] = 7
         try activity.setUserInfo(info)
-        let e = #expect(throws: SceneError.self) { try Scene(restoringFrom: activity, library: lib) }
+        let e = #expect(throws: SceneError.self) { try Scene(restoringFrom: activity, catalog: lib) }
         guard case .malformedRestoration? = e else { Issue.record("got \(String(describing: e))"); return }
         info["tab"] = .string(UUID().uuidString)
         try activity.setUserInfo(info)
-        let e2 = #expect(throws: SceneError.self) { try Scene(restoringFrom: activity, library: lib) }
-        guard case .characterNotInTab? = e2 else { Issue.record("got \(String(describing: e2))"); return }
+        let e2 = #expect(throws: SceneError.self) { try Scene(restoringFrom: activity, catalog: lib) }
+        guard case .itemNotInTab? = e2 else { Issue.record("got \(String(describing: e2))"); return }
     }
 }

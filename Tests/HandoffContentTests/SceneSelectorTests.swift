@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 @testable import HandoffContent
+@testable import HawkNotes
 
 @Suite struct SceneSelectorTests {
-    let route = Route(bookID: IDs.burningSwift, navigationPath: [.character(IDs.beatrice)])
+    let route = Route(tabID: IDs.burningSwift, navigationPath: [.item(IDs.beatrice)])
     var target: String { route.contentPath.description }
 
     func scene(showing book: UUID?, prefers: Set<String> = [], canShow: Set<String> = []) throws -> Scene {
         var s = Scene(activationConditions: ActivationConditions(prefers: prefers, canShow: canShow))
-        try s.navigate(toBook: book, path: [], library: shippedLibrary)
+        try s.navigate(toTab: book, path: [], catalog: shippedLibrary)
         return s
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffClient
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffTestSupport

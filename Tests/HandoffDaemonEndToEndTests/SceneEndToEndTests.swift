@@ -1,6 +1,7 @@
 import Foundation
 import HandoffClient
 import HandoffContent
+import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffTestSupport
@@ -16,7 +17,7 @@ struct SceneEndToEndTests {
         let id = try #require(try await c.request("scene-connect")?["scene"])
         _ = try await c.request("scene-update", [
             "scene": .string(id), "book": .string(book.id.uuidString), "path": [.string(book.characters[i].id.uuidString)],
-            "set": [["key": "draftText", "content": .string(ContentPath(bookID: book.id).description), "value": .string(draft)],
+            "set": [["key": "draftText", "content": .string(ContentPath(tabID: book.id).description), "value": .string(draft)],
                     ["key": "scroll", "value": .real(0.5)]],
             "activity": HawkNotes.characterDetailActivity(book.characters[i], in: book).propertyList,
         ])

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffConfig
 import HandoffContent
+import HawkNotes
 import HandoffCore
 import HandoffTestSupport
 import NIOConcurrencyHelpers
@@ -98,7 +99,7 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
         let scenes = NIOLockedValueBox<[Route]>([])
         let outcome = try await dispatcher(scenes: scenes).dispatch(beatrice)
         guard case .routedToScene(_, let route) = outcome else { Issue.record("got \(outcome)"); return }
-        #expect(route.bookID == library.books[0].id && route.navigationPath == [.character(UUID(uuidString: "08D82D60-6977-42AA-9C22-AB1A07AE8A19")!)])
+        #expect(route.tabID == library.books[0].id && route.navigationPath == [.item(UUID(uuidString: "08D82D60-6977-42AA-9C22-AB1A07AE8A19")!)])
         #expect(scenes.withLockedValue { $0 } == [route])
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffConfig
 import HandoffContent
+import HawkNotes
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffContent
+import HawkNotes
 import HandoffCore
 import HandoffState
 import Testing
@@ -11,14 +12,14 @@ private let swift = library.books[0], salt = library.books[1]
 private let app = ObjectIdentifier(NSObject())
 
 /// A change that selects a tab (and navigation) of the shipped library.
-private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (inout Scene) throws(SceneError) -> Void {
-    { (s: inout Scene) throws(SceneError) in try s.navigate(toBook: bookID, path: path, library: library) }
+private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (inout Scene) throws(SceneError) -> Void {
+    { (s: inout Scene) throws(SceneError) in try s.navigate(toTab: tabID, path: path, catalog: library) }
 }
 
 @Suite struct SceneBookTests {
     @Test func savesAreDurableBeforeTheyAreAcknowledgedAndRapidOnesCoalesce() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(300))
+        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(300))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let (s, restored) = try await book.connect(nil, role: nil, by: app)
@@ -43,7 +44,7 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
 
     @Test func aFailedSaveKeepsThePreviousStateAndTheBookWorksOn() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
@@ -52,37 +53,37 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
         await #expect(throws: SceneError.self) {
             try await book.update(id, nav(salt.id))
         }
-        #expect(await book.scene(id)?.scene.selectedBookID == swift.id)
-        #expect(store.stored(id)?.scene.selectedBookID == swift.id)
+        #expect(await book.scene(id)?.scene.selectedTabID == swift.id)
+        #expect(store.stored(id)?.scene.selectedTabID == swift.id)
         try await book.update(id, nav(salt.id))
-        #expect(store.stored(id)?.scene.selectedBookID == salt.id)
+        #expect(store.stored(id)?.scene.selectedTabID == salt.id)
     }
 
     @Test func twoCrashesAtLaunchWithinAMinuteDiscardTheSavedState() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
-        try await book.update(id, nav(swift.id, [.character(swift.characters[0].id)]))
+        try await book.update(id, nav(swift.id, [.item(swift.characters[0].id)]))
         let t0 = Date()
         // First crash: the state stays.
         let first = ObjectIdentifier(NSObject())
         #expect(try await book.connect(id, role: nil, by: first).restored)
         #expect(await book.connectionDropped(first, now: t0) == [])
-        #expect(await book.scene(id)?.scene.selectedBookID == swift.id)
+        #expect(await book.scene(id)?.scene.selectedTabID == swift.id)
         // Second within 60 s: discarded, and it says so.
         let second = ObjectIdentifier(NSObject())
         _ = try await book.connect(id, role: nil, by: second)
         #expect(await book.connectionDropped(second, now: t0.addingTimeInterval(30)) == [id])
         let after = try #require(await book.scene(id))
-        #expect(after.scene.selectedBookID == nil)
+        #expect(after.scene.selectedTabID == nil)
         #expect(after.discarded != nil && after.discardReason?.contains("twice") == true)
         #expect(store.stored(id)?.discarded != nil)
     }
 
     @Test func cleanDisconnectsLaunchesAndSlowCrashesDoNotDiscard() async throws {
-        let book = try SceneBook(library: library, store: MemorySceneStore(), debounce: .milliseconds(10))
+        let book = try SceneBook(catalog: library, store: MemorySceneStore(), debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
@@ -100,12 +101,12 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
             _ = try await book.connect(id, role: nil, by: c)
             #expect(await book.connectionDropped(c, now: t0.addingTimeInterval(offset)) == [])
         }
-        #expect(await book.scene(id)?.scene.selectedBookID == swift.id)
+        #expect(await book.scene(id)?.scene.selectedTabID == swift.id)
     }
 
     @Test func destroyDeletesAndDeleteSavedClearsTheActivity() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(library: library, store: store, debounce: .milliseconds(10))
+        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let a = try await book.connect(nil, role: nil, by: app).0.scene.id, b = try await book.connect(nil, role: nil, by: app).0.scene.id
@@ -134,23 +135,23 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
         var scenes: [StoredScene] = []
         for (i, b) in library.books.enumerated() {
             var s = Scene()
-            try s.navigate(toBook: b.id, path: [.character(b.characters[i].id)], library: library)
-            s.setDraft("draft for \(b.title)", forBook: b.id)
+            try s.navigate(toTab: b.id, path: [.item(b.characters[i].id)], catalog: library)
+            s.setDraft("draft for \(b.title)", forTab: b.id)
             s.storage[SceneKey("scroll")] = .real(0.25 * Double(i + 1))
             s.currentActivity = HawkNotes.characterDetailActivity(b.characters[i], in: b)
             scenes.append(StoredScene(scene: s, created: Date(timeIntervalSince1970: 1_800_000_000), updated: Date(timeIntervalSince1970: 1_800_000_100)))
         }
-        let store = SQLiteSceneStore(database: try SceneDatabase(directory: dir), library: library)
+        let store = SQLiteSceneStore(database: try SceneDatabase(directory: dir), catalog: library)
         for s in scenes { try await store.save(s) }
         await store.close()
         let mode = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("scenes.sqlite").path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let back = try SQLiteSceneStore(database: try SceneDatabase(directory: dir), library: library).loadAll()
+        let back = try SQLiteSceneStore(database: try SceneDatabase(directory: dir), catalog: library).loadAll()
         #expect(back.unreadable.isEmpty)
         #expect(Set(back.scenes.map(\.scene.id)) == Set(scenes.map(\.scene.id)))
         for s in scenes { #expect(back.scenes.first { $0.scene.id == s.scene.id } == s) }
         // Two book tabs keep separate drafts (the seed's shared-key bug stays gone).
-        let drafts = back.scenes.map { $0.scene.draft(forBook: $0.scene.selectedBookID!) }
+        let drafts = back.scenes.map { $0.scene.draft(forTab: $0.scene.selectedTabID!) }
         #expect(Set(drafts.compactMap { $0 }).count == 3)
     }
 
@@ -163,7 +164,7 @@ private func nav(_ bookID: UUID, _ path: [NavigationItem] = []) -> @Sendable (in
         let aside = try #require(db.movedAside)
         #expect(aside.contains(".damaged-"))
         #expect(FileManager.default.fileExists(atPath: aside))
-        let store = SQLiteSceneStore(database: db, library: library)
+        let store = SQLiteSceneStore(database: db, catalog: library)
         #expect(try store.loadAll().scenes.isEmpty)
         try await store.save(StoredScene(scene: Scene(), created: Date(), updated: Date()))
         #expect(try store.loadAll().scenes.count == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 
 /// The file's shape, with ids as strings so that a bad UUID is reported with its path instead of
 /// as an opaque decoding failure.

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 import HandoffCore
 
 /// A character introduced by one book. Named `Character` on the wire (it is the typed payload of

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 
 /// A keyword search result: a book by its title, or a character by name.
 public enum LibrarySearchHit: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 
 /// Content a path resolved to: a book, and maybe one of its characters.
 public struct ResolvedContent: Sendable, Equatable {
@@ -8,8 +9,8 @@ public struct ResolvedContent: Sendable, Equatable {
 
 extension Library {
     public func resolve(_ path: ContentPath) throws(ContentPathError) -> ResolvedContent {
-        guard let book = book(id: path.bookID) else { throw .unknownBook(path.bookID) }
-        guard let cid = path.characterID else { return ResolvedContent(book: book, character: nil) }
+        guard let book = book(id: path.tabID) else { throw .unknownBook(path.tabID) }
+        guard let cid = path.itemID else { return ResolvedContent(book: book, character: nil) }
         guard let character = book.characters.first(where: { $0.id == cid }) else {
             if self.character(id: cid) == nil { throw .unknownCharacter(cid) }
             throw .characterNotInBook(character: cid, book: book.id)

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 import HandoffCore
 
 /// characterDetail: the typed `Character` payload names a character; route to the book that
@@ -15,7 +16,7 @@ struct CharacterDetailHandler: ActivityHandler {
         guard let book = library.book(introducing: character.id) else {
             throw .contentNotFound(type: activity.type.rawValue, content: "c|\(character.id.uuidString)")
         }
-        return Route(bookID: book.id, navigationPath: [.character(character.id)])
+        return Route(tabID: book.id, navigationPath: [.item(character.id)])
     }
 }
 
@@ -25,7 +26,7 @@ struct BookDetailHandler: ActivityHandler {
     var activityTypes: Set<ActivityType> { [HawkNotes.bookDetail] }
 
     func route(for activity: UserActivity) throws(ContinuationFailure) -> Route {
-        Route(bookID: try library.bookID(from: activity))
+        Route(tabID: try library.bookID(from: activity))
     }
 }
 
@@ -39,7 +40,7 @@ struct DraftNoteHandler: ActivityHandler {
         guard let text = activity.userInfo[HawkNotes.Key.draftText]?.stringValue else {
             throw .payloadDecodeFailed(type: activity.type.rawValue, reason: "'\(HawkNotes.Key.draftText)' is not a string")
         }
-        return Route(bookID: bookID, draftText: text)
+        return Route(tabID: bookID, draftText: text)
     }
 }
 

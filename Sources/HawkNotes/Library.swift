@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 
 /// The sample app's content: books and the characters they introduce. Immutable once loaded;
 /// indexes are built at load so every query is a dictionary lookup.

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 import HandoffCore
 
 /// The sample app's activity types, userInfo keys and built-in handlers. One prefix for all of
@@ -11,7 +12,7 @@ public enum HawkNotes {
     public static let bookDetail = try! ActivityType("org.hawknotes.bookDetail")
     public static let draftNote = try! ActivityType("org.hawknotes.draftNote")
     /// A scene's restoration activity; local only, never advertised.
-    public static let sceneRestoration = try! ActivityType("org.hawknotes.sceneRestoration")
+    public static let sceneRestoration = Scene.restorationActivityType
 
     public enum Key {
         public static let bookID = "bookID"
@@ -40,7 +41,7 @@ extension HawkNotes {
         var activity = UserActivity(type: characterDetail, title: "Viewing \(character.name) in \(book.title)")
         // BookCharacter always encodes; a failure here would be a programming error.
         try! activity.setTypedPayload(character)
-        activity.targetContentIdentifier = ContentPath(bookID: book.id, characterID: character.id).description
+        activity.targetContentIdentifier = ContentPath(tabID: book.id, itemID: character.id).description
         return activity
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffContent
 
 /// A book of the Hawk Notes library. Each book is a tab in the sample app.
 public struct Book: Sendable, Equatable, Identifiable {
@@ -12,7 +13,7 @@ public struct Book: Sendable, Equatable, Identifiable {
     public let notes: String
     public let characters: [BookCharacter]
 
-    public var contentPath: ContentPath { ContentPath(bookID: id) }
+    public var contentPath: ContentPath { ContentPath(tabID: id) }
 
     public func contains(characterID: UUID) -> Bool {
         characters.contains { $0.id == characterID }
