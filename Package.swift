@@ -18,7 +18,7 @@ let package = Package(
         .library(name: "HandoffClient", targets: ["HandoffClient"]),
         .executable(name: "handoffd", targets: ["handoffd"]),
         .executable(name: "handoffctl", targets: ["handoffctl"]),
-        .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"]),
+        .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"])
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -27,7 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0")
     ],
     targets: [
         // Activities, property-list values, the bounded codec and declared types. Foundation only.
@@ -39,121 +39,155 @@ let package = Package(
         // its activity types and its built-in handlers.
         .target(name: "HawkNotes", dependencies: ["HandoffCore", "HandoffContent"]),
         // The daemon's YAML configuration file.
-        .target(name: "HandoffConfig", dependencies: [
-            "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery",
-            .product(name: "Yams", package: "Yams"),
-        ]),
+        .target(
+            name: "HandoffConfig",
+            dependencies: [
+                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery",
+                .product(name: "Yams", package: "Yams")
+            ]),
         // libavahi-client, seen only by HandoffAvahi.
         .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         // Advertiser/browser protocols, TXT rules, the desired-state machine and peer table, a fake.
-        .target(name: "HandoffDiscovery", dependencies: [
-            "HandoffCore",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "HandoffDiscovery",
+            dependencies: [
+                "HandoffCore",
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // The only importer of CAvahi: Discovery's protocols over a real avahi-daemon.
-        .target(name: "HandoffAvahi", dependencies: [
-            "CAvahi", "HandoffDiscovery",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "HandoffAvahi",
+            dependencies: [
+                "CAvahi", "HandoffDiscovery",
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Publishes and browses through HandoffAvahi, driven by stdin, events as JSON lines on stdout:
         // the tool the discovery end-to-end tests and benchmark run inside test hosts.
-        .executableTarget(name: "handoff-discovery-probe", dependencies: [
-            "HandoffAvahi", "HandoffDiscovery",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "handoff-discovery-probe",
+            dependencies: [
+                "HandoffAvahi", "HandoffDiscovery",
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Identity keys, pairing, Noise sessions, framing, connection limits.
-        .target(name: "HandoffLink", dependencies: [
-            "HandoffCore",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "HandoffLink",
+            dependencies: [
+                "HandoffCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Waiting for an event or an answer with a deadline (Waiters), and bounding an operation
         // (Timeout): the one mechanism the daemon and HandoffClient share.
-        .target(name: "HandoffAsync", dependencies: [
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "HandoffAsync",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ]),
         // Persistence in SQLite through GRDB: the trust store and the scenes.
-        .target(name: "HandoffState", dependencies: [
-            "HandoffCore", "HandoffLink", "HandoffContent",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "HandoffState",
+            dependencies: [
+                "HandoffCore", "HandoffLink", "HandoffContent",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // The control socket's wire format, shared by the daemon and HandoffClient.
         .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
         // The control-socket client for handoffctl and apps; never imports HandoffDaemon.
-        .target(name: "HandoffClient", dependencies: [
-            "HandoffControl", "HandoffCore", "HandoffAsync",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "HandoffClient",
+            dependencies: [
+                "HandoffControl", "HandoffCore", "HandoffAsync",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ]),
         // The few libc calls Swift's Glibc module hides (pipe2 needs _GNU_SOURCE).
         .target(name: "CHandoffShims"),
         // The daemon's components (Activities, Peers, Pairing, Continuations, SceneBook), each a
         // Service owning its state, the peer protocol, and the control operations over them.
-        .target(name: "HandoffDaemon", dependencies: [
-            "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
-            "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "HandoffDaemon",
+            dependencies: [
+                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
+                "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // The daemon: configuration, stores, Avahi, link and control socket as one service group.
         // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
-        .executableTarget(name: "handoffd", dependencies: [
-            "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HawkNotes", "HandoffLink",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["symbol-order.txt"]),
+        .executableTarget(
+            name: "handoffd",
+            dependencies: [
+                "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HawkNotes", "HandoffLink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log")
+            ], exclude: ["symbol-order.txt"]),
         // The command line: one file per subcommand, all through HandoffClient.
-        .executableTarget(name: "handoffctl", dependencies: [
-            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "handoffctl",
+            dependencies: [
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ]),
         // Continuation latency and daemon memory between two handoffd processes.
-        .executableTarget(name: "handoff-continue-bench", dependencies: [
-            "HandoffClient", "HandoffCore",
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
+        .executableTarget(
+            name: "handoff-continue-bench",
+            dependencies: [
+                "HandoffClient", "HandoffCore",
+                .product(name: "NIOPosix", package: "swift-nio")
+            ]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
-        .executableTarget(name: "handoff-link-bench", dependencies: [
-            "HandoffLink",
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "handoff-link-bench",
+            dependencies: [
+                "HandoffLink",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // A peer that misbehaves on purpose (hostile pairing names), for the end-to-end tests.
-        .executableTarget(name: "handoff-rogue-peer", dependencies: [
-            "HandoffLink",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "handoff-rogue-peer",
+            dependencies: [
+                "HandoffLink",
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
-        .testTarget(name: "HandoffLinkTests", dependencies: [
-            "HandoffLink", "HandoffState",
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-        ]),
-        .testTarget(name: "HandoffDaemonTests", dependencies: [
-            "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
-            "HandoffConfig", "HandoffDiscovery", "HandoffLink", "HandoffAsync", .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .testTarget(
+            name: "HandoffLinkTests",
+            dependencies: [
+                "HandoffLink", "HandoffState",
+                .product(name: "NIOEmbedded", package: "swift-nio")
+            ]),
+        .testTarget(
+            name: "HandoffDaemonTests",
+            dependencies: [
+                "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
+                "HandoffConfig", "HandoffDiscovery", "HandoffLink", "HandoffAsync", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffDaemonEndToEndTests", dependencies: [
-            "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport",
-        ]),
-        .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"]),
+        .testTarget(
+            name: "HandoffDaemonEndToEndTests",
+            dependencies: [
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport"
+            ]),
+        .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"])
     ],
     swiftLanguageModes: [.v6]
 )

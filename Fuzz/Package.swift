@@ -13,16 +13,25 @@ let package = Package(
         .target(name: "CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"]),
         .executableTarget(name: "fuzz-activity", dependencies: ["FuzzSupport", .product(name: "HandoffCore", package: "handoffd")]),
-        .executableTarget(name: "fuzz-peer-message", dependencies: ["FuzzSupport",
-            .product(name: "HandoffCore", package: "handoffd"), .product(name: "HandoffDaemon", package: "handoffd"),
-        ]),
-        .executableTarget(name: "fuzz-control-line", dependencies: ["FuzzSupport",
-            .product(name: "HandoffCore", package: "handoffd"), .product(name: "HandoffControl", package: "handoffd"),
-        ]),
-        .executableTarget(name: "fuzz-txt", dependencies: ["FuzzSupport",
-            .product(name: "HandoffDiscovery", package: "handoffd"), .product(name: "HandoffDaemon", package: "handoffd"),
-            .product(name: "HandoffLink", package: "handoffd"),
-        ]),
-        .executableTarget(name: "fuzz-config", dependencies: ["FuzzSupport", .product(name: "HandoffConfig", package: "handoffd")]),
+        .executableTarget(
+            name: "fuzz-peer-message",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "HandoffCore", package: "handoffd"), .product(name: "HandoffDaemon", package: "handoffd")
+            ]),
+        .executableTarget(
+            name: "fuzz-control-line",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "HandoffCore", package: "handoffd"), .product(name: "HandoffControl", package: "handoffd")
+            ]),
+        .executableTarget(
+            name: "fuzz-txt",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "HandoffDiscovery", package: "handoffd"), .product(name: "HandoffDaemon", package: "handoffd"),
+                .product(name: "HandoffLink", package: "handoffd")
+            ]),
+        .executableTarget(name: "fuzz-config", dependencies: ["FuzzSupport", .product(name: "HandoffConfig", package: "handoffd")])
     ]
 )

@@ -10,8 +10,10 @@ import NIOPosix
 /// the heap at once.
 public enum Timeout {
     /// Runs `action` after `delay`, unless the returned timer is cancelled first.
-    public static func after(_ delay: Duration, on loop: EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
-                      _ action: @escaping @Sendable () -> Void) -> Scheduled<Void> {
+    public static func after(
+        _ delay: Duration, on loop: EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
+        _ action: @escaping @Sendable () -> Void
+    ) -> Scheduled<Void> {
         loop.scheduleTask(in: TimeAmount(delay), action)
     }
 

@@ -144,7 +144,9 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     public func count(_ key: Key) -> Int { state.withLockedValue { s in s.slots.values.count { $0.key == key && $0.outcome == nil } } }
 
     /// Whether the wait for this ticket is still open.
-    public func isWaiting(_ ticket: Ticket) -> Bool { state.withLockedValue { $0.slots[ticket.number]?.outcome == nil && $0.slots[ticket.number] != nil } }
+    public func isWaiting(_ ticket: Ticket) -> Bool {
+        state.withLockedValue { $0.slots[ticket.number]?.outcome == nil && $0.slots[ticket.number] != nil }
+    }
 
     /// The first outcome wins; a later one finds the slot settled (or gone) and does nothing.
     @discardableResult

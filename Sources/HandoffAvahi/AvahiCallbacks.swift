@@ -20,18 +20,20 @@ let entryGroupCallback: AvahiEntryGroupCallback = { group, state, userdata in
 
 let serviceBrowserCallback: AvahiServiceBrowserCallback = { browser, interface, proto, event, name, type, domain, flags, userdata in
     guard let browser else { return }
-    owner(userdata)?.browserEvent(browser, interface: interface, protocol: proto, event: event,
-                                  name: name.map { String(cString: $0) }, type: type.map { String(cString: $0) },
-                                  domain: domain.map { String(cString: $0) }, flags: flags)
+    owner(userdata)?.browserEvent(
+        browser, interface: interface, protocol: proto, event: event,
+        name: name.map { String(cString: $0) }, type: type.map { String(cString: $0) },
+        domain: domain.map { String(cString: $0) }, flags: flags)
 }
 
 let serviceResolverCallback: AvahiServiceResolverCallback = {
     resolver, interface, proto, event, name, type, domain, hostName, address, port, txt, flags, userdata in
     guard let resolver else { return }
-    owner(userdata)?.resolverEvent(resolver, interface: interface, protocol: proto, event: event,
-                                   name: name.map { String(cString: $0) } ?? "",
-                                   hostName: hostName.map { String(cString: $0) } ?? "",
-                                   address: address, port: port, txt: AvahiStrings.read(txt), flags: flags)
+    owner(userdata)?.resolverEvent(
+        resolver, interface: interface, protocol: proto, event: event,
+        name: name.map { String(cString: $0) } ?? "",
+        hostName: hostName.map { String(cString: $0) } ?? "",
+        address: address, port: port, txt: AvahiStrings.read(txt), flags: flags)
 }
 
 let recordBrowserCallback: AvahiRecordBrowserCallback = { browser, _, _, event, _, _, _, rdata, size, _, userdata in

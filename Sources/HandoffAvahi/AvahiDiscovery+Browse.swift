@@ -8,8 +8,9 @@ import Logging
 extension AvahiDiscovery {
     func startBrowsing() {
         guard browser == nil, let client else { return }
-        browser = avahi_service_browser_new(client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                                            serviceType, nil, AvahiLookupFlags(0), serviceBrowserCallback, context)
+        browser = avahi_service_browser_new(
+            client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
+            serviceType, nil, AvahiLookupFlags(0), serviceBrowserCallback, context)
         if browser == nil {
             let code = avahi_client_errno(client)
             emit(.failure(.avahi(code: code, message: avahiErrorText(code), during: "starting the service browser")))
@@ -17,8 +18,10 @@ extension AvahiDiscovery {
         }
     }
 
-    func browserEvent(_ b: OpaquePointer, interface: AvahiIfIndex, protocol proto: AvahiProtocol, event: AvahiBrowserEvent,
-                      name: String?, type: String?, domain: String?, flags: AvahiLookupResultFlags) {
+    func browserEvent(
+        _ b: OpaquePointer, interface: AvahiIfIndex, protocol proto: AvahiProtocol, event: AvahiBrowserEvent,
+        name: String?, type: String?, domain: String?, flags: AvahiLookupResultFlags
+    ) {
         if browser == nil { browser = b }
         switch event {
         case AVAHI_BROWSER_NEW:
@@ -45,8 +48,9 @@ extension AvahiDiscovery {
 
     func startResolver(_ key: PeerTable.InstanceKey) {
         guard let client, let lookup = lookups[key], lookup.resolver == nil else { return }
-        let r = avahi_service_resolver_new(client, key.interfaceIndex, key.protocolFamily, key.name, serviceType, lookup.domain,
-                                           key.protocolFamily, AvahiLookupFlags(0), serviceResolverCallback, context)
+        let r = avahi_service_resolver_new(
+            client, key.interfaceIndex, key.protocolFamily, key.name, serviceType, lookup.domain,
+            key.protocolFamily, AvahiLookupFlags(0), serviceResolverCallback, context)
         lookups[key]?.resolver = r
         if r == nil { retryResolve(key) }
     }
@@ -60,9 +64,11 @@ extension AvahiDiscovery {
         schedule(.retryResolve(key), afterMilliseconds: delay)
     }
 
-    func resolverEvent(_ r: OpaquePointer, interface: AvahiIfIndex, protocol proto: AvahiProtocol, event: AvahiResolverEvent,
-                       name: String, hostName: String, address: UnsafePointer<AvahiAddress>?, port: UInt16,
-                       txt: [[UInt8]], flags: AvahiLookupResultFlags) {
+    func resolverEvent(
+        _ r: OpaquePointer, interface: AvahiIfIndex, protocol proto: AvahiProtocol, event: AvahiResolverEvent,
+        name: String, hostName: String, address: UnsafePointer<AvahiAddress>?, port: UInt16,
+        txt: [[UInt8]], flags: AvahiLookupResultFlags
+    ) {
         let key = PeerTable.InstanceKey(name: name, interfaceIndex: interface, protocolFamily: proto)
         // One-shot: TXT changes come through the record browser.
         avahi_service_resolver_free(r)
@@ -73,7 +79,8 @@ extension AvahiDiscovery {
             return
         }
         lookups[key]?.failures = 0
-        let own = flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
+        let own =
+            flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
             || (flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0 && name == machine.nameInUse && machine.groupActive)
         let peerAddress = address.map(Self.peerAddress(interface: interface))
         let events = table.resolved(key, hostName: hostName, address: peerAddress, port: port, txt: txt, isOwn: own)
@@ -89,8 +96,9 @@ extension AvahiDiscovery {
             var buf = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
             avahi_address_snprint(&buf, buf.count, a)
             let text = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return PeerAddress(address: text, interfaceIndex: interface,
-                               family: a.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6) ? .ipv6 : .ipv4)
+            return PeerAddress(
+                address: text, interfaceIndex: interface,
+                family: a.pointee.proto == AvahiProtocol(AVAHI_PROTO_INET6) ? .ipv6 : .ipv4)
         }
     }
 
@@ -98,9 +106,12 @@ extension AvahiDiscovery {
         guard let client, let lookup = lookups[key], lookup.recordBrowser == nil else { return }
         var full = [CChar](repeating: 0, count: Int(AVAHI_DOMAIN_NAME_MAX))
         guard avahi_service_name_join(&full, full.count, key.name, serviceType, lookup.domain) == 0 else { return }
-        guard let rb = avahi_record_browser_new(client, key.interfaceIndex, key.protocolFamily, full,
-                                                UInt16(AVAHI_DNS_CLASS_IN), UInt16(AVAHI_DNS_TYPE_TXT),
-                                                AvahiLookupFlags(0), recordBrowserCallback, context) else { return }
+        guard
+            let rb = avahi_record_browser_new(
+                client, key.interfaceIndex, key.protocolFamily, full,
+                UInt16(AVAHI_DNS_CLASS_IN), UInt16(AVAHI_DNS_TYPE_TXT),
+                AvahiLookupFlags(0), recordBrowserCallback, context)
+        else { return }
         lookups[key]?.recordBrowser = rb
         recordBrowsers[rb] = key
     }

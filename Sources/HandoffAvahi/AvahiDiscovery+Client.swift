@@ -9,7 +9,8 @@ extension AvahiDiscovery {
     /// Where libdbus looks for the system bus.
     static var systemBusSocket: String {
         if let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"],
-           let path = address.split(separator: ",").first(where: { $0.hasPrefix("unix:path=") }) {
+            let path = address.split(separator: ",").first(where: { $0.hasPrefix("unix:path=") })
+        {
             return String(path.dropFirst("unix:path=".count))
         }
         return "/run/dbus/system_bus_socket"
@@ -20,7 +21,8 @@ extension AvahiDiscovery {
         let made = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, clientCallback, context, &error)
         guard let made else {
             let socket = Self.systemBusSocket
-            let problem: DiscoveryError = FileManager.default.fileExists(atPath: socket)
+            let problem: DiscoveryError =
+                FileManager.default.fileExists(atPath: socket)
                 ? .avahi(code: error, message: avahiErrorText(error), during: "connecting to avahi-daemon")
                 : .dbusUnavailable(socket: socket)
             report(problem, retrying: reconnectDelayMs)
@@ -37,7 +39,10 @@ extension AvahiDiscovery {
         guard reportedProblem != problem.description else { return }
         reportedProblem = problem.description
         var metadata: Logger.Metadata = ["error": "\(problem)"]
-        if let delayMs { metadata["retry.firstAfterMillis"] = "\(delayMs)"; metadata["retry.maxIntervalSeconds"] = "10" }
+        if let delayMs {
+            metadata["retry.firstAfterMillis"] = "\(delayMs)"
+            metadata["retry.maxIntervalSeconds"] = "10"
+        }
         logger.error("discovery unavailable; retrying until it works (logged again when it does)", metadata: metadata)
         emit(.failure(problem))
     }
@@ -78,7 +83,12 @@ extension AvahiDiscovery {
     func forgetClientObjects(reason: String) {
         group = nil
         browser = nil
-        for lookup in lookups.values { if let t = lookup.retryTimer { freeTimeout(t); timers[t] = nil } }
+        for lookup in lookups.values {
+            if let t = lookup.retryTimer {
+                freeTimeout(t)
+                timers[t] = nil
+            }
+        }
         lookups = [:]
         recordBrowsers = [:]
         execute(machine.clientLost(reason: reason))

@@ -11,13 +11,17 @@ extension AvahiDiscovery {
                 guard let client else { continue }
                 if group == nil { group = avahi_entry_group_new(client, entryGroupCallback, context) }
                 guard let group else {
-                    emit(.failure(.avahi(code: avahi_client_errno(client), message: avahiErrorText(avahi_client_errno(client)),
-                                         during: "creating an entry group")))
+                    emit(
+                        .failure(
+                            .avahi(
+                                code: avahi_client_errno(client), message: avahiErrorText(avahi_client_errno(client)),
+                                during: "creating an entry group")))
                     return
                 }
                 let rc = AvahiStrings.withList(txt.strings) { list in
-                    avahi_entry_group_add_service_strlst(group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                                                         AvahiPublishFlags(0), name, serviceType, nil, nil, port, list)
+                    avahi_entry_group_add_service_strlst(
+                        group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                        AvahiPublishFlags(0), name, serviceType, nil, nil, port, list)
                 }
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
@@ -36,8 +40,9 @@ extension AvahiDiscovery {
             case .updateTXT(let name, let txt):
                 guard let group else { continue }
                 let rc = AvahiStrings.withList(txt.strings) { list in
-                    avahi_entry_group_update_service_txt_strlst(group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                                                                AvahiPublishFlags(0), name, serviceType, nil, list)
+                    avahi_entry_group_update_service_txt_strlst(
+                        group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                        AvahiPublishFlags(0), name, serviceType, nil, list)
                 }
                 if rc < 0 { emit(.failure(.avahi(code: rc, message: avahiErrorText(rc), during: "updating the TXT record"))) }
             case .resetGroup:

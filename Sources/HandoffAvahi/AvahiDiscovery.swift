@@ -59,8 +59,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         }
         self.poll = poll
         // Milliseconds since 1970: grows across restarts, so peers holding our old TXT take the new one.
-        machine = AdvertiserMachine(initialSequence: UInt64(Date().timeIntervalSince1970 * 1000),
-                                    alternativeName: avahiAlternativeServiceName)
+        machine = AdvertiserMachine(
+            initialSequence: UInt64(Date().timeIntervalSince1970 * 1000),
+            alternativeName: avahiAlternativeServiceName)
         context = Unmanaged.passRetained(self).toOpaque()
         // Before the poll thread runs no lock is needed; callbacks fire inside avahi_client_new.
         makeClient()
@@ -101,8 +102,11 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             timers = [:]
             // Freeing the client frees its group, browsers and resolvers too.
             if let client { avahi_client_free(client) }
-            client = nil; group = nil; browser = nil
-            lookups = [:]; recordBrowsers = [:]
+            client = nil
+            group = nil
+            browser = nil
+            lookups = [:]
+            recordBrowsers = [:]
             return true
         }
         guard wasRunning else { return }

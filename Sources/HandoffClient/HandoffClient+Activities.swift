@@ -29,7 +29,8 @@ extension HandoffClient {
         _ = try await perform(HandleRequest(types: types, name: name))
         for await event in events where event.name == "continue" {
             guard let token = event.fields["token"]?.stringValue, let value = event.fields["activity"],
-                  let activity = try? UserActivity(propertyList: value) else { continue }
+                let activity = try? UserActivity(propertyList: value)
+            else { continue }
             let accepted = await handler(activity)
             _ = try await perform(HandledRequest(token: token, accepted: accepted))
         }
@@ -40,7 +41,8 @@ extension HandoffClient {
     public func onNeedsSave(_ fresh: @escaping @Sendable (UUID) async -> UserActivity?) async throws(ClientError) {
         for await event in events where event.name == "needsSave" {
             guard let token = event.fields["token"]?.stringValue, let id = event.fields["activity"]?.stringValue.flatMap(UUID.init(uuidString:)),
-                  let activity = await fresh(id) else { continue }
+                let activity = await fresh(id)
+            else { continue }
             _ = try await perform(RefreshRequest(token: token, activity: activity))
         }
     }

@@ -27,8 +27,10 @@ public final class HandoffClient: Sendable {
         var refusal: ClientError?
     }
 
-    private init(socketPath: String, channel: Channel, events: AsyncStream<ControlEvent>, state: NIOLockedValueBox<State>,
-                 answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>) {
+    private init(
+        socketPath: String, channel: Channel, events: AsyncStream<ControlEvent>, state: NIOLockedValueBox<State>,
+        answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>
+    ) {
         self.socketPath = socketPath
         self.channel = channel
         self.events = events
@@ -36,8 +38,10 @@ public final class HandoffClient: Sendable {
         self.answers = answers
     }
 
-    public static func connect(socketPath: String = defaultSocketPath,
-                               group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws(ClientError) -> HandoffClient {
+    public static func connect(
+        socketPath: String = defaultSocketPath,
+        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws(ClientError) -> HandoffClient {
         let (events, eventsIn) = AsyncStream.makeStream(of: ControlEvent.self)
         let state = NIOLockedValueBox(State())
         let answers = Waiters<Int64, Result<PropertyListValue?, ClientError>>()
@@ -108,8 +112,10 @@ private final class ResponseHandler: ChannelInboundHandler {
     private let answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>
     private let events: AsyncStream<ControlEvent>.Continuation
 
-    init(state: NIOLockedValueBox<HandoffClient.State>, answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>,
-         events: AsyncStream<ControlEvent>.Continuation) {
+    init(
+        state: NIOLockedValueBox<HandoffClient.State>, answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>,
+        events: AsyncStream<ControlEvent>.Continuation
+    ) {
         self.state = state
         self.answers = answers
         self.events = events

@@ -42,17 +42,21 @@ struct ConfigFile: Decodable {
         "peer_port", "handlers[].timeout_seconds", "limits.activity_warn_bytes", "limits.activity_max_bytes",
         "limits.decode_max_depth", "limits.decode_max_values", "limits.decode_max_bytes", "limits.max_frame_bytes",
         "limits.handshake_timeout_seconds", "limits.max_unauthenticated", "limits.max_unauthenticated_per_source",
-        "limits.max_control_clients", "limits.max_control_line_bytes",
+        "limits.max_control_clients", "limits.max_control_line_bytes"
     ]
 
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
-        "": ["device_name", "peer_port", "interfaces", "state_directory", "runtime_directory", "log_level", "library",
-             "limits", "activity_types", "handlers", "opener"],
-        "limits": ["activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",
-                   "max_frame_bytes", "handshake_timeout_seconds", "max_unauthenticated", "max_unauthenticated_per_source",
-                   "max_control_clients", "max_control_line_bytes"],
+        "": [
+            "device_name", "peer_port", "interfaces", "state_directory", "runtime_directory", "log_level", "library",
+            "limits", "activity_types", "handlers", "opener"
+        ],
+        "limits": [
+            "activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",
+            "max_frame_bytes", "handshake_timeout_seconds", "max_unauthenticated", "max_unauthenticated_per_source",
+            "max_control_clients", "max_control_line_bytes"
+        ],
         "handlers[]": ["types", "exec", "timeout_seconds"],
-        "activity_types[]": ["type", "required_keys", "payload"],
+        "activity_types[]": ["type", "required_keys", "payload"]
     ]
 }

@@ -82,7 +82,8 @@ extension HandoffConfiguration {
             link.maxFrameBytes = try positive(l.max_frame_bytes, "max_frame_bytes") ?? link.maxFrameBytes
             link.handshakeTimeoutSeconds = try positive(l.handshake_timeout_seconds, "handshake_timeout_seconds") ?? link.handshakeTimeoutSeconds
             link.maxUnauthenticated = try positive(l.max_unauthenticated, "max_unauthenticated") ?? link.maxUnauthenticated
-            link.maxUnauthenticatedPerSource = try positive(l.max_unauthenticated_per_source, "max_unauthenticated_per_source") ?? link.maxUnauthenticatedPerSource
+            link.maxUnauthenticatedPerSource =
+                try positive(l.max_unauthenticated_per_source, "max_unauthenticated_per_source") ?? link.maxUnauthenticatedPerSource
             control.maxClients = try positive(l.max_control_clients, "max_control_clients") ?? control.maxClients
             control.maxLineBytes = try positive(l.max_control_line_bytes, "max_control_line_bytes") ?? control.maxLineBytes
             if link.maxFrameBytes > 65_535 || link.maxFrameBytes < 4_096 {
@@ -92,12 +93,17 @@ extension HandoffConfiguration {
             if l.activity_max_bytes == nil {
                 sizePolicy.hardLimit = min(sizePolicy.hardLimit, fitting)
             } else if sizePolicy.hardLimit > fitting {
-                throw .invalid(file: file, key: "limits.activity_max_bytes",
-                               reason: "(\(sizePolicy.hardLimit)) exceeds \(fitting), the largest activity a frame of limits.max_frame_bytes (\(link.maxFrameBytes)) carries; lower it or raise max_frame_bytes")
+                throw .invalid(
+                    file: file, key: "limits.activity_max_bytes",
+                    reason:
+                        "(\(sizePolicy.hardLimit)) exceeds \(fitting), the largest activity a frame of limits.max_frame_bytes (\(link.maxFrameBytes)) carries; lower it or raise max_frame_bytes"
+                )
             }
             if sizePolicy.hardLimit > codecLimits.maxBytes {
-                throw .invalid(file: file, key: "limits.activity_max_bytes",
-                               reason: "(\(sizePolicy.hardLimit)) exceeds limits.decode_max_bytes (\(codecLimits.maxBytes)); peers could not decode such activities")
+                throw .invalid(
+                    file: file, key: "limits.activity_max_bytes",
+                    reason:
+                        "(\(sizePolicy.hardLimit)) exceeds limits.decode_max_bytes (\(codecLimits.maxBytes)); peers could not decode such activities")
             }
         }
         if let entries = raw.activity_types {
@@ -105,9 +111,11 @@ extension HandoffConfiguration {
             for (i, e) in entries.enumerated() {
                 let key = "\(DeclaredActivityTypes.configKey)[\(i)].type"
                 do throws(ActivityError) {
-                    list.append(ActivityTypeDeclaration(type: try ActivityType(e.type),
-                                                        requiredKeys: Set(e.required_keys ?? []),
-                                                        payload: e.payload))
+                    list.append(
+                        ActivityTypeDeclaration(
+                            type: try ActivityType(e.type),
+                            requiredKeys: Set(e.required_keys ?? []),
+                            payload: e.payload))
                 } catch {
                     throw .invalid(file: file, key: key, reason: error.description)
                 }
@@ -133,7 +141,8 @@ extension HandoffConfiguration {
                 }
                 if types.isEmpty { throw .invalid(file: file, key: "handlers[\(i)].types", reason: "must name at least one type") }
                 guard let program = e.exec.first, program.hasPrefix("/") else {
-                    throw .invalid(file: file, key: "handlers[\(i)].exec", reason: "must be a command with an absolute path (it runs without a shell)")
+                    throw .invalid(
+                        file: file, key: "handlers[\(i)].exec", reason: "must be a command with an absolute path (it runs without a shell)")
                 }
                 let timeout = e.timeout_seconds ?? 10
                 guard timeout > 0 else { throw .invalid(file: file, key: "handlers[\(i)].timeout_seconds", reason: "must be a positive number") }
@@ -150,11 +159,19 @@ extension HandoffConfiguration {
             var previous: UInt8 = 0x0A  // the start of the line counts as a separator
             var quote: UInt8? = nil
             for (i, b) in bytes.enumerated() {
-                if let q = quote { if b == q { quote = nil }; continue }
-                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") { quote = b; continue }
+                if let q = quote {
+                    if b == q { quote = nil }
+                    continue
+                }
+                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                    quote = b
+                    continue
+                }
                 if b == UInt8(ascii: "#") && (i == 0 || bytes[i - 1] == 0x20 || bytes[i - 1] == 0x09) { break }
                 if b == 0x20 || b == 0x09 { continue }
-                if b == UInt8(ascii: "?"), [0x0A, UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: ":")].contains(previous) {
+                if b == UInt8(ascii: "?"),
+                    [0x0A, UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: ":")].contains(previous)
+                {
                     let next = i + 1 < bytes.count ? bytes[i + 1] : 0x20
                     if next == 0x20 || next == 0x09 || next == 0x0D { return n + 1 }
                 }
@@ -171,7 +188,8 @@ extension HandoffConfiguration {
                 // Only plain names: a complex key (`? {a: b}`) is never one of ours, and Yams
                 // compares such keys recursively, which took 19 s on a 2.5 KB file (fuzz-config).
                 guard let name = k.scalar?.string else {
-                    throw .invalid(file: file, key: path.isEmpty ? "(top level)" : path, reason: "a key must be a plain name, not a list or a mapping")
+                    throw .invalid(
+                        file: file, key: path.isEmpty ? "(top level)" : path, reason: "a key must be a plain name, not a list or a mapping")
                 }
                 let keyPath = path.isEmpty ? name : "\(path).\(name)"
                 if let known, !known.contains(name) { throw .unknownKey(file: file, key: keyPath) }

@@ -16,14 +16,15 @@ extension Scene {
         var activity = UserActivity(type: Scene.restorationActivityType, title: "Scene \(id.uuidString)")
         var info: [String: PropertyListValue] = [
             Field.scene: .string(id.uuidString),
-            Field.path: .array(navigationPath.map { item in
-                switch item {
-                case .item(let c): .string(ContentPath(tabID: selectedTabID!, itemID: c).description)
-                }
-            }),
+            Field.path: .array(
+                navigationPath.map { item in
+                    switch item {
+                    case .item(let c): .string(ContentPath(tabID: selectedTabID!, itemID: c).description)
+                    }
+                }),
             Field.storage: storage.propertyList,
             Field.prefers: .array(activationConditions.prefers.sorted().map(PropertyListValue.string)),
-            Field.canShow: .array(activationConditions.canShow.sorted().map(PropertyListValue.string)),
+            Field.canShow: .array(activationConditions.canShow.sorted().map(PropertyListValue.string))
         ]
         if let selectedTabID { info[Field.tab] = .string(selectedTabID.uuidString) }
         if let currentActivity { info[Field.current] = currentActivity.propertyList }
@@ -81,8 +82,9 @@ extension Scene {
                 }
             }
             storage = try SceneStorage(propertyList: try f.require(Field.storage))
-            conditions = ActivationConditions(prefers: Set(try f.stringArray(Field.prefers)),
-                                              canShow: Set(try f.stringArray(Field.canShow)))
+            conditions = ActivationConditions(
+                prefers: Set(try f.stringArray(Field.prefers)),
+                canShow: Set(try f.stringArray(Field.canShow)))
             current = try f.fields[Field.current].map { (v: PropertyListValue) throws(CodecError) in
                 try UserActivity(propertyList: v)
             }

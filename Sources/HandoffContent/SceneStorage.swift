@@ -33,9 +33,11 @@ extension SceneStorage {
     public var propertyList: PropertyListValue {
         .dictionary([
             Field.scene: .dictionary(sceneValues),
-            Field.content: .dictionary(Dictionary(uniqueKeysWithValues: contentValues.map {
-                ($0.key.description, PropertyListValue.dictionary($0.value))
-            })),
+            Field.content: .dictionary(
+                Dictionary(
+                    uniqueKeysWithValues: contentValues.map {
+                        ($0.key.description, PropertyListValue.dictionary($0.value))
+                    }))
         ])
     }
 

@@ -69,7 +69,10 @@ public final class MemorySceneStore: SceneStore, @unchecked Sendable {
     public func loadAll() -> (scenes: [StoredScene], unreadable: [String]) { lock.withLock { (Array(scenes.values), []) } }
     public func save(_ scene: StoredScene) async throws {
         try lock.withLock {
-            if failing > 0 { failing -= 1; throw Failure() }
+            if failing > 0 {
+                failing -= 1
+                throw Failure()
+            }
             writes += 1
             scenes[scene.scene.id] = scene
         }

@@ -81,7 +81,9 @@ public struct ControlRequest: Sendable, Equatable {
     }
 
     public func uuid(_ name: String) throws(ControlError) -> UUID {
-        guard let u = UUID(canonical: try string(name)) else { throw .badArgument(name: name, reason: "must be a UUID in canonical form (36 characters, upper-case hex)") }
+        guard let u = UUID(canonical: try string(name)) else {
+            throw .badArgument(name: name, reason: "must be a UUID in canonical form (36 characters, upper-case hex)")
+        }
         return u
     }
 

@@ -45,9 +45,15 @@ struct JSONReader {
         case UInt8(ascii: "{"): return try object(path: path, depth: depth)
         case UInt8(ascii: "["): return try array(path: path, depth: depth)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); throw .unsupported(path: path, what: "null")
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            throw .unsupported(path: path, what: "null")
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number(path: path)
         default: throw syntax("unexpected character")
         }
@@ -64,14 +70,23 @@ struct JSONReader {
         i += 1
         var out: [PropertyListValue] = []
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(out) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+            i += 1
+            return .array(out)
+        }
         while true {
             skipSpace()
             out.append(try value(path: "\(path)[\(out.count)]", depth: depth + 1))
             skipSpace()
             guard i < bytes.count else { throw syntax("an array is not closed") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(out) }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(out)
+            }
             throw syntax("expected ',' or ']'")
         }
     }
@@ -102,8 +117,14 @@ struct JSONReader {
             out[key] = try value(path: "\(path).\(key)", depth: depth + 1)
             skipSpace()
             guard i < bytes.count else { throw syntax("an object is not closed") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; break }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                break
+            }
             throw syntax("expected ',' or '}'")
         }
         guard out.count == 1, let (k, v) = out.first, k.hasPrefix("$") else { return .dictionary(out) }
@@ -130,7 +151,8 @@ struct JSONReader {
         case ("$real", _), ("$date", _), ("$data", _):
             throw .unsupported(path: path, what: "\(tag) holding \(v.kindName)")
         default:
-            throw .unsupported(path: path, what: "the tag \(tag.prefix(20)) (known: $real, $date, $data; a lone key that starts with $ is written $$)")
+            throw .unsupported(
+                path: path, what: "the tag \(tag.prefix(20)) (known: $real, $date, $data; a lone key that starts with $ is written $$)")
         }
     }
 

@@ -8,7 +8,9 @@ public enum TypedInfo {
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public let argument: String
         public let reason: String
-        public var description: String { "--info \(argument): \(reason); use key=value, key=int:42, key=real:1.5, key=bool:true, key=date:ISO8601, key=data:BASE64" }
+        public var description: String {
+            "--info \(argument): \(reason); use key=value, key=int:42, key=real:1.5, key=bool:true, key=date:ISO8601, key=data:BASE64"
+        }
     }
 
     public static func parse(_ argument: String) throws(Problem) -> (String, PropertyListValue) {

@@ -30,9 +30,10 @@ extension UserActivity {
     /// the size and the limit; above `policy.warnAbove` the result says so, for the caller to log.
     public func measureSize(policy: ActivitySizePolicy = .default) throws(ActivityError) -> ActivitySize {
         // Encode with room above the hard limit so that the error can report the real size.
-        let limits = CodecLimits(maxDepth: CodecLimits.default.maxDepth,
-                                 maxValues: CodecLimits.default.maxValues,
-                                 maxBytes: Int.max)
+        let limits = CodecLimits(
+            maxDepth: CodecLimits.default.maxDepth,
+            maxValues: CodecLimits.default.maxValues,
+            maxBytes: Int.max)
         let size: Int
         do { size = try encoded(limits: limits).count } catch {
             throw .payloadCorrupt("the activity cannot be encoded: \(error)")

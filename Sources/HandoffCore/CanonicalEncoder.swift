@@ -59,7 +59,8 @@ public struct CanonicalEncoder: Sendable {
                 let keys = dict.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 for key in keys {
                     if key.utf8.count > limits.maxKeyBytes {
-                        throw .field(String(decoding: key.utf8.prefix(32), as: UTF8.self), problem: "the key is longer than \(limits.maxKeyBytes) bytes")
+                        throw .field(
+                            String(decoding: key.utf8.prefix(32), as: UTF8.self), problem: "the key is longer than \(limits.maxKeyBytes) bytes")
                     }
                     writeBytes(Array(key.utf8))
                     try write(dict[key]!, depth: depth + 1)

@@ -50,7 +50,8 @@ public enum ISODate {
         let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
         let secondOfDay = unix - days * 86_400
         let (y, m, d) = civil(days: days)
-        var out = year(y) + "-" + two(m) + "-" + two(d) + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay / 60 % 60) + ":"
+        var out =
+            year(y) + "-" + two(m) + "-" + two(d) + "T" + two(secondOfDay / 3600) + ":" + two(secondOfDay / 60 % 60) + ":"
             + two(secondOfDay % 60)
         while digits.count < 3 { digits.append("0") }
         out += "." + digits + "Z"
@@ -104,7 +105,10 @@ public enum ISODate {
         for k in stride(from: d.count - 1, through: 0, by: -1) {
             var v = (k == d.count - 1 ? 10 : 9) - Int(d[k] - 0x30) - borrow
             borrow = 0
-            if v < 0 { v += 10; borrow = 1 }
+            if v < 0 {
+                v += 10
+                borrow = 1
+            }
             out[k] = UInt8(v) + 0x30
         }
         var text = String(decoding: out, as: UTF8.self)

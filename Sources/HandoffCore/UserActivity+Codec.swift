@@ -20,7 +20,7 @@ extension UserActivity {
             Field.keywords: .array(keywords.sorted().map(PropertyListValue.string)),
             Field.handoff: .bool(isEligibleForHandoff),
             Field.search: .bool(isEligibleForSearch),
-            Field.needsSave: .bool(needsSave),
+            Field.needsSave: .bool(needsSave)
         ]
         if let title { d[Field.title] = .string(title) }
         if let targetContentIdentifier { d[Field.target] = .string(targetContentIdentifier) }

@@ -28,7 +28,7 @@ extension UserActivity {
         var info = userInfo
         info[Self.typedPayloadKey] = .dictionary([
             "type": .string(Self.payloadTypeName(of: T.self)),
-            "json": .data(json),
+            "json": .data(json)
         ])
         setUserInfoUnchecked(info)
     }

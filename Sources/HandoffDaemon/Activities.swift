@@ -63,8 +63,12 @@ public actor Activities: Service {
         }
         for id in current.becomeCurrent(activity, scene: scene, at: Date()) { owners[id] = nil }
         if let owner { owners[activity.id] = owner }
-        logger.info("activity current", metadata: ["activity.type": "\(activity.type.rawValue)", "activity.id": "\(activity.id)",
-                                                   "activity.bytes": "\(size.bytes)"])
+        logger.info(
+            "activity current",
+            metadata: [
+                "activity.type": "\(activity.type.rawValue)", "activity.id": "\(activity.id)",
+                "activity.bytes": "\(size.bytes)"
+            ])
         await changed()
         return (activity.version, size)
     }
@@ -125,8 +129,9 @@ public actor Activities: Service {
 
     private var requestHandler: PeerRequestHandler {
         let snapshot = current
-        return PeerRequestHandler(device: configuration.deviceName, declaredTypes: configuration.activityTypes.types.map(\.rawValue),
-                                  current: { snapshot }, refresh: { [weak self] in await self?.askOwner($0) })
+        return PeerRequestHandler(
+            device: configuration.deviceName, declaredTypes: configuration.activityTypes.types.map(\.rawValue),
+            current: { snapshot }, refresh: { [weak self] in await self?.askOwner($0) })
     }
 
     /// Asks the app that published `activity` for its fresh state; PeerRequestHandler bounds the

@@ -52,11 +52,13 @@ public enum AdvertTXT {
 
     public static func typeHash(_ type: String) -> [UInt8] { Array(SHA256.hash(data: Array(type.utf8)).prefix(4)) }
 
-    public static func record(tokens: [Token], key: AdvertisingKey, salt: [UInt8] = AdvertisingKey.randomSalt(),
-                              fingerprint: String) throws(TXTError) -> TXTRecord {
+    public static func record(
+        tokens: [Token], key: AdvertisingKey, salt: [UInt8] = AdvertisingKey.randomSalt(),
+        fingerprint: String
+    ) throws(TXTError) -> TXTRecord {
         var entries: [TXTRecord.Entry] = [
             .init("pv", String(PeerMessage.protocolVersion)), .init("fp", fingerprint),
-            .init("ag", String(key.generation)), .init("n", base64url(salt)),
+            .init("ag", String(key.generation)), .init("n", base64url(salt))
         ]
         for (i, token) in tokens.prefix(CurrentActivities.maxCurrent).enumerated() {
             entries.append(.init("t\(i)", base64url(key.seal(token.bytes, salt: salt, index: UInt32(i)))))
@@ -72,7 +74,11 @@ public enum AdvertTXT {
             for i in 0..<CurrentActivities.maxCurrent {
                 guard let text = txt["t\(i)"] else { break }
                 guard let sealed = unbase64url(text), let plain = key.open(sealed, salt: salt, index: UInt32(i)),
-                      let token = Token(bytes: plain) else { tokens = nil; break }
+                    let token = Token(bytes: plain)
+                else {
+                    tokens = nil
+                    break
+                }
                 tokens?.append(token)
             }
         }

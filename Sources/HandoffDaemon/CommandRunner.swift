@@ -3,7 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a command run by handoffd ended.
@@ -58,7 +58,7 @@ public enum CommandRunner {
     /// display, nothing that hands it the daemon's sockets or agents.
     public static let passedEnvironment: Set<String> = [
         "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR",
-        "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
+        "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS"
     ]
     public static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
 

@@ -23,16 +23,19 @@ public final class Continuations: Service, Sendable {
     private let logger: Logger
     private let reports: (stream: AsyncStream<(PeerMessage, peerID: String)>, continuation: AsyncStream<(PeerMessage, peerID: String)>.Continuation)
 
-    init(configuration: HandoffConfiguration, library: Library, handlers: HandlerRegistry, scenes: SceneBook, peers: Peers,
-         activities: Activities, events: ControlEvents, logger: Logger) {
+    init(
+        configuration: HandoffConfiguration, library: Library, handlers: HandlerRegistry, scenes: SceneBook, peers: Peers,
+        activities: Activities, events: ControlEvents, logger: Logger
+    ) {
         self.library = library
         let live = LiveHandlerRegistry()
         self.live = live
-        dispatcher = Dispatcher(router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
-                                execHandlers: configuration.execHandlers, opener: configuration.opener, live: live,
-                                applyRoute: { (route, activity, preferred) throws(SceneError) -> UUID in
-                                    try await scenes.apply(route, from: activity, preferred: preferred)
-                                })
+        dispatcher = Dispatcher(
+            router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
+            execHandlers: configuration.execHandlers, opener: configuration.opener, live: live,
+            applyRoute: { (route, activity, preferred) throws(SceneError) -> UUID in
+                try await scenes.apply(route, from: activity, preferred: preferred)
+            })
         self.peers = peers
         self.activities = activities
         self.events = events
@@ -51,17 +54,27 @@ public final class Continuations: Service, Sendable {
     /// Dispatches an activity here (continued from a peer, or pushed by one) and reports where it went.
     func dispatch(_ activity: UserActivity, from peer: String, preferredScene: UUID?) async -> DispatchOutcome {
         let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene)
-        var fields: [String: PropertyListValue] = ["peer": .string(peer), "activity": .string(activity.id.uuidString),
-                                                   "type": .string(activity.type.rawValue)]
+        var fields: [String: PropertyListValue] = [
+            "peer": .string(peer), "activity": .string(activity.id.uuidString),
+            "type": .string(activity.type.rawValue)
+        ]
         fields.merge(outcome.fields(library: library)) { $1 }
         switch outcome {
         case .failed(let failure):
-            logger.notice("continuation failed", metadata: ["peer.name": "\(peer)", "activity.type": "\(activity.type.rawValue)",
-                                                           "failure.code": "\(failure.code)"])
+            logger.notice(
+                "continuation failed",
+                metadata: [
+                    "peer.name": "\(peer)", "activity.type": "\(activity.type.rawValue)",
+                    "failure.code": "\(failure.code)"
+                ])
             events.broadcast("continuationFailed", fields)
         default:
-            logger.info("activity continued", metadata: ["peer.name": "\(peer)", "activity.type": "\(activity.type.rawValue)",
-                                                        "dispatch.step": "\(outcome.step)"])
+            logger.info(
+                "activity continued",
+                metadata: [
+                    "peer.name": "\(peer)", "activity.type": "\(activity.type.rawValue)",
+                    "dispatch.step": "\(outcome.step)"
+                ])
             events.broadcast("continued", fields)
         }
         return outcome
@@ -92,8 +105,13 @@ public final class Continuations: Service, Sendable {
             throw .failed(code: "not-found", message: "activity \(activityID.uuidString) is not current here (see `handoffctl activities`)")
         }
         let peer = try await peers.resolve(name)
-        if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue) {
-            throw .failed(code: "type-not-declared", message: "\(peer.name) does not continue '\(entry.activity.type.rawValue)' (its handoffd does not declare that type); declare it in activity_types there first")
+        if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue)
+        {
+            throw .failed(
+                code: "type-not-declared",
+                message:
+                    "\(peer.name) does not continue '\(entry.activity.type.rawValue)' (its handoffd does not declare that type); declare it in activity_types there first"
+            )
         }
         let activity = await activities.freshest(entry.activity)
         let reply = try await peers.request(peer, timeout: .seconds(60)) { .push(id: $0, activity: activity) }
@@ -118,8 +136,12 @@ public final class Continuations: Service, Sendable {
             logger.info("a peer continued our activity", metadata: ["peer.name": "\(peer)", "activity.id": "\(activityID)"])
             event = "userActivityWasContinued"
         case .failed(let code, _):
-            logger.notice("a peer failed to continue our activity", metadata: ["peer.name": "\(peer)", "activity.id": "\(activityID)",
-                                                                              "failure.code": "\(code)"])
+            logger.notice(
+                "a peer failed to continue our activity",
+                metadata: [
+                    "peer.name": "\(peer)", "activity.id": "\(activityID)",
+                    "failure.code": "\(code)"
+                ])
             event = "continuationFailedOnPeer"
         }
         await activities.tellOwner(of: activityID, event, fields)

@@ -8,7 +8,7 @@ import NIOPosix
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `struct ucred` (pid, uid, gid: three 32-bit fields), which glibc declares only under
@@ -68,7 +68,8 @@ public struct ControlClient: Sendable {
 
     /// Ends a client that does not read its events, telling it why in a last line.
     private func drop() {
-        let reason = "this client left more than \(Self.maxEventBacklog) bytes of events unread; handoffd closed the connection: read events as they come, or reconnect"
+        let reason =
+            "this client left more than \(Self.maxEventBacklog) bytes of events unread; handoffd closed the connection: read events as they come, or reconnect"
         channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event("dropped", ["reason": .string(reason)])))
             .whenComplete { [channel] _ in channel.close(promise: nil) }
     }
@@ -103,8 +104,10 @@ public final class ControlServer: Service, Sendable {
         let taken: @Sendable () -> Void
     }
 
-    public init(path: String, allowedUIDs: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = LineFramer.defaultMaxLine,
-                operations: any ControlOperations, logger: Logger = Logger(label: "handoffd.control")) {
+    public init(
+        path: String, allowedUIDs: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = LineFramer.defaultMaxLine,
+        operations: any ControlOperations, logger: Logger = Logger(label: "handoffd.control")
+    ) {
         self.path = path
         self.allowedUIDs = allowedUIDs
         self.maxClients = maxClients
@@ -149,7 +152,12 @@ public final class ControlServer: Service, Sendable {
     /// to another server by then).
     public func stop() async {
         connections.continuation.finish()
-        guard let ch = channel.withLockedValue({ c -> Channel? in defer { c = nil }; return c }) else { return }
+        guard
+            let ch = channel.withLockedValue({ c -> Channel? in
+                defer { c = nil }
+                return c
+            })
+        else { return }
         try? await ch.close()
         try? FileManager.default.removeItem(atPath: path)
     }
@@ -163,7 +171,8 @@ public final class ControlServer: Service, Sendable {
             promise.succeed(nil)
             return promise.futureResult
         }
-        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         future.whenComplete { [self] (result: Result<PeerCredentials, Error>) in
             guard case .success(let cred) = result else {
                 refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
@@ -172,7 +181,8 @@ public final class ControlServer: Service, Sendable {
             }
             guard allowedUIDs.contains(cred.uid) else {
                 logger.warning("refused a control client", metadata: ["client.uid": "\(cred.uid)", "client.pid": "\(cred.pid)"])
-                refuse(channel, .failed(code: "permission-denied", message: "uid \(cred.uid) may not control handoffd; run as uid \(geteuid()) or root"))
+                refuse(
+                    channel, .failed(code: "permission-denied", message: "uid \(cred.uid) may not control handoffd; run as uid \(geteuid()) or root"))
                 promise.succeed(nil)
                 return
             }
@@ -182,7 +192,8 @@ public final class ControlServer: Service, Sendable {
                 return true
             }
             guard admitted else {
-                refuse(channel, .failed(code: "too-many-clients", message: "handoffd serves at most \(maxClients) control clients at once; try again"))
+                refuse(
+                    channel, .failed(code: "too-many-clients", message: "handoffd serves at most \(maxClients) control clients at once; try again"))
                 promise.succeed(nil)
                 return
             }
@@ -255,7 +266,10 @@ private final class ConnectionHandler: ChannelInboundHandler {
         let channel = context.channel
         server.admit(channel).whenSuccess { [server, queued] client in
             let handler = loopBound.value
-            guard let client else { handler.refused = true; return }
+            guard let client else {
+                handler.refused = true
+                return
+            }
             let (stream, continuation) = AsyncStream.makeStream(of: LineFramer.Item.self)
             handler.continuation = continuation
             for item in handler.pending { continuation.yield(item) }

@@ -23,8 +23,10 @@ public struct DaemonParts: Sendable {
     public var handlers: HandlerRegistry
     public var logger: Logger
 
-    public init(configuration: HandoffConfiguration, library: Library, identity: IdentityKey, trustStore: any TrustStore,
-                sceneStore: any SceneStore, discovery: any Discovery, handlers: HandlerRegistry? = nil, logger: Logger) throws {
+    public init(
+        configuration: HandoffConfiguration, library: Library, identity: IdentityKey, trustStore: any TrustStore,
+        sceneStore: any SceneStore, discovery: any Discovery, handlers: HandlerRegistry? = nil, logger: Logger
+    ) throws {
         self.configuration = configuration
         self.library = library
         self.identity = identity
@@ -63,27 +65,39 @@ public final class Daemon: Sendable {
         link.handshakeTimeout = .seconds(Int64(configuration.link.handshakeTimeoutSeconds))
         link.maxUnauthenticated = configuration.link.maxUnauthenticated
         link.maxUnauthenticatedPerSource = configuration.link.maxUnauthenticatedPerSource
-        let endpoint = LinkEndpoint(identity: identity, name: configuration.deviceName, trustStore: parts.trustStore, configuration: link,
-                                logger: parts.logger)
+        let endpoint = LinkEndpoint(
+            identity: identity, name: configuration.deviceName, trustStore: parts.trustStore, configuration: link,
+            logger: parts.logger)
         events = ControlEvents()
         let started = ContinuousClock.now
         scenes = try SceneBook(catalog: parts.library, store: parts.sceneStore)
         let took = ContinuousClock.now - started
-        logger.notice("scenes restored", metadata: ["scene.count": "\(scenes.restoredCount)", "scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"])
+        logger.notice(
+            "scenes restored",
+            metadata: [
+                "scene.count": "\(scenes.restoredCount)",
+                "scene.restoreMillis": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)"
+            ])
         for record in scenes.unreadable {
             logger.error("a saved scene could not be read and is skipped", metadata: ["scene.record": "\(record)"])
         }
-        peers = Peers(endpoint: endpoint, greeting: (configuration.deviceName, configuration.activityTypes.types.map(\.rawValue)),
-                      discovery: parts.discovery, events: events, logger: logger)
-        activities = Activities(configuration: configuration,
-                                advert: Advert(discovery: parts.discovery, trustStore: parts.trustStore, instanceName: configuration.deviceName,
-                                               fingerprint: identity.identity.fingerprint),
-                                peers: peers, events: events, logger: logger)
-        continuations = Continuations(configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
-                                      peers: peers, activities: activities, events: events, logger: logger)
+        peers = Peers(
+            endpoint: endpoint, greeting: (configuration.deviceName, configuration.activityTypes.types.map(\.rawValue)),
+            discovery: parts.discovery, events: events, logger: logger)
+        activities = Activities(
+            configuration: configuration,
+            advert: Advert(
+                discovery: parts.discovery, trustStore: parts.trustStore, instanceName: configuration.deviceName,
+                fingerprint: identity.identity.fingerprint),
+            peers: peers, events: events, logger: logger)
+        continuations = Continuations(
+            configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
+            peers: peers, activities: activities, events: events, logger: logger)
         pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
         if !configuration.interfaces.isEmpty {
-            logger.warning("the interfaces setting is no longer used and is ignored: handoffd listens on every address and trusts only the authenticated link; restrict interfaces in avahi-daemon.conf (allow-interfaces) and with the firewall")
+            logger.warning(
+                "the interfaces setting is no longer used and is ignored: handoffd listens on every address and trusts only the authenticated link; restrict interfaces in avahi-daemon.conf (allow-interfaces) and with the firewall"
+            )
         }
     }
 
@@ -93,8 +107,12 @@ public final class Daemon: Sendable {
         let port = try await peers.listen(host: host, port: configuration.peerPort)
         await peers.links.setServer(PeerServer(peers: peers, activities: activities, continuations: continuations, logger: logger).serve)
         try await activities.startAdvertising(port: port)
-        logger.info("handoffd started", metadata: ["device.name": "\(configuration.deviceName)", "link.port": "\(port)",
-                                                   "identity.fingerprint": "\(peers.fingerprint)"])
+        logger.info(
+            "handoffd started",
+            metadata: [
+                "device.name": "\(configuration.deviceName)", "link.port": "\(port)",
+                "identity.fingerprint": "\(peers.fingerprint)"
+            ])
     }
 
     /// In start order; a ServiceGroup stops them in reverse.
@@ -124,4 +142,3 @@ public enum DaemonStartError: Error, CustomStringConvertible {
         }
     }
 }
-

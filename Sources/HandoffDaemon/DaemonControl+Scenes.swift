@@ -28,13 +28,27 @@ extension DaemonControl {
         case SceneUpdateRequest.name:
             return try await answer(r) { (op: SceneUpdateRequest) in
                 let change = try SceneChange(op, library: library)
-                let s = try await scenes.update(op.scene) { @Sendable (scene: inout Scene) throws(SceneError) in try change.apply(to: &scene, library: library) }
+                let s = try await scenes.update(op.scene) { @Sendable (scene: inout Scene) throws(SceneError) in
+                    try change.apply(to: &scene, library: library)
+                }
                 // The summary, not the storage: an acknowledgement should not carry the whole scene back.
                 return s.summary(library: library)
             }
-        case SceneLaunchedRequest.name: return try await answer(r) { (op: SceneLaunchedRequest) in await scenes.launched(op.scene); return Done() }
-        case SceneDisconnectRequest.name: return try await answer(r) { (op: SceneDisconnectRequest) in await scenes.disconnect(op.scene); return Done() }
-        case SceneDestroyRequest.name: return try await answer(r) { (op: SceneDestroyRequest) in try await scenes.destroy(op.scene); return Done() }
+        case SceneLaunchedRequest.name:
+            return try await answer(r) { (op: SceneLaunchedRequest) in
+                await scenes.launched(op.scene)
+                return Done()
+            }
+        case SceneDisconnectRequest.name:
+            return try await answer(r) { (op: SceneDisconnectRequest) in
+                await scenes.disconnect(op.scene)
+                return Done()
+            }
+        case SceneDestroyRequest.name:
+            return try await answer(r) { (op: SceneDestroyRequest) in
+                try await scenes.destroy(op.scene)
+                return Done()
+            }
         case DeleteSavedRequest.name:
             return try await answer(r) { (op: DeleteSavedRequest) in
                 let set = Set(op.ids)
@@ -88,7 +102,9 @@ struct SceneChange: Sendable {
             set.append((entry.key, content, entry.value))
         }
         if let b = r.book {
-            if b == "none" { book = .some(nil) } else {
+            if b == "none" {
+                book = .some(nil)
+            } else {
                 guard let id = UUID(canonical: b) ?? library.books.first(where: { $0.title == b })?.id else {
                     throw .badArgument(name: "book", reason: "no book '\(b)' in the library")
                 }
@@ -118,9 +134,15 @@ struct SceneChange: Sendable {
         }
         if book != nil || path != nil {
             let tab = book ?? scene.selectedTabID
-            try scene.navigate(toTab: tab, path: (path ?? (book != nil ? [] : scene.navigationPath.compactMap {
-                if case .item(let c) = $0 { return c } else { return nil }
-            })).map(NavigationItem.item), catalog: library)
+            try scene.navigate(
+                toTab: tab,
+                path: (path
+                    ?? (book != nil
+                        ? []
+                        : scene.navigationPath.compactMap {
+                            if case .item(let c) = $0 { return c } else { return nil }
+                        }))
+                    .map(NavigationItem.item), catalog: library)
         }
     }
 }

@@ -40,7 +40,8 @@ struct DaemonControl: ControlOperations {
         case PairRequest.name: return try await answer(r) { (op: PairRequest) in try await pairing.start(with: op.peer, owner: client) }
         case PairAcceptRequest.name:
             return try await answer(r) { (op: PairAcceptRequest) in try await pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
-        case PairConfirmRequest.name: return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept) }
+        case PairConfirmRequest.name:
+            return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept) }
         case UnpairRequest.name: return try await answer(r) { (op: UnpairRequest) in try await pairing.unpair(op.peer) }
         case DisconnectRequest.name:
             return try await answer(r) { (op: DisconnectRequest) in
@@ -51,14 +52,22 @@ struct DaemonControl: ControlOperations {
         case PublishRequest.name:
             return try await answer(r) { (op: PublishRequest) in
                 let (version, size) = try await activities.publish(op.activity, scene: op.scene, owner: client)
-                let warning = size.isAboveWarning
+                let warning =
+                    size.isAboveWarning
                     ? "the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store"
                     : nil
                 return Published(activity: op.activity.id, version: Int64(bitPattern: version), bytes: Int64(size.bytes), warning: warning)
             }
-        case ResignRequest.name: return try await answer(r) { (op: ResignRequest) in try await activities.end(op.activity, invalidate: false); return Done() }
+        case ResignRequest.name:
+            return try await answer(r) { (op: ResignRequest) in
+                try await activities.end(op.activity, invalidate: false)
+                return Done()
+            }
         case InvalidateRequest.name:
-            return try await answer(r) { (op: InvalidateRequest) in try await activities.end(op.activity, invalidate: true); return Done() }
+            return try await answer(r) { (op: InvalidateRequest) in
+                try await activities.end(op.activity, invalidate: true)
+                return Done()
+            }
         case RefreshRequest.name:
             return try await answer(r) { (op: RefreshRequest) in
                 guard await activities.answerRefresh(token: op.token, with: op.activity) else {
@@ -67,7 +76,9 @@ struct DaemonControl: ControlOperations {
                 return Done()
             }
         case ContinueRequest.name:
-            return try await answer(r) { (op: ContinueRequest) in try await continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene) }
+            return try await answer(r) { (op: ContinueRequest) in
+                try await continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene)
+            }
         case SendRequest.name: return try await answer(r) { (op: SendRequest) in try await continuations.push(activityID: op.activity, to: op.to) }
         case HandleRequest.name:
             return try await answer(r) { (op: HandleRequest) in
@@ -81,7 +92,11 @@ struct DaemonControl: ControlOperations {
                 }
                 return Done()
             }
-        case WatchRequest.name: return try await answer(r) { (_: WatchRequest) in daemon.events.watch(client); return Done() }
+        case WatchRequest.name:
+            return try await answer(r) { (_: WatchRequest) in
+                daemon.events.watch(client)
+                return Done()
+            }
         case LibraryBooksRequest.name: return try await answer(r) { (_: LibraryBooksRequest) in Listing(library.books.map(\.info)) }
         case LibraryCharactersRequest.name: return try await answer(r) { (op: LibraryCharactersRequest) in try characters(of: op.book) }
         default: return try await sceneRoute(r, client)
@@ -147,10 +162,12 @@ struct DaemonControl: ControlOperations {
         guard let book = library.books.first(where: { $0.id.uuidString.lowercased() == text.lowercased() || $0.title == text }) else {
             throw .failed(code: "not-found", message: "no book '\(text)' in the library (see `handoffctl library books`)")
         }
-        return Listing(book.characters.map { c in
-            CharacterInfo(id: c.id, name: c.name, description: c.description, book: book.id,
-                          content: ContentPath(tabID: book.id, itemID: c.id).description)
-        })
+        return Listing(
+            book.characters.map { c in
+                CharacterInfo(
+                    id: c.id, name: c.name, description: c.description, book: book.id,
+                    content: ContentPath(tabID: book.id, itemID: c.id).description)
+            })
     }
 }
 
@@ -160,14 +177,17 @@ extension PeerRequestError: ControlFailure {
 
 extension PeerView {
     var info: PeerInfo {
-        PeerInfo(name: name, fingerprint: fingerprint, paired: trusted != nil, present: present, listed: discovered != nil, connected: connected,
-                 addresses: discovered?.addresses.map(\.description) ?? [], port: discovered.map { Int64($0.port) }, pairedName: trusted?.name)
+        PeerInfo(
+            name: name, fingerprint: fingerprint, paired: trusted != nil, present: present, listed: discovered != nil, connected: connected,
+            addresses: discovered?.addresses.map(\.description) ?? [], port: discovered.map { Int64($0.port) }, pairedName: trusted?.name)
     }
 }
 
 extension TrustedPeer {
     var info: TrustedPeerInfo {
-        TrustedPeerInfo(name: name, fingerprint: identity.fingerprint, pairedAt: pairedAt, theirAdvertisingGeneration: advertisingKey.map { Int64($0.generation) })
+        TrustedPeerInfo(
+            name: name, fingerprint: identity.fingerprint, pairedAt: pairedAt, theirAdvertisingGeneration: advertisingKey.map { Int64($0.generation) }
+        )
     }
 }
 
@@ -179,8 +199,9 @@ extension ActivitySummary {
 
 extension CurrentActivities.Entry {
     func info(now: Date) -> ActivityInfo {
-        ActivityInfo(activity: activity.id, type: activity.type.rawValue, version: Int64(bitPattern: activity.version), title: activity.title,
-                     scene: scene, expired: activity.isExpired(at: now), eligible: activity.isEligibleForHandoff, needsSave: activity.needsSave)
+        ActivityInfo(
+            activity: activity.id, type: activity.type.rawValue, version: Int64(bitPattern: activity.version), title: activity.title,
+            scene: scene, expired: activity.isExpired(at: now), eligible: activity.isEligibleForHandoff, needsSave: activity.needsSave)
     }
 }
 
@@ -192,16 +213,19 @@ extension StoredScene {
     func summary(library: Library) -> SceneSummary {
         var character: String?
         if case .item(let c)? = scene.navigationPath.last { character = library.character(id: c)?.name }
-        return SceneSummary(scene: scene.id, role: role, created: created, updated: updated,
-                            book: scene.selectedTabID.map { library.book(id: $0)?.title ?? $0.uuidString }, character: character,
-                            content: scene.contentPath?.description)
+        return SceneSummary(
+            scene: scene.id, role: role, created: created, updated: updated,
+            book: scene.selectedTabID.map { library.book(id: $0)?.title ?? $0.uuidString }, character: character,
+            content: scene.contentPath?.description)
     }
 
     func detail(library: Library) -> SceneDetail {
-        var d = SceneDetail(summary: summary(library: library), navigation: scene.navigationPath.compactMap { item in
-            if case .item(let c) = item { return library.character(id: c)?.name ?? c.uuidString }
-            return nil
-        }, storage: scene.storage.propertyList)
+        var d = SceneDetail(
+            summary: summary(library: library),
+            navigation: scene.navigationPath.compactMap { item in
+                if case .item(let c) = item { return library.character(id: c)?.name ?? c.uuidString }
+                return nil
+            }, storage: scene.storage.propertyList)
         d.discarded = discarded
         d.discardReason = discardReason
         d.currentActivity = scene.currentActivity.map { ($0.id, $0.type.rawValue, $0.title ?? "") }

@@ -37,8 +37,10 @@ public struct Dispatcher: Sendable {
     public let applyRoute: @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID
     public var openerTimeout: Duration = .seconds(10)
 
-    public init(router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
-                applyRoute: @escaping @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID) {
+    public init(
+        router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
+        applyRoute: @escaping @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID
+    ) {
         self.router = router
         var map: [ActivityType: ExecHandlerBinding] = [:]
         for binding in execHandlers { for t in binding.types { map[t] = binding } }
@@ -66,12 +68,14 @@ public struct Dispatcher: Sendable {
         }
         if let binding = execHandlers[activity.type] {
             let result = await CommandRunner.run(binding.command, input: activity.jsonText + [0x0A], timeout: .seconds(binding.timeoutSeconds))
-            return result.succeeded ? .continuedByCommand(binding.command)
+            return result.succeeded
+                ? .continuedByCommand(binding.command)
                 : .failed(.handlerFailed(type: type, reason: "\(binding.command[0]) \(result)"))
         }
         if let url = activity.webpageURL {
             let result = await CommandRunner.run(opener + [url.absoluteString], timeout: openerTimeout)
-            return result.succeeded ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
+            return result.succeeded
+                ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
         }
         return .failed(.noHandler(type: type))
     }

@@ -50,7 +50,8 @@ public actor Pairing: Service {
         }
         let session: PairingSession
         do { session = try await endpoint.pair(host: address.host, port: address.port) } catch {
-            throw .failed(code: "pairing-failed", message: "pairing with \(peer.name) failed: \(error). Run `handoffctl pair --accept` on \(peer.name) first")
+            throw .failed(
+                code: "pairing-failed", message: "pairing with \(peer.name) failed: \(error). Run `handoffctl pair --accept` on \(peer.name) first")
         }
         return try await showCode(session, owner: owner, name: peer.name)
     }
@@ -66,9 +67,13 @@ public actor Pairing: Service {
         guard case .value(let session) = outcome else {
             if accepts.count(.incoming) == 0 { endpoint.closePairingWindow() }
             if case .ended = outcome {
-                throw .failed(code: "pairing-window-closed", message: "the pairing window closed (a pairing failed, or handoffd is stopping); run `handoffctl pair --accept` again")
+                throw .failed(
+                    code: "pairing-window-closed",
+                    message: "the pairing window closed (a pairing failed, or handoffd is stopping); run `handoffctl pair --accept` again")
             }
-            throw .failed(code: "pairing-timeout", message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
+            throw .failed(
+                code: "pairing-timeout",
+                message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
         }
         return try await showCode(session, owner: owner, name: session.peerName)
     }

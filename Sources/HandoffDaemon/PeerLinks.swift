@@ -122,12 +122,14 @@ public actor PeerLinks {
         case nil:
             return nil
         case .busy:
-            return .error(id: message.requestID, code: "busy",
-                          message: "too many requests at once (at most \(PeerAdmission.maxInFlightPerSession)); wait for answers before asking more")
+            return .error(
+                id: message.requestID, code: "busy",
+                message: "too many requests at once (at most \(PeerAdmission.maxInFlightPerSession)); wait for answers before asking more")
         case .rateLimited:
             logger.notice("refused a push: rate limit", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-            return .error(id: message.requestID, code: "rate-limited",
-                          message: "too many pushes (at most \(Int(PeerAdmission.pushesPerSecond)) a second); try again shortly")
+            return .error(
+                id: message.requestID, code: "rate-limited",
+                message: "too many pushes (at most \(Int(PeerAdmission.pushesPerSecond)) a second); try again shortly")
         }
     }
 
@@ -144,13 +146,19 @@ public actor PeerLinks {
             bytes = try reply.encoded()
         } catch {
             logger.warning("a reply could not be encoded", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error)"])
-            bytes = (try? PeerMessage.error(id: request.requestID, code: "reply-too-large",
-                                            message: "the answer could not be encoded: \(error)").encoded()) ?? []
+            bytes =
+                (try? PeerMessage.error(
+                    id: request.requestID, code: "reply-too-large",
+                    message: "the answer could not be encoded: \(error)"
+                ).encoded()) ?? []
         }
         if bytes.count > session.maxMessage {
             logger.warning("a reply does not fit a frame", metadata: ["peer.id": "\(session.peer.fingerprint)", "reply.bytes": "\(bytes.count)"])
-            bytes = (try? PeerMessage.error(id: request.requestID, code: "reply-too-large",
-                                            message: "the answer is \(bytes.count) bytes, more than a link frame carries (\(session.maxMessage))").encoded()) ?? []
+            bytes =
+                (try? PeerMessage.error(
+                    id: request.requestID, code: "reply-too-large",
+                    message: "the answer is \(bytes.count) bytes, more than a link frame carries (\(session.maxMessage))"
+                ).encoded()) ?? []
         }
         try? await session.send(bytes)
     }
@@ -187,14 +195,18 @@ public actor PeerLinks {
     }
 
     /// Sends a request and waits for its answer; an `error` answer becomes `.refused`.
-    public func request(_ make: @Sendable (Int64) -> PeerMessage, to peer: PeerIdentity, host: String?, port: Int?,
-                        timeout: Duration = .seconds(5)) async throws(PeerRequestError) -> PeerMessage {
+    public func request(
+        _ make: @Sendable (Int64) -> PeerMessage, to peer: PeerIdentity, host: String?, port: Int?,
+        timeout: Duration = .seconds(5)
+    ) async throws(PeerRequestError) -> PeerMessage {
         try await request(make, on: try await session(to: peer, host: host, port: port).session, timeout: timeout)
     }
 
     /// Sends a request on one session and waits for its answer there.
-    public func request(_ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession,
-                        timeout: Duration = .seconds(5)) async throws(PeerRequestError) -> PeerMessage {
+    public func request(
+        _ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession,
+        timeout: Duration = .seconds(5)
+    ) async throws(PeerRequestError) -> PeerMessage {
         // Random, never counted: ids are seen by the peer (pings), and a counted one tells the next.
         var id = Int64.random(in: 1...Int64.max)
         while answers.count(id) > 0 { id = Int64.random(in: 1...Int64.max) }

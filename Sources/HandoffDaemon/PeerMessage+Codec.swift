@@ -10,9 +10,10 @@ extension PeerMessage {
 
     /// The limits of one message: an activity's, plus its envelope (one level deeper, a few more
     /// values); no message is larger than a frame anyway.
-    public static let limits = CodecLimits(maxDepth: CodecLimits.default.maxDepth + 1,
-                                           maxValues: CodecLimits.default.maxValues + envelopeValues,
-                                           maxBytes: CodecLimits.default.maxBytes + envelopeBytes)
+    public static let limits = CodecLimits(
+        maxDepth: CodecLimits.default.maxDepth + 1,
+        maxValues: CodecLimits.default.maxValues + envelopeValues,
+        maxBytes: CodecLimits.default.maxBytes + envelopeBytes)
 
     /// The canonical bytes of the message.
     public func encoded(limits: CodecLimits = PeerMessage.limits) throws(CodecError) -> [UInt8] {
@@ -36,8 +37,10 @@ extension PeerMessage {
         var d: [String: PropertyListValue]
         switch self {
         case .hello(let id, let v, let device, let types):
-            d = ["type": "hello", "id": .integer(id), "protocol": .integer(v), "device": .string(device),
-                 "types": .array(types.map(PropertyListValue.string))]
+            d = [
+                "type": "hello", "id": .integer(id), "protocol": .integer(v), "device": .string(device),
+                "types": .array(types.map(PropertyListValue.string))
+            ]
         case .list(let id):
             d = ["type": "list", "id": .integer(id)]
         case .activities(let id, let items):
@@ -82,15 +85,17 @@ extension PeerMessage {
         }
         switch type {
         case "hello":
-            return .hello(id: try f.integer("id"), protocolVersion: try f.integer("protocol"), device: try f.string("device"),
-                          types: try f.stringArray("types"))
+            return .hello(
+                id: try f.integer("id"), protocolVersion: try f.integer("protocol"), device: try f.string("device"),
+                types: try f.stringArray("types"))
         case "list": return .list(id: try f.integer("id"))
         case "activities": return .activities(id: try f.integer("id"), items: try summaries())
         case "fetch": return .fetch(id: try f.integer("id"), activityID: try uuid("activity"))
         case "activity": return .activity(id: try f.integer("id"), activity: try UserActivity(propertyList: try f.require("activity")))
         case "continued":
-            return .continued(activityID: try uuid("activity"), version: UInt64(bitPattern: try f.integer("version")),
-                              outcome: try RemoteOutcome(f))
+            return .continued(
+                activityID: try uuid("activity"), version: UInt64(bitPattern: try f.integer("version")),
+                outcome: try RemoteOutcome(f))
         case "push": return .push(id: try f.integer("id"), activity: try UserActivity(propertyList: try f.require("activity")))
         case "outcome": return .outcome(id: try f.integer("id"), outcome: try RemoteOutcome(f))
         case "changed": return .changed(items: try summaries())
@@ -115,8 +120,10 @@ extension PeerMessage {
 
 extension ActivitySummary {
     var propertyList: PropertyListValue {
-        var d: [String: PropertyListValue] = ["activity": .string(activityID.uuidString), "type": .string(type),
-                                              "version": .integer(Int64(bitPattern: version))]
+        var d: [String: PropertyListValue] = [
+            "activity": .string(activityID.uuidString), "type": .string(type),
+            "version": .integer(Int64(bitPattern: version))
+        ]
         if let title { d["title"] = .string(title) }
         if let scene { d["scene"] = .string(scene.uuidString) }
         return .dictionary(d)
@@ -130,8 +137,9 @@ extension ActivitySummary {
             guard let u = UUID(canonical: s) else { throw .field("scene", problem: "not a UUID") }
             scene = u
         }
-        self.init(activityID: id, type: try f.string("type"), title: try f.optionalString("title"), scene: scene,
-                  version: UInt64(bitPattern: try f.integer("version")))
+        self.init(
+            activityID: id, type: try f.string("type"), title: try f.optionalString("title"), scene: scene,
+            version: UInt64(bitPattern: try f.integer("version")))
     }
 }
 

@@ -47,8 +47,9 @@ public struct ActivitySummary: Sendable, Equatable {
     public static let maxTitleBytes = 256
 
     public init(_ activity: UserActivity, scene: UUID?) {
-        self.init(activityID: activity.id, type: activity.type.rawValue, title: activity.title.map(Self.cut), scene: scene,
-                  version: activity.version)
+        self.init(
+            activityID: activity.id, type: activity.type.rawValue, title: activity.title.map(Self.cut), scene: scene,
+            version: activity.version)
     }
 
     static func cut(_ title: String) -> String {

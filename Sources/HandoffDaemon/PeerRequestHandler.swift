@@ -15,8 +15,10 @@ public struct PeerRequestHandler: Sendable {
     public let refresh: @Sendable (UserActivity) async -> UserActivity?
     public var refreshBudget: Duration = .milliseconds(500)
 
-    public init(device: String, declaredTypes: [String], current: @escaping @Sendable () async -> CurrentActivities,
-                refresh: @escaping @Sendable (UserActivity) async -> UserActivity?) {
+    public init(
+        device: String, declaredTypes: [String], current: @escaping @Sendable () async -> CurrentActivities,
+        refresh: @escaping @Sendable (UserActivity) async -> UserActivity?
+    ) {
         self.device = device
         self.declaredTypes = declaredTypes
         self.current = current
@@ -37,7 +39,9 @@ public struct PeerRequestHandler: Sendable {
         switch message {
         case .hello(let id, let version, _, _):
             guard version == PeerMessage.protocolVersion else {
-                return .error(id: id, code: "unsupported-version", message: "peer protocol \(version) is not supported; this machine speaks \(PeerMessage.protocolVersion)")
+                return .error(
+                    id: id, code: "unsupported-version",
+                    message: "peer protocol \(version) is not supported; this machine speaks \(PeerMessage.protocolVersion)")
             }
             return .hello(id: id, protocolVersion: PeerMessage.protocolVersion, device: device, types: declaredTypes)
         case .list(let id):
@@ -46,7 +50,9 @@ public struct PeerRequestHandler: Sendable {
             // An expired activity is still served, so that the continuing machine reports "expired"
             // (on both machines) rather than "not found".
             guard let entry = await current().entries.first(where: { $0.activity.id == activityID && $0.activity.isEligibleForHandoff }) else {
-                return .error(id: id, code: "not-found", message: "activity \(activityID.uuidString) is not current here (it may have been resigned, invalidated or expired)")
+                return .error(
+                    id: id, code: "not-found",
+                    message: "activity \(activityID.uuidString) is not current here (it may have been resigned, invalidated or expired)")
             }
             return .activity(id: id, activity: await freshest(entry.activity))
         case .ping(let id):

@@ -22,7 +22,7 @@ struct PeerView: Sendable {
     var propertyList: PropertyListValue {
         var d: [String: PropertyListValue] = [
             "name": .string(name), "paired": .bool(trusted != nil), "present": .bool(present),
-            "listed": .bool(discovered != nil), "connected": .bool(connected),
+            "listed": .bool(discovered != nil), "connected": .bool(connected)
         ]
         if let fingerprint { d["fingerprint"] = .string(fingerprint) }
         if let discovered {

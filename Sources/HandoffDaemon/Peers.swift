@@ -21,7 +21,11 @@ enum PeerWait: Hashable, Sendable {
 /// Owns the link listener: `listen` in the prelude, then `run()` until shutdown closes every
 /// session.
 public actor Peers: Service {
-    enum Phase: Equatable { case idle, listening(port: Int), stopped }
+    enum Phase: Equatable {
+        case idle
+        case listening(port: Int)
+        case stopped
+    }
 
     private nonisolated let endpoint: LinkEndpoint
     public nonisolated let links: PeerLinks
@@ -37,8 +41,10 @@ public actor Peers: Service {
     /// so a peer that started, or paired with us, a moment ago is usually not listed yet.
     private var listingGrace: Duration = .seconds(3)
 
-    init(endpoint: LinkEndpoint, greeting: (device: String, types: [String]), discovery: any Discovery, events: ControlEvents,
-         logger: Logger) {
+    init(
+        endpoint: LinkEndpoint, greeting: (device: String, types: [String]), discovery: any Discovery, events: ControlEvents,
+        logger: Logger
+    ) {
         self.endpoint = endpoint
         links = PeerLinks(endpoint: endpoint, logger: logger)
         self.greeting = greeting
@@ -79,8 +85,10 @@ public actor Peers: Service {
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 for (name, peer, address) in duePings() {
                     group.addTask {
-                        let ok = (try? await links.request({ .ping(id: $0) }, to: peer, host: address.host, port: address.port,
-                                                           timeout: .seconds(2))) != nil
+                        let ok =
+                            (try? await links.request(
+                                { .ping(id: $0) }, to: peer, host: address.host, port: address.port,
+                                timeout: .seconds(2))) != nil
                         await self.pinged(name, ok: ok)
                     }
                 }
@@ -154,7 +162,7 @@ public actor Peers: Service {
     private func duePings() -> [(String, PeerIdentity, (host: String, port: Int))] {
         directory.presence.due(at: Date()).compactMap { name in
             guard let peer = directory.discovered[name], let fp = peer.txt["fp"], let trusted = trustedPeer(fingerprint: fp),
-                  let address = PeerView(name: name, trusted: trusted, discovered: peer, present: false, connected: false).address
+                let address = PeerView(name: name, trusted: trusted, discovered: peer, present: false, connected: false).address
             else { return nil }
             return (name, trusted.identity, address)
         }
@@ -261,9 +269,11 @@ public actor Peers: Service {
         for peer in directory.discovered.values.sorted(by: { $0.name < $1.name }) {
             let t = peer.txt["fp"].flatMap { fp in trusted.first { $0.identity.fingerprint == fp } }
             if let t { seen.insert(t.identity.id) }
-            views.append(PeerView(name: peer.name, trusted: t, discovered: peer,
-                                  present: t != nil && directory.presence.isPresent(peer.name, at: now),
-                                  connected: t.map { connected.contains($0.identity.id) } ?? false))
+            views.append(
+                PeerView(
+                    name: peer.name, trusted: t, discovered: peer,
+                    present: t != nil && directory.presence.isPresent(peer.name, at: now),
+                    connected: t.map { connected.contains($0.identity.id) } ?? false))
         }
         for t in trusted where !seen.contains(t.identity.id) {
             views.append(PeerView(name: t.name, trusted: t, discovered: nil, present: false, connected: connected.contains(t.identity.id)))
@@ -276,21 +286,28 @@ public actor Peers: Service {
         let views = await views()
         let wanted = text.lowercased()
         if let v = views.first(where: { $0.name == text }) ?? views.first(where: { $0.trusted?.name == text })
-            ?? views.first(where: { $0.fingerprint?.lowercased() == wanted }) {
+            ?? views.first(where: { $0.fingerprint?.lowercased() == wanted })
+        {
             return v
         }
         let known = views.map(\.name).joined(separator: ", ")
-        throw .failed(code: "unknown-peer", message: "no peer named '\(text)' is listed or paired" + (known.isEmpty ? "; none is visible yet (see `handoffctl peers`)" : " (known: \(known))"))
+        throw .failed(
+            code: "unknown-peer",
+            message: "no peer named '\(text)' is listed or paired"
+                + (known.isEmpty ? "; none is visible yet (see `handoffctl peers`)" : " (known: \(known))"))
     }
 
     /// Sends a request to a paired peer, opening a session (and greeting the peer) if needed.
-    func request(_ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage) async throws(ControlError) -> PeerMessage {
+    func request(_ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage) async throws(ControlError)
+        -> PeerMessage
+    {
         guard let trusted = peer.trusted else {
             throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
         }
         var peer = peer
         if peer.discovered == nil, await !links.connectedPeerIDs.contains(trusted.identity.id),
-           let listed = await awaitListing(of: trusted.identity) {
+            let listed = await awaitListing(of: trusted.identity)
+        {
             peer = listed
         }
         let address = peer.address
@@ -308,7 +325,9 @@ public actor Peers: Service {
         let reply = try await links.request({ self.hello(id: $0) }, on: session)
         guard case .hello(_, let version, let device, let types) = reply else { throw .unexpectedReply("something else than its hello") }
         if !greeted(by: session.peer, version: version, device: device, types: types) {
-            throw .refused(code: "unsupported-version", message: "\(device.terminalSafe) speaks peer protocol \(version); this machine speaks \(PeerMessage.protocolVersion)")
+            throw .refused(
+                code: "unsupported-version",
+                message: "\(device.terminalSafe) speaks peer protocol \(version); this machine speaks \(PeerMessage.protocolVersion)")
         }
     }
 

@@ -64,7 +64,9 @@ public actor SceneBook: Service {
     /// connect: the scene's saved state (made, and saved, if new). A scene restored with saved
     /// state is "launching" until `launched`; its connection dropping before that counts as a
     /// crash at launch.
-    public func connect(_ id: UUID?, role: String?, by client: ObjectIdentifier, now: Date = Date()) async throws(SceneError) -> (StoredScene, restored: Bool) {
+    public func connect(_ id: UUID?, role: String?, by client: ObjectIdentifier, now: Date = Date()) async throws(SceneError) -> (
+        StoredScene, restored: Bool
+    ) {
         if let id, let s = latest[id] {
             let restored = s.scene.selectedTabID != nil || !s.scene.storage.isEmpty || s.scene.currentActivity != nil
             if restored { launches.launching[id] = client }
@@ -78,7 +80,9 @@ public actor SceneBook: Service {
 
     /// update: applies a change to the newest state and returns once it is durable.
     @discardableResult
-    public func update(_ id: UUID, now: Date = Date(), _ change: @escaping @Sendable (inout Scene) throws(SceneError) -> Void) async throws(SceneError) -> StoredScene {
+    public func update(_ id: UUID, now: Date = Date(), _ change: @escaping @Sendable (inout Scene) throws(SceneError) -> Void)
+        async throws(SceneError) -> StoredScene
+    {
         guard var s = latest[id] else { throw .unknownScene(id) }
         try change(&s.scene)
         s.updated = now
@@ -116,10 +120,12 @@ public actor SceneBook: Service {
             times.append(now)
             launches.crashes[id] = times
             guard times.count >= Self.crashesBeforeDiscard, let old = latest[id] else { continue }
-            var fresh = StoredScene(scene: Scene(id: id, activationConditions: old.scene.activationConditions), role: old.role,
-                                    created: old.created, updated: now)
+            var fresh = StoredScene(
+                scene: Scene(id: id, activationConditions: old.scene.activationConditions), role: old.role,
+                created: old.created, updated: now)
             fresh.discarded = now
-            fresh.discardReason = "the app ended abnormally twice within \(Int(Self.crashWindow)) s of restoring this scene; its saved state was discarded"
+            fresh.discardReason =
+                "the app ended abnormally twice within \(Int(Self.crashWindow)) s of restoring this scene; its saved state was discarded"
             launches.crashes[id] = nil
             do throws(SceneError) { try await commit(fresh) } catch { continue }
             discarded.append(id)
@@ -148,8 +154,9 @@ public actor SceneBook: Service {
         if let preferred {
             choice = latest[preferred] == nil ? .newScene : .existing(preferred)
         } else {
-            choice = SceneSelector.choose(targetContentIdentifier: activity.targetContentIdentifier, route: route,
-                                          scenes: all.map(\.scene), activeSceneID: activeSceneID)
+            choice = SceneSelector.choose(
+                targetContentIdentifier: activity.targetContentIdentifier, route: route,
+                scenes: all.map(\.scene), activeSceneID: activeSceneID)
         }
         var s: StoredScene
         switch choice {

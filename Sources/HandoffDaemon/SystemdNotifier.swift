@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// systemd's notification protocol without libsystemd: one datagram per state ("READY=1",

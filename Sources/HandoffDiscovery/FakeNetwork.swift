@@ -3,7 +3,13 @@ import Foundation
 /// A link-local network in memory: the fakes attached to it see each other's adverts. Deliveries
 /// are computed under the network's lock and made after it is released, so a fake may call back.
 public final class FakeNetwork: @unchecked Sendable {
-    struct Registration { let owner: ObjectIdentifier; let host: String; let address: String; let port: UInt16; var txt: TXTRecord }
+    struct Registration {
+        let owner: ObjectIdentifier
+        let host: String
+        let address: String
+        let port: UInt16
+        var txt: TXTRecord
+    }
 
     private let lock = NSLock()
     private var members: [ObjectIdentifier: FakeDiscovery] = [:]

@@ -24,8 +24,10 @@ public struct PeerTable: Sendable {
     public func isForeign(_ name: String) -> Bool { foreign.contains(name) }
 
     /// A resolver found an instance. Browser NEW events are not trusted: only this adds a peer.
-    public mutating func resolved(_ key: InstanceKey, hostName: String, address: PeerAddress?, port: UInt16,
-                                  txt strings: [[UInt8]], isOwn: Bool) -> [DiscoveryEvent] {
+    public mutating func resolved(
+        _ key: InstanceKey, hostName: String, address: PeerAddress?, port: UInt16,
+        txt strings: [[UInt8]], isOwn: Bool
+    ) -> [DiscoveryEvent] {
         if isOwn { return [] }
         instances[key.name, default: [:]][key] = address
         let txt = TXTRecord(received: strings)
@@ -39,8 +41,9 @@ public struct PeerTable: Sendable {
         }
         foreign.remove(key.name)
         guard var peer = peersByName[key.name] else {
-            let peer = DiscoveredPeer(name: key.name, hostName: hostName, port: port,
-                                      addresses: address.map { [$0] } ?? [], txt: txt, sequence: sequence)
+            let peer = DiscoveredPeer(
+                name: key.name, hostName: hostName, port: port,
+                addresses: address.map { [$0] } ?? [], txt: txt, sequence: sequence)
             peersByName[key.name] = peer
             return [.peerAppeared(peer)]
         }

@@ -10,7 +10,10 @@ public struct TXTRecord: Sendable, Equatable, CustomStringConvertible {
         /// nil for a key without '=' (a boolean attribute in DNS-SD terms).
         public let value: [UInt8]?
 
-        public init(_ key: String, _ value: [UInt8]?) { self.key = key; self.value = value }
+        public init(_ key: String, _ value: [UInt8]?) {
+            self.key = key
+            self.value = value
+        }
         public init(_ key: String, _ value: String) { self.init(key, Array(value.utf8)) }
 
         var wireBytes: [UInt8] { Array(key.utf8) + (value.map { [0x3D] + $0 } ?? []) }
@@ -91,7 +94,8 @@ public enum TXTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicateKey(let k): "TXT key '\(k)' appears twice"
         case .reservedKey(let k): "TXT key '\(k)' is set by the discovery layer itself"
         case .stringTooLong(let k, let n): "TXT entry '\(k)' is \(n) bytes; at most \(TXTRecord.maxStringBytes) fit in one string"
-        case .recordTooLarge(let n, let limit): "the TXT record would be \(n) bytes, above our limit of \(limit); advertise less and send the rest over the link"
+        case .recordTooLarge(let n, let limit):
+            "the TXT record would be \(n) bytes, above our limit of \(limit); advertise less and send the rest over the link"
         }
     }
 }

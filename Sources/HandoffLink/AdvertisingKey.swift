@@ -37,8 +37,9 @@ public struct AdvertisingKey: Sendable, Equatable {
     /// Opens a sealed token; nil if it was sealed with another key or salt (or tampered with).
     public func open(_ sealed: [UInt8], salt: [UInt8], index: UInt32) -> [UInt8]? {
         guard sealed.count >= 16,
-              let box = try? ChaChaPoly.SealedBox(nonce: Self.nonce(index), ciphertext: sealed.dropLast(16), tag: sealed.suffix(16)),
-              let plain = try? ChaChaPoly.open(box, using: recordKey(salt), authenticating: Self.ad(generation)) else { return nil }
+            let box = try? ChaChaPoly.SealedBox(nonce: Self.nonce(index), ciphertext: sealed.dropLast(16), tag: sealed.suffix(16)),
+            let plain = try? ChaChaPoly.open(box, using: recordKey(salt), authenticating: Self.ad(generation))
+        else { return nil }
         return Array(plain)
     }
 

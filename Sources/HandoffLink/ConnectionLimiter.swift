@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Limits on connections that have not authenticated yet: at most `total` in all, `perSource` from

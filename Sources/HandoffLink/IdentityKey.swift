@@ -2,7 +2,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// This machine's long-term X25519 key pair, kept in the state directory as 32 raw bytes with
@@ -24,7 +24,9 @@ public struct IdentityKey: Sendable {
         if lstat(path, &st) != 0 {
             let why = errno
             guard why == ENOENT else {
-                throw .identity("cannot read \(path): \(String(cString: strerror(why))); fix the file or its directory (handoffd does not replace an identity it cannot read)")
+                throw .identity(
+                    "cannot read \(path): \(String(cString: strerror(why))); fix the file or its directory (handoffd does not replace an identity it cannot read)"
+                )
             }
             let key = IdentityKey()
             try DurableFile.write(Array(key.privateKey.rawRepresentation), to: path, mode: 0o600)
@@ -36,7 +38,9 @@ public struct IdentityKey: Sendable {
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { throw .identity("cannot read \(path): \(String(cString: strerror(errno)))") }
         if st.st_mode & 0o077 != 0 {
-            throw .identity("\(path) is readable or writable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 600 \(path)` and check that nobody copied it")
+            throw .identity(
+                "\(path) is readable or writable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 600 \(path)` and check that nobody copied it"
+            )
         }
         if st.st_uid != geteuid() {
             throw .identity("\(path) belongs to uid \(st.st_uid), not to handoffd's uid \(geteuid()); fix its owner")
@@ -67,6 +71,9 @@ enum DurableFile {
             throw .identity("cannot write \(path): \(why)")
         }
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 { fsync(dfd); close(dfd) }
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
     }
 }

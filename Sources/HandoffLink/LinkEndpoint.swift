@@ -28,17 +28,21 @@ public final class LinkEndpoint: Sendable {
     /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
     private let open = NIOLockedValueBox<[ObjectIdentifier: LinkSession]>([:])
 
-    public init(identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
-                group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "handoffd.link")) {
+    public init(
+        identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
+        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "handoffd.link")
+    ) {
         self.identity = identity
         self.name = name
         self.trustStore = trustStore
         self.configuration = configuration
         self.group = group
         self.logger = logger
-        limiter = NIOLockedValueBox(ConnectionLimiter(total: configuration.maxUnauthenticated, perSource: configuration.maxUnauthenticatedPerSource,
-                                                      perPrefix: configuration.maxUnauthenticatedPerPrefix,
-                                                      maxExempt: configuration.maxUnauthenticatedExempt))
+        limiter = NIOLockedValueBox(
+            ConnectionLimiter(
+                total: configuration.maxUnauthenticated, perSource: configuration.maxUnauthenticatedPerSource,
+                perPrefix: configuration.maxUnauthenticatedPerPrefix,
+                maxExempt: configuration.maxUnauthenticatedExempt))
         (sessions, sessionsIn) = AsyncStream.makeStream()
         (pairingRequests, pairingsIn) = AsyncStream.makeStream()
     }
@@ -115,7 +119,8 @@ public final class LinkEndpoint: Sendable {
             try trustStore.unpairDelivered(id: session.peer.id)
             logger.info("told the peer it was unpaired", metadata: ["peer.id": "\(session.peer.fingerprint)"])
         } catch {
-            logger.warning("could not tell the peer it was unpaired; will retry when it connects", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            logger.warning(
+                "could not tell the peer it was unpaired; will retry when it connects", metadata: ["peer.id": "\(session.peer.fingerprint)"])
         }
         await session.close()
     }
@@ -159,7 +164,10 @@ public final class LinkEndpoint: Sendable {
     }
 
     public func shutdown() async {
-        let ch = server.withLockedValue { c -> Channel? in defer { c = nil }; return c }
+        let ch = server.withLockedValue { c -> Channel? in
+            defer { c = nil }
+            return c
+        }
         try? await ch?.close()
         sessionsIn.finish()
         pairingsIn.finish()
@@ -176,17 +184,20 @@ public final class LinkEndpoint: Sendable {
         let store = trustStore
         let coordinator = coordinator
         // A peer we unpaired but have not told yet gets through the handshake only to hear that.
-        return .init(trust: { id in
-                        if (try? store.peer(withKey: id.publicKey)) != nil { return .pinned }
-                        if (try? store.pendingUnpairs())?.contains(id) == true { return .unpairedNotTold }
-                        return .unknown
-                     },
-                     expectedPeer: peer,
-                     pairingRefusal: { coordinator.refusalForIncoming() })
+        return .init(
+            trust: { id in
+                if (try? store.peer(withKey: id.publicKey)) != nil { return .pinned }
+                if (try? store.pendingUnpairs())?.contains(id) == true { return .unpairedNotTold }
+                return .unknown
+            },
+            expectedPeer: peer,
+            pairingRefusal: { coordinator.refusalForIncoming() })
     }
 
-    private func connectChannel(host: String, port: Int, machine: LinkHandshakeMachine,
-                                promise: EventLoopPromise<LinkEstablished>) async throws -> Channel {
+    private func connectChannel(
+        host: String, port: Int, machine: LinkHandshakeMachine,
+        promise: EventLoopPromise<LinkEstablished>
+    ) async throws -> Channel {
         do {
             return try await ClientBootstrap(group: promise.futureResult.eventLoop)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -217,7 +228,12 @@ public final class LinkEndpoint: Sendable {
         // Released once, when the connection authenticates or closes.
         let released = NIOLockedValueBox(false)
         let release: @Sendable () -> Void = { [limiter] in
-            guard released.withLockedValue({ r in defer { r = true }; return !r }) else { return }
+            guard
+                released.withLockedValue({ r in
+                    defer { r = true }
+                    return !r
+                })
+            else { return }
             limiter.withLockedValue { admission == .exempt ? $0.releaseExempt() : $0.release(source: source) }
         }
         channel.closeFuture.whenComplete { _ in release() }
@@ -241,8 +257,10 @@ public final class LinkEndpoint: Sendable {
         try addLinkHandlers(channel, machine: machine, isInitiator: false, source: source, promise: promise, release: release)
     }
 
-    private func addLinkHandlers(_ channel: Channel, machine: LinkHandshakeMachine, isInitiator: Bool, source: String?,
-                                 promise: EventLoopPromise<LinkEstablished>, release: (@Sendable () -> Void)? = nil) throws {
+    private func addLinkHandlers(
+        _ channel: Channel, machine: LinkHandshakeMachine, isInitiator: Bool, source: String?,
+        promise: EventLoopPromise<LinkEstablished>, release: (@Sendable () -> Void)? = nil
+    ) throws {
         let ops = channel.pipeline.syncOperations
         try ops.addHandler(ByteToMessageHandler(FrameDecoder(maxFrame: configuration.maxFrame)))
         try ops.addHandler(MessageToByteHandler(FrameEncoder()))
@@ -273,8 +291,10 @@ public final class LinkEndpoint: Sendable {
             let session = PairingSession(peer: e.peer, peerName: e.peerName ?? "", channel: context.channel)
             if !isInitiator, !coordinator.begin(session) { throw LinkError.refused(.busy) }
             let machine = PairingMachine(role: isInitiator ? .initiator : .responder, handshakeHash: e.handshakeHash)
-            try ops.addHandler(PairingHandler(machine: machine, session: session, coordinator: coordinator, trustStore: trustStore,
-                                              window: configuration.pairingWindow, logger: logger))
+            try ops.addHandler(
+                PairingHandler(
+                    machine: machine, session: session, coordinator: coordinator, trustStore: trustStore,
+                    window: configuration.pairingWindow, logger: logger))
             return .pairing(session)
         }
     }

@@ -35,7 +35,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .closed: "the connection closed"
         case .unpairedByPeer(let p): "the peer \(p.fingerprint) has unpaired this machine; it was removed here too (pair again to reconnect)"
         case .unpairNoticeDelivered(let p): "told the peer \(p.fingerprint) that it was unpaired; no session"
-        case .peerClosedHandshake: "the peer closed the connection during the handshake: it has not paired with this machine (pair with `handoffctl pair`), or it is shutting down"
+        case .peerClosedHandshake:
+            "the peer closed the connection during the handshake: it has not paired with this machine (pair with `handoffctl pair`), or it is shutting down"
         case .identity(let why): why
         case .refused(let r): r.description
         case .pairing(let f): f.description

@@ -35,20 +35,28 @@ public struct LinkHandshakeMachine: Sendable {
         /// Responder, pairing mode: nil to accept, or why not.
         public var pairingRefusal: @Sendable () -> PairingRefusal?
 
-        public init(trust: @escaping @Sendable (PeerIdentity) -> PeerTrust, expectedPeer: PeerIdentity? = nil,
-                    pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }) {
+        public init(
+            trust: @escaping @Sendable (PeerIdentity) -> PeerTrust, expectedPeer: PeerIdentity? = nil,
+            pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }
+        ) {
             self.trust = trust
             self.expectedPeer = expectedPeer
             self.pairingRefusal = pairingRefusal
         }
 
-        public init(isPinned: @escaping @Sendable (PeerIdentity) -> Bool, expectedPeer: PeerIdentity? = nil,
-                    pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }) {
+        public init(
+            isPinned: @escaping @Sendable (PeerIdentity) -> Bool, expectedPeer: PeerIdentity? = nil,
+            pairingRefusal: @escaping @Sendable () -> PairingRefusal? = { .notAccepting }
+        ) {
             self.init(trust: { isPinned($0) ? .pinned : .unknown }, expectedPeer: expectedPeer, pairingRefusal: pairingRefusal)
         }
     }
 
-    private enum State { case idle, awaitingPreamble, handshaking, awaitingAccept(Established), done }
+    private enum State {
+        case idle, awaitingPreamble, handshaking
+        case awaitingAccept(Established)
+        case done
+    }
 
     /// The responder's first transport message: it has checked our key and accepts the session.
     /// In XX the initiator finishes before the responder has seen its key; without this, a refused

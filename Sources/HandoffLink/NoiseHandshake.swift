@@ -45,12 +45,12 @@ public struct NoiseHandshake: Sendable {
             out += writeEphemeral()
         case 1:
             out += writeEphemeral()
-            symmetric.mixKey(try X25519.dh(e!, re!))                // ee
-            out += try symmetric.encryptAndHash(publicKey(s))       // s
-            symmetric.mixKey(try X25519.dh(s, re!))                 // es (responder side)
+            symmetric.mixKey(try X25519.dh(e!, re!))  // ee
+            out += try symmetric.encryptAndHash(publicKey(s))  // s
+            symmetric.mixKey(try X25519.dh(s, re!))  // es (responder side)
         default:
-            out += try symmetric.encryptAndHash(publicKey(s))       // s
-            symmetric.mixKey(try X25519.dh(s, re!))                 // se (initiator side)
+            out += try symmetric.encryptAndHash(publicKey(s))  // s
+            symmetric.mixKey(try X25519.dh(s, re!))  // se (initiator side)
         }
         out += try symmetric.encryptAndHash(payload)
         guard out.count <= Self.maxMessage else { throw .messageTooLong(out.count) }
@@ -72,16 +72,16 @@ public struct NoiseHandshake: Sendable {
             try readEphemeral(try take(32))
         case 1:
             try readEphemeral(try take(32))
-            symmetric.mixKey(try X25519.dh(e!, re!))                // ee
-            let rs = try symmetric.decryptAndHash(try take(48))     // s
+            symmetric.mixKey(try X25519.dh(e!, re!))  // ee
+            let rs = try symmetric.decryptAndHash(try take(48))  // s
             try X25519.checkPublicKey(rs)
             remoteStatic = rs
-            symmetric.mixKey(try X25519.dh(e!, rs))                 // es (initiator side)
+            symmetric.mixKey(try X25519.dh(e!, rs))  // es (initiator side)
         default:
-            let rs = try symmetric.decryptAndHash(try take(48))     // s
+            let rs = try symmetric.decryptAndHash(try take(48))  // s
             try X25519.checkPublicKey(rs)
             remoteStatic = rs
-            symmetric.mixKey(try X25519.dh(e!, rs))                 // se (responder side)
+            symmetric.mixKey(try X25519.dh(e!, rs))  // se (responder side)
         }
         let payload = try symmetric.decryptAndHash(Array(rest))
         step += 1

@@ -47,5 +47,4 @@ final class PairingCoordinator: Sendable {
         }
     }
 
-
 }

@@ -19,8 +19,10 @@ final class PairingHandler: ChannelInboundHandler {
     private var done = false
     private var lastWrite: EventLoopFuture<Void>?
 
-    init(machine: PairingMachine, session: PairingSession, coordinator: PairingCoordinator, trustStore: any TrustStore,
-         window: TimeAmount, logger: Logger) {
+    init(
+        machine: PairingMachine, session: PairingSession, coordinator: PairingCoordinator, trustStore: any TrustStore,
+        window: TimeAmount, logger: Logger
+    ) {
         self.machine = machine
         self.session = session
         self.coordinator = coordinator

@@ -64,7 +64,13 @@ public struct PairingMachine: Sendable {
         case failed(PairingFailure)
     }
 
-    enum Message: UInt8 { case commit = 1, nonce = 2, reveal = 3, confirm = 4, reject = 5 }
+    enum Message: UInt8 {
+        case commit = 1
+        case nonce = 2
+        case reveal = 3
+        case confirm = 4
+        case reject = 5
+    }
     private enum State { case start, awaitingCommit, awaitingNonce, awaitingReveal, deciding, done }
 
     public let role: NoiseHandshake.Role
@@ -170,7 +176,10 @@ public struct PairingLockout: Sendable {
     public func isLocked(at now: Date) -> Bool { lockedUntil.map { now < $0 } ?? false }
 
     public mutating func recordFailure(at now: Date) {
-        if let until = lockedUntil, now >= until { lockedUntil = nil; failures = 0 }
+        if let until = lockedUntil, now >= until {
+            lockedUntil = nil
+            failures = 0
+        }
         failures += 1
         if failures >= Self.maxFailures {
             lockedUntil = now.addingTimeInterval(Self.duration)

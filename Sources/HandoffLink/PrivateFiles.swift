@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Checks on the directories and files that hold the identity, the pairings and the scenes: they
@@ -17,10 +17,13 @@ public enum PrivateFiles {
         }
         guard st.st_mode & S_IFMT == S_IFDIR else { throw .identity("\(path) is not a directory; point the configuration at a directory") }
         if st.st_uid != geteuid() {
-            throw .identity("directory \(path) belongs to uid \(st.st_uid), not to handoffd's uid \(geteuid()); run `chown \(geteuid()) \(path)` if it is handoffd's, or use another directory")
+            throw .identity(
+                "directory \(path) belongs to uid \(st.st_uid), not to handoffd's uid \(geteuid()); run `chown \(geteuid()) \(path)` if it is handoffd's, or use another directory"
+            )
         }
         if st.st_mode & 0o022 != 0 {
-            throw .identity("directory \(path) is writable by group or others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 700 \(path)`")
+            throw .identity(
+                "directory \(path) is writable by group or others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 700 \(path)`")
         }
     }
 

@@ -23,9 +23,13 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
         db = database
         cache = try database.pool.read { db in
             var c = Cache()
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM peer") { let p = Self.peer(row); c.peers[p.identity.id] = p }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM peer") {
+                let p = Self.peer(row)
+                c.peers[p.identity.id] = p
+            }
             for key in try Data.fetchAll(db, sql: "SELECT publicKey FROM pendingUnpair") {
-                let id = PeerIdentity(publicKey: Array(key)); c.pending[id.id] = id
+                let id = PeerIdentity(publicKey: Array(key))
+                c.pending[id.id] = id
             }
             for row in try Row.fetchAll(db, sql: "SELECT peerID, address, seenAt FROM peerAddress") {
                 c.addresses[row["peerID"], default: [:]][row["address"]] = Date(timeIntervalSince1970: row["seenAt"])
@@ -55,43 +59,54 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
     }
 
     public func pin(_ peer: TrustedPeer) throws {
-        try write({ db in
-            try db.execute(sql: """
-                INSERT INTO peer (id, publicKey, name, pairedAt, advertisingGeneration, advertisingKey) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, pairedAt = excluded.pairedAt,
-                    advertisingGeneration = excluded.advertisingGeneration, advertisingKey = excluded.advertisingKey
-                """, arguments: [peer.identity.id, Data(peer.identity.publicKey), peer.name, peer.pairedAt.timeIntervalSince1970,
-                                 peer.advertisingKey.map { Int64($0.generation) }, peer.advertisingKey.map { Data($0.key) }])
-        }, then: { $0.peers[peer.identity.id] = peer })
+        try write(
+            { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO peer (id, publicKey, name, pairedAt, advertisingGeneration, advertisingKey) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET name = excluded.name, pairedAt = excluded.pairedAt,
+                            advertisingGeneration = excluded.advertisingGeneration, advertisingKey = excluded.advertisingKey
+                        """,
+                    arguments: [
+                        peer.identity.id, Data(peer.identity.publicKey), peer.name, peer.pairedAt.timeIntervalSince1970,
+                        peer.advertisingKey.map { Int64($0.generation) }, peer.advertisingKey.map { Data($0.key) }
+                    ])
+            }, then: { $0.peers[peer.identity.id] = peer })
     }
 
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws {
-        try write({ db in
-            try db.execute(sql: "INSERT OR REPLACE INTO pendingUnpair (id, publicKey) SELECT id, publicKey FROM peer WHERE id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM peerAddress WHERE peerID = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM peer WHERE id = ?", arguments: [id])
-            try Self.storeOwn(newKey, db)
-        }, then: { c in
-            if let p = c.peers.removeValue(forKey: id) { c.pending[id] = p.identity }
-            c.addresses[id] = nil
-            c.own = newKey
-        })
+        try write(
+            { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO pendingUnpair (id, publicKey) SELECT id, publicKey FROM peer WHERE id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM peerAddress WHERE peerID = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM peer WHERE id = ?", arguments: [id])
+                try Self.storeOwn(newKey, db)
+            },
+            then: { c in
+                if let p = c.peers.removeValue(forKey: id) { c.pending[id] = p.identity }
+                c.addresses[id] = nil
+                c.own = newKey
+            })
     }
 
     public func pendingUnpairs() throws -> [PeerIdentity] { lock.withLock { Array(cache.pending.values) } }
 
     public func unpairDelivered(id: String) throws {
-        try write({ db in try db.execute(sql: "DELETE FROM pendingUnpair WHERE id = ?", arguments: [id]) },
-                  then: { $0.pending[id] = nil })
+        try write(
+            { db in try db.execute(sql: "DELETE FROM pendingUnpair WHERE id = ?", arguments: [id]) },
+            then: { $0.pending[id] = nil })
     }
 
     public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws {
         // The same key again (every session sends it) needs no write.
         if lock.withLock({ cache.peers[id]?.advertisingKey == key }) { return }
-        try write({ db in
-            try db.execute(sql: "UPDATE peer SET advertisingGeneration = ?, advertisingKey = ? WHERE id = ?",
-                           arguments: [key.map { Int64($0.generation) }, key.map { Data($0.key) }, id])
-        }, then: { $0.peers[id]?.advertisingKey = key })
+        try write(
+            { db in
+                try db.execute(
+                    sql: "UPDATE peer SET advertisingGeneration = ?, advertisingKey = ? WHERE id = ?",
+                    arguments: [key.map { Int64($0.generation) }, key.map { Data($0.key) }, id])
+            }, then: { $0.peers[id]?.advertisingKey = key })
     }
 
     public func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws {
@@ -101,10 +116,12 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
             return at.timeIntervalSince(seen) < Self.addressRefresh
         }
         if fresh { return }
-        try write({ db in
-            try db.execute(sql: "INSERT OR REPLACE INTO peerAddress (peerID, address, seenAt) VALUES (?, ?, ?)",
-                           arguments: [id, address, at.timeIntervalSince1970])
-        }, then: { $0.addresses[id, default: [:]][address] = at })
+        try write(
+            { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO peerAddress (peerID, address, seenAt) VALUES (?, ?, ?)",
+                    arguments: [id, address, at.timeIntervalSince1970])
+            }, then: { $0.addresses[id, default: [:]][address] = at })
     }
 
     public func rememberedAddresses(since: Date) -> Set<String> {
@@ -122,15 +139,17 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
     }
 
     private static func storeOwn(_ key: AdvertisingKey, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO ownKey (name, generation, key) VALUES ('advertising', ?, ?)",
-                       arguments: [Int64(key.generation), Data(key.key)])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO ownKey (name, generation, key) VALUES ('advertising', ?, ?)",
+            arguments: [Int64(key.generation), Data(key.key)])
     }
 
     private static func peer(_ row: Row) -> TrustedPeer {
         let adv: AdvertisingKey? = (row["advertisingKey"] as Data?).map {
             AdvertisingKey(generation: UInt32(row["advertisingGeneration"] as Int64? ?? 0), key: Array($0))
         }
-        return TrustedPeer(identity: PeerIdentity(publicKey: Array(row["publicKey"] as Data)), name: row["name"],
-                           pairedAt: Date(timeIntervalSince1970: row["pairedAt"]), advertisingKey: adv)
+        return TrustedPeer(
+            identity: PeerIdentity(publicKey: Array(row["publicKey"] as Data)), name: row["name"],
+            pairedAt: Date(timeIntervalSince1970: row["pairedAt"]), advertisingKey: adv)
     }
 }

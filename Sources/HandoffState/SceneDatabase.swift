@@ -6,7 +6,7 @@ import HandoffCore
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The scenes' own SQLite database (scenes.sqlite in the state directory), apart from the trust
@@ -29,7 +29,8 @@ public final class SceneDatabase: Sendable {
         var readOnly: String?
         if access(directory.path, W_OK) != 0 || (FileManager.default.fileExists(atPath: path) && access(path, W_OK) != 0) {
             // A read-only directory (a read-only mount): keep serving what is saved; saves fail.
-            readOnly = "the scene directory \(directory.path) is not writable (\(String(cString: strerror(errno)))); scene changes cannot be saved until it is"
+            readOnly =
+                "the scene directory \(directory.path) is not writable (\(String(cString: strerror(errno)))); scene changes cannot be saved until it is"
             logger.error("scenes are read-only", metadata: ["scene.directory": "\(directory.path)"])
             pool = try Self.openReadOnly(path)
         } else {
@@ -37,8 +38,9 @@ public final class SceneDatabase: Sendable {
                 pool = try Self.open(path)
             } catch {
                 aside = try Self.moveAside(path, now: now)
-                logger.critical("the scene database is damaged; it was moved aside and scenes start empty",
-                                metadata: ["file.damaged": "\(aside ?? path)", "error": "\(error)"])
+                logger.critical(
+                    "the scene database is damaged; it was moved aside and scenes start empty",
+                    metadata: ["file.damaged": "\(aside ?? path)", "error": "\(error)"])
                 pool = try Self.open(path)
             }
         }
@@ -61,7 +63,10 @@ public final class SceneDatabase: Sendable {
 
     private static func open(_ path: String) throws -> DatabasePool {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd >= 0 { fchmod(fd, 0o600); close(fd) }
+        if fd >= 0 {
+            fchmod(fd, 0o600)
+            close(fd)
+        }
         var config = Configuration()
         config.qos = StateDatabase.queueQoS
         config.prepareDatabase { db in
@@ -136,10 +141,12 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
             do {
                 let activity = try UserActivity(decoding: row["restoration"] as Data, limits: StoredScene.codecLimits)
                 let scene = try Scene(restoringFrom: activity, catalog: catalog)
-                scenes.append(StoredScene(scene: scene, role: row["role"], created: Date(timeIntervalSince1970: row["created"]),
-                                          updated: Date(timeIntervalSince1970: row["updated"]),
-                                          discarded: (row["discarded"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                                          discardReason: row["discardReason"]))
+                scenes.append(
+                    StoredScene(
+                        scene: scene, role: row["role"], created: Date(timeIntervalSince1970: row["created"]),
+                        updated: Date(timeIntervalSince1970: row["updated"]),
+                        discarded: (row["discarded"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                        discardReason: row["discardReason"]))
             } catch {
                 unreadable.append("\(id): \(error)")
             }
@@ -151,12 +158,16 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
         if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
         let blob = try s.scene.restorationActivity().encoded(limits: StoredScene.codecLimits)
         try await db.pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO scene (id, restoration, role, created, updated, discarded, discardReason) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET restoration = excluded.restoration, role = excluded.role, updated = excluded.updated,
-                    discarded = excluded.discarded, discardReason = excluded.discardReason
-                """, arguments: [s.scene.id.uuidString, blob, s.role, s.created.timeIntervalSince1970, s.updated.timeIntervalSince1970,
-                                 s.discarded?.timeIntervalSince1970, s.discardReason])
+            try db.execute(
+                sql: """
+                    INSERT INTO scene (id, restoration, role, created, updated, discarded, discardReason) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET restoration = excluded.restoration, role = excluded.role, updated = excluded.updated,
+                        discarded = excluded.discarded, discardReason = excluded.discardReason
+                    """,
+                arguments: [
+                    s.scene.id.uuidString, blob, s.role, s.created.timeIntervalSince1970, s.updated.timeIntervalSince1970,
+                    s.discarded?.timeIntervalSince1970, s.discardReason
+                ])
         }
     }
 

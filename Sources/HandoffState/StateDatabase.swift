@@ -3,7 +3,7 @@ import GRDB
 import HandoffLink
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// handoffd's SQLite database in the state directory: WAL, synchronous=FULL (a committed
@@ -22,7 +22,10 @@ public final class StateDatabase: Sendable {
         try PrivateFiles.refuseLinks(PrivateFiles.sqlitePaths(path))
         // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd >= 0 { fchmod(fd, 0o600); close(fd) }
+        if fd >= 0 {
+            fchmod(fd, 0o600)
+            close(fd)
+        }
         var config = Configuration()
         config.qos = StateDatabase.queueQoS
         config.prepareDatabase { db in

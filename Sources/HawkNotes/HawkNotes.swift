@@ -23,14 +23,14 @@ public enum HawkNotes {
     public static let declarations: [ActivityTypeDeclaration] = [
         ActivityTypeDeclaration(type: characterDetail, payload: BookCharacter.payloadTypeName),
         ActivityTypeDeclaration(type: bookDetail, requiredKeys: [Key.bookID]),
-        ActivityTypeDeclaration(type: draftNote, requiredKeys: [Key.bookID, Key.draftText]),
+        ActivityTypeDeclaration(type: draftNote, requiredKeys: [Key.bookID, Key.draftText])
     ]
 
     public static func handlers(library: Library) -> [any ActivityHandler] {
         [
             CharacterDetailHandler(library: library),
             BookDetailHandler(library: library),
-            DraftNoteHandler(library: library),
+            DraftNoteHandler(library: library)
         ]
     }
 }

@@ -52,9 +52,11 @@ extension Library {
                 characterPaths[id] = path
                 characters.append(BookCharacter(id: id, name: ch.name, description: ch.description))
             }
-            books.append(Book(id: bookID, title: entry.title, imagePrefix: entry.imagePrefix,
-                              tagline: entry.tagline, synopsis: entry.synopsis, storeURL: store,
-                              notes: entry.notes, characters: characters))
+            books.append(
+                Book(
+                    id: bookID, title: entry.title, imagePrefix: entry.imagePrefix,
+                    tagline: entry.tagline, synopsis: entry.synopsis, storeURL: store,
+                    notes: entry.notes, characters: characters))
         }
         self.init(books: books)
     }

@@ -16,8 +16,9 @@ struct ContinueBench {
         var args = Array(CommandLine.arguments.dropFirst())
         switch args.isEmpty ? "" : args.removeFirst() {
         case "continue":
-            try await continueTrials(socket: args[0], peer: args[1], activity: args[2], n: Int(args[3])!, cold: args[4] == "cold",
-                                     rssPIDs: args.dropFirst(5).compactMap { Int32($0) })
+            try await continueTrials(
+                socket: args[0], peer: args[1], activity: args[2], n: Int(args[3])!, cold: args[4] == "cold",
+                rssPIDs: args.dropFirst(5).compactMap { Int32($0) })
         case "op":
             // The control path alone: one operation N times on an open connection.
             let client = try await HandoffClient.connect(socketPath: args[0])
@@ -53,9 +54,14 @@ struct ContinueBench {
             let start = ContinuousClock.now
             let result = try await client.request("continue", args)
             let elapsed = ContinuousClock.now - start
-            guard result?.dictionaryValue?["outcome"]?.stringValue == "continued" else { throw BenchError("trial \(i): \(String(describing: result))") }
+            guard result?.dictionaryValue?["outcome"]?.stringValue == "continued" else {
+                throw BenchError("trial \(i): \(String(describing: result))")
+            }
             // A cold trial counts only if it really opened the session.
-            if cold && result?.dictionaryValue?["session"]?.stringValue != "new" { skipped += 1; continue }
+            if cold && result?.dictionaryValue?["session"]?.stringValue != "new" {
+                skipped += 1
+                continue
+            }
             samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
             if !rssPIDs.isEmpty && i % 4000 == 0 { print("rss after \(i): \(rss(rssPIDs))") }
         }
@@ -75,8 +81,12 @@ struct ContinueBench {
         for (i, id) in ids.enumerated() {
             let text = String(repeating: "\(i % 10)", count: 2000)
             let start = ContinuousClock.now
-            _ = try await client.request("scene-update", ["scene": .string(id), "book": "The Burning Swift",
-                                                          "set": [["key": "notes", "value": .string(text)]]])
+            _ = try await client.request(
+                "scene-update",
+                [
+                    "scene": .string(id), "book": "The Burning Swift",
+                    "set": [["key": "notes", "value": .string(text)]]
+                ])
             let e = ContinuousClock.now - start
             samples.append(Double(e.components.attoseconds) / 1e15 + Double(e.components.seconds) * 1e3)
         }
@@ -87,7 +97,9 @@ struct ContinueBench {
     static func report(_ label: String, _ samples: [Double], unit: String) {
         let s = samples.sorted()
         func q(_ p: Double) -> Double { s[min(s.count - 1, Int((Double(s.count) * p).rounded(.down)))] }
-        print(String(format: "%@: n=%d p50=%.3f %@ p99=%.3f %@ min=%.3f max=%.3f", label, s.count, q(0.5), unit, q(0.99), unit, s.first ?? 0, s.last ?? 0))
+        print(
+            String(
+                format: "%@: n=%d p50=%.3f %@ p99=%.3f %@ min=%.3f max=%.3f", label, s.count, q(0.5), unit, q(0.99), unit, s.first ?? 0, s.last ?? 0))
     }
 
     /// Resident set sizes in MiB, from /proc/PID/status.
@@ -95,9 +107,12 @@ struct ContinueBench {
         pids.map { pid in
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
             func field(_ name: String) -> Double {
-                status.split(separator: "\n").first { $0.hasPrefix(name) }?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Double($0) } ?? 0
+                status.split(separator: "\n").first { $0.hasPrefix(name) }?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first
+                    .flatMap { Double($0) } ?? 0
             }
-            return String(format: "pid %d %.1f MiB (anonymous %.1f, file-backed %.1f)", pid, field("VmRSS:") / 1024, field("RssAnon:") / 1024, field("RssFile:") / 1024)
+            return String(
+                format: "pid %d %.1f MiB (anonymous %.1f, file-backed %.1f)", pid, field("VmRSS:") / 1024, field("RssAnon:") / 1024,
+                field("RssFile:") / 1024)
         }.joined(separator: ", ")
     }
 
@@ -118,7 +133,9 @@ struct ContinueBench {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &addr.sin_addr)
-        let ok = withUnsafePointer(to: &addr) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let ok = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard ok == 0 else { throw BenchError("connect \(host):\(port): errno \(errno)") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -129,7 +146,11 @@ struct ContinueBench {
             let start = ContinuousClock.now
             _ = out.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
             var got = 0
-            while got < 1024 { let r = buf.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + got, 1024 - got) }; if r <= 0 { break }; got += r }
+            while got < 1024 {
+                let r = buf.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + got, 1024 - got) }
+                if r <= 0 { break }
+                got += r
+            }
             let e = ContinuousClock.now - start
             samples.append(Double(e.components.attoseconds) / 1e15 + Double(e.components.seconds) * 1e3)
         }

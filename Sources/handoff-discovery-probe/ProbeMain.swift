@@ -4,7 +4,7 @@ import HandoffDiscovery
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Drives HandoffAvahi from stdin and prints every event as a JSON line stamped with
@@ -45,8 +45,9 @@ enum CommandReader {
                 switch command {
                 case "publish":
                     guard words.count >= 3, let port = UInt16(words[2]) else { throw ProbeError("usage: publish NAME PORT [k=v ...]") }
-                    let advert = try ServiceAdvert(instanceName: words[1].replacingOccurrences(of: "_", with: " "), port: port,
-                                                   txt: try txt(Array(words.dropFirst(3))))
+                    let advert = try ServiceAdvert(
+                        instanceName: words[1].replacingOccurrences(of: "_", with: " "), port: port,
+                        txt: try txt(Array(words.dropFirst(3))))
                     Output.line(["command": "publish", "name": advert.instanceName])
                     try discovery.publish(advert)
                 case "txt":
@@ -73,13 +74,14 @@ enum CommandReader {
     }
 
     static func txt(_ pairs: [String]) throws -> TXTRecord {
-        try TXTRecord(pairs.map { p in
-            let parts = p.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.count == 2, parts[1].hasPrefix("repeat:"), let n = Int(parts[1].dropFirst(7)) {
-                return TXTRecord.Entry(parts[0], String(repeating: "x", count: n))
-            }
-            return TXTRecord.Entry(parts[0], parts.count == 2 ? parts[1] : "")
-        })
+        try TXTRecord(
+            pairs.map { p in
+                let parts = p.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2, parts[1].hasPrefix("repeat:"), let n = Int(parts[1].dropFirst(7)) {
+                    return TXTRecord.Entry(parts[0], String(repeating: "x", count: n))
+                }
+                return TXTRecord.Entry(parts[0], parts.count == 2 ? parts[1] : "")
+            })
     }
 }
 
@@ -109,8 +111,10 @@ enum Output {
     static func describe(_ peer: DiscoveredPeer) -> [String: Any] {
         var txt: [String: String] = [:]
         for e in peer.txt.entries { txt[e.key] = e.value.map { String(decoding: $0, as: UTF8.self) } ?? "" }
-        return ["name": peer.name, "host": peer.hostName, "port": Int(peer.port), "seq": peer.sequence,
-                "addresses": peer.addresses.map(\.description), "txt": txt]
+        return [
+            "name": peer.name, "host": peer.hostName, "port": Int(peer.port), "seq": peer.sequence,
+            "addresses": peer.addresses.map(\.description), "txt": txt
+        ]
     }
 
     static func describe(_ event: DiscoveryEvent) -> [String: Any] {

@@ -25,8 +25,9 @@ struct LinkBench {
             let server = try await Server.start(identity: IdentityKey(), peer: nil, host: "127.0.0.1", port: 0)
             let client = IdentityKey()
             server.store.pin(TrustedPeer(identity: client.identity, name: "client", pairedAt: Date()))
-            try await measure(identity: client, serverKey: server.endpoint.identity.identity, host: "127.0.0.1",
-                              port: server.linkPort, echoPort: server.echoPort, n: n, label: "loopback")
+            try await measure(
+                identity: client, serverKey: server.endpoint.identity.identity, host: "127.0.0.1",
+                port: server.linkPort, echoPort: server.echoPort, n: n, label: "loopback")
         case "keygen":
             let key = try IdentityKey.loadOrCreate(in: URL(fileURLWithPath: args[0]))
             print(key.identity.publicKey.map { String(format: "%02x", $0) }.joined())
@@ -39,8 +40,9 @@ struct LinkBench {
         case "client":
             let key = try IdentityKey.loadOrCreate(in: URL(fileURLWithPath: args[0]))
             let port = Int(args[2])!
-            try await measure(identity: key, serverKey: PeerIdentity(publicKey: hex(args[3])), host: args[1], port: port,
-                              echoPort: port + 1, n: args.count > 4 ? Int(args[4])! : 1000, label: "test hosts")
+            try await measure(
+                identity: key, serverKey: PeerIdentity(publicKey: hex(args[3])), host: args[1], port: port,
+                echoPort: port + 1, n: args.count > 4 ? Int(args[4])! : 1000, label: "test hosts")
         default:
             print("usage: handoff-link-bench loopback [N] | keygen DIR | serve DIR PORT PEERKEY | client DIR HOST PORT PEERKEY [N]")
             exit(2)
@@ -50,7 +52,11 @@ struct LinkBench {
     static func hex(_ s: String) -> [UInt8] {
         var out: [UInt8] = []
         var i = s.startIndex
-        while i < s.endIndex { let j = s.index(i, offsetBy: 2); out.append(UInt8(s[i..<j], radix: 16)!); i = j }
+        while i < s.endIndex {
+            let j = s.index(i, offsetBy: 2)
+            out.append(UInt8(s[i..<j], radix: 16)!)
+            i = j
+        }
         return out
     }
 

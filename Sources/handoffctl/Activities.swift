@@ -26,7 +26,8 @@ struct Activities: AsyncParsableCommand {
                     t.add(a.activity.uuidString, a.type.terminalSafe, String(a.version), state, title)
                 }
             }
-            t.print(empty: isRemote ? "No paired machine offers an activity right now." : "No current activities. Publish one with `handoffctl publish`.")
+            t.print(
+                empty: isRemote ? "No paired machine offers an activity right now." : "No current activities. Publish one with `handoffctl publish`.")
         }
     }
 }

@@ -74,6 +74,8 @@ func failure(_ message: String, code: Int32) -> ExitCode {
 
 /// An id typed by a person (any case), or a usage failure naming the argument.
 func parseID(_ text: String, _ what: String) throws -> UUID {
-    guard let id = UUID(uuidString: text) else { throw failure("\(what) '\(text)' is not an id (a UUID such as 0D5E9A6C-0E0B-4C1F-9C64-0B7E7C2F3A11)", code: ExitStatus.usage) }
+    guard let id = UUID(uuidString: text) else {
+        throw failure("\(what) '\(text)' is not an id (a UUID such as 0D5E9A6C-0E0B-4C1F-9C64-0B7E7C2F3A11)", code: ExitStatus.usage)
+    }
     return id
 }

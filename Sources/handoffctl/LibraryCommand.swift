@@ -3,8 +3,9 @@ import HandoffControl
 import HandoffCore
 
 struct LibraryCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "library", abstract: "The content library: books and their characters.",
-                                                    subcommands: [Books.self, Characters.self])
+    static let configuration = CommandConfiguration(
+        commandName: "library", abstract: "The content library: books and their characters.",
+        subcommands: [Books.self, Characters.self])
 
     struct Books: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the books.")

@@ -32,7 +32,8 @@ struct Pair: AsyncParsableCommand {
     func run() async throws {
         // One connection for both steps: the pairing belongs to the client that started it.
         let (code, result) = try await options.withClient { client in
-            let started = accept
+            let started =
+                accept
                 ? try await options.perform(client, PairAcceptRequest(timeout: Int64(timeout)))
                 : try await options.perform(client, PairRequest(peer: peer!))
             if !options.json {

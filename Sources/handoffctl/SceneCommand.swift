@@ -8,13 +8,17 @@ struct SceneCommand: AsyncParsableCommand {
         commandName: "scene", abstract: "Scene sessions (windows): connect, update, disconnect, destroy, list, show.",
         subcommands: [Connect.self, Update.self, Launched.self, Disconnect.self, Destroy.self, List.self, Show.self, DeleteSaved.self])
 
-    static let order = ["scene", "book", "character", "navigation", "content", "role", "created", "updated", "restored",
-                        "discarded", "discardReason", "currentActivity", "storage"]
+    static let order = [
+        "scene", "book", "character", "navigation", "content", "role", "created", "updated", "restored",
+        "discarded", "discardReason", "currentActivity", "storage"
+    ]
 
     struct Connect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Connect a scene (new, or an existing one by id) and print its saved state.",
-            discussion: "handoffctl reports the scene launched right after (it is the app here). With --hold it does not, and keeps the connection until stdin closes: a connection that ends before `scene launched` counts as a crash at launch.")
+            discussion:
+                "handoffctl reports the scene launched right after (it is the app here). With --hold it does not, and keeps the connection until stdin closes: a connection that ends before `scene launched` counts as a crash at launch."
+        )
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id; omit for a new scene.") var scene: String?
         @Option(help: "The scene's role.") var role: String?
@@ -24,7 +28,9 @@ struct SceneCommand: AsyncParsableCommand {
             let request = SceneConnectRequest(scene: try scene.map { try parseID($0, "scene") }, role: role)
             try await options.withClient { client in
                 var result = try await options.perform(client, request)
-                if options.json { options.printJSON(result.propertyList) } else {
+                if options.json {
+                    options.printJSON(result.propertyList)
+                } else {
                     result.restorationActivity = nil
                     printFields(result.propertyList, order: SceneCommand.order)
                 }
@@ -51,8 +57,9 @@ struct SceneCommand: AsyncParsableCommand {
         @Flag(help: "Clear the current activity.") var clearActivity = false
 
         func run() async throws {
-            var request = SceneUpdateRequest(scene: try parseID(scene, "scene"), book: book, path: path.isEmpty ? nil : path,
-                                             clearActivity: clearActivity)
+            var request = SceneUpdateRequest(
+                scene: try parseID(scene, "scene"), book: book, path: path.isEmpty ? nil : path,
+                clearActivity: clearActivity)
             for s in set {
                 do {
                     let (k, v) = try TypedInfo.parse(s)
@@ -83,7 +90,8 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
         func run() async throws {
-            try await options.run(SceneDisconnectRequest(scene: try parseID(scene, "scene"))) { _ in print("Disconnected \(scene); its state is kept") }
+            try await options.run(SceneDisconnectRequest(scene: try parseID(scene, "scene"))) { _ in print("Disconnected \(scene); its state is kept")
+            }
         }
     }
 
@@ -91,7 +99,9 @@ struct SceneCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The user closed the scene: its state is deleted.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws { try await options.run(SceneDestroyRequest(scene: try parseID(scene, "scene"))) { _ in print("Destroyed \(scene)") } }
+        func run() async throws {
+            try await options.run(SceneDestroyRequest(scene: try parseID(scene, "scene"))) { _ in print("Destroyed \(scene)") }
+        }
     }
 
     struct List: AsyncParsableCommand {

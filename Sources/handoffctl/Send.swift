@@ -2,7 +2,8 @@ import ArgumentParser
 import HandoffControl
 
 struct Send: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Push one of this machine's current activities to a paired machine, which continues it.")
+    static let configuration = CommandConfiguration(
+        abstract: "Push one of this machine's current activities to a paired machine, which continues it.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
     @Option(help: "The machine to send it to.") var to: String

@@ -7,8 +7,12 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         try await options.run(StatusRequest()) { status in
-            printFields(status.propertyList, order: ["device", "fingerprint", "advertisedAs", "avahi", "port", "peersListed", "peersPaired",
-                                                     "peersPresent", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"])
+            printFields(
+                status.propertyList,
+                order: [
+                    "device", "fingerprint", "advertisedAs", "avahi", "port", "peersListed", "peersPaired",
+                    "peersPresent", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"
+                ])
         }
     }
 }

@@ -40,12 +40,14 @@ final class DaemonRunner: Sendable {
         }
         let discovery: AvahiDiscovery
         do { discovery = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
-        let parts = try DaemonParts(configuration: c, library: settings.library, identity: identity,
-                                    trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
-                                    discovery: discovery, logger: logger)
+        let parts = try DaemonParts(
+            configuration: c, library: settings.library, identity: identity,
+            trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
+            discovery: discovery, logger: logger)
         daemon = try Daemon(parts: parts)
-        control = ControlServer(path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
-                                maxLine: c.control.maxLineBytes, operations: daemon.operations, logger: logger)
+        control = ControlServer(
+            path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
+            maxLine: c.control.maxLineBytes, operations: daemon.operations, logger: logger)
         self.logger = logger
     }
 
@@ -60,7 +62,9 @@ final class DaemonRunner: Sendable {
 
     static func makeDirectory(_ path: String, mustBeWritable: Bool = true) throws {
         if !FileManager.default.fileExists(atPath: path) {
-            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
                 throw StartupError.directory(path, "\(error.localizedDescription)")
             }
         }

@@ -16,7 +16,9 @@ struct Handoffd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoffd",
         abstract: "Handoff and state restoration daemon: advertises activities over DNS-SD and continues them from paired machines.",
-        discussion: "Exit status: 0 after a clean stop or a valid --check-config; 1 when the configuration, the state directory or the identity key is unusable (the message says which and how to fix it).")
+        discussion:
+            "Exit status: 0 after a clean stop or a valid --check-config; 1 when the configuration, the state directory or the identity key is unusable (the message says which and how to fix it)."
+    )
 
     static let defaultConfigPath = "/etc/handoffd/handoffd.yaml"
 
@@ -50,7 +52,9 @@ struct Handoffd: AsyncParsableCommand {
             throw ExitCode.failure
         }
         if checkConfig {
-            print("\(settings.source): valid; library \(settings.libraryPath) with \(settings.library.books.count) books; \(settings.configuration.activityTypes.types.count) declared activity types")
+            print(
+                "\(settings.source): valid; library \(settings.libraryPath) with \(settings.library.books.count) books; \(settings.configuration.activityTypes.types.count) declared activity types"
+            )
             return
         }
         let level = Logger.Level(rawValue: settings.configuration.logLevel) ?? .info
@@ -64,9 +68,10 @@ struct Handoffd: AsyncParsableCommand {
         let logger = Logger(label: "handoffd")
         do {
             let runner = try DaemonRunner(settings: settings, logger: logger)
-            let group = ServiceGroup(configuration: .init(
-                services: try await runner.services().map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: try await runner.services().map { .init(service: $0) },
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch let error as StartupError {
             logger.critical("handoffd cannot start", metadata: ["error": "\(error)"])

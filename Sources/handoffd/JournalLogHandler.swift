@@ -38,8 +38,10 @@ struct JournalLogHandler: LogHandler {
         return text + "\n"
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let explicit { all.merge(explicit) { $1 } }

@@ -14,7 +14,8 @@ enum StartupError: Error, CustomStringConvertible {
         switch self {
         case .config(let m): m
         case .library(let m): m
-        case .directory(let path, let why): "cannot use directory \(path): \(why); create it with mode 0700 for handoffd's user or point the configuration elsewhere"
+        case .directory(let path, let why):
+            "cannot use directory \(path): \(why); create it with mode 0700 for handoffd's user or point the configuration elsewhere"
         case .state(let m): m
         }
     }
@@ -39,7 +40,8 @@ struct Settings: Sendable {
             configuration = HandoffConfiguration()
             source = "built-in defaults (no \(options.config))"
         } else {
-            throw StartupError.config("\(options.config) does not exist; give an existing file with --config, or leave it out to use the built-in defaults")
+            throw StartupError.config(
+                "\(options.config) does not exist; give an existing file with --config, or leave it out to use the built-in defaults")
         }
         if let s = options.stateDirectory { configuration.stateDirectory = s }
         if let r = options.runtimeDirectory { configuration.runtimeDirectory = r }
@@ -53,16 +55,18 @@ struct Settings: Sendable {
     /// binary in a build tree.
     static func loadLibrary(_ configured: String?) throws -> (Library, String) {
         let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = configured.map { [$0] } ?? [
-            "/usr/share/handoffd/library.json",
-            exe.appendingPathComponent("../share/handoffd/library.json").standardized.path,
-            exe.appendingPathComponent("../../../config/library.json").standardized.path,
-        ]
+        let candidates =
+            configured.map { [$0] } ?? [
+                "/usr/share/handoffd/library.json",
+                exe.appendingPathComponent("../share/handoffd/library.json").standardized.path,
+                exe.appendingPathComponent("../../../config/library.json").standardized.path
+            ]
         for path in candidates where FileManager.default.fileExists(atPath: path) {
             do { return (try Library(contentsOf: URL(fileURLWithPath: path)), path) } catch {
                 throw StartupError.library("library \(path): \(error.description)")
             }
         }
-        throw StartupError.library("no library found (looked at \(candidates.joined(separator: ", "))); set `library:` in the configuration or reinstall handoffd")
+        throw StartupError.library(
+            "no library found (looked at \(candidates.joined(separator: ", "))); set `library:` in the configuration or reinstall handoffd")
     }
 }

@@ -3,7 +3,8 @@ import HandoffTestSupport
 import Testing
 
 /// Real avahi-daemons in network namespaces, our discovery layer in the probe on each host.
-@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct AvahiDiscoveryEndToEndTests {
     @Test func publishedServiceResolvesWithPortAddressesAndTXT() throws {
         let (hosts, a, b) = try twoHostsWithAPublishing("alpha 5123 fp=abc")
@@ -33,7 +34,8 @@ struct AvahiDiscoveryEndToEndTests {
             let from = a.lineCount
             a.send("txt fp=abc tok=\(n)")
             guard let sent = a.wait("txt command", from: from, { $0.string("command") == "txt" }),
-                  let seen = b.event("peerChanged", { $0.peerTXT["tok"] == "\(n)" }) else { return }
+                let seen = b.event("peerChanged", { $0.peerTXT["tok"] == "\(n)" })
+            else { return }
             let delay = seconds(seen.time - sent.time)
             #expect(delay < 1.0, "TXT update \(n) took \(delay) s")
             #expect(UInt64(seen.peerTXT["seq"] ?? "") == firstSeq + UInt64(n))
@@ -82,7 +84,8 @@ struct AvahiDiscoveryEndToEndTests {
         try hosts.avahi(1, "start")
         let back = Date()
         guard let up = a.event("avahiUp", from: down, timeout: 5),
-              let published = a.event("published", from: down, timeout: 5) else { return }
+            let published = a.event("published", from: down, timeout: 5)
+        else { return }
         let sinceBack = Date().timeIntervalSince(back)
         #expect(sinceBack < 2.5, "re-published \(sinceBack) s after avahi-daemon came back")
         #expect(published.time > up.time)

@@ -29,13 +29,14 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
     }
 
     @Test func valuesAreRead() throws {
-        let c = try HandoffConfiguration(yaml: """
-            library: /srv/lib.json
-            limits: { activity_max_bytes: 1000, decode_max_depth: 8 }
-            activity_types:
-              - type: org.example.note
-                required_keys: [noteID]
-            """)
+        let c = try HandoffConfiguration(
+            yaml: """
+                library: /srv/lib.json
+                limits: { activity_max_bytes: 1000, decode_max_depth: 8 }
+                activity_types:
+                  - type: org.example.note
+                    required_keys: [noteID]
+                """)
         #expect(c.libraryPath == "/srv/lib.json")
         #expect(c.sizePolicy.hardLimit == 1000 && c.codecLimits.maxDepth == 8)
         #expect(c.codecLimits.maxValues == CodecLimits.default.maxValues)
@@ -58,24 +59,28 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
     }
 
     @Test func daemonSettings() throws {
-        let c = try HandoffConfiguration(yaml: """
-            peer_port: 9000
-            interfaces: [eth0]
-            state_directory: /srv/state
-            runtime_directory: /srv/run
-            log_level: debug
-            limits: {max_frame_bytes: 4096, handshake_timeout_seconds: 3, max_control_clients: 4}
-            activity_types: [{type: org.example.note}, {type: org.example.other}]
-            handlers:
-              - types: [org.example.note]
-                exec: [/usr/bin/notes, --continue]
-                timeout_seconds: 2
-            opener: [/usr/bin/firefox, --new-tab]
-            """)
+        let c = try HandoffConfiguration(
+            yaml: """
+                peer_port: 9000
+                interfaces: [eth0]
+                state_directory: /srv/state
+                runtime_directory: /srv/run
+                log_level: debug
+                limits: {max_frame_bytes: 4096, handshake_timeout_seconds: 3, max_control_clients: 4}
+                activity_types: [{type: org.example.note}, {type: org.example.other}]
+                handlers:
+                  - types: [org.example.note]
+                    exec: [/usr/bin/notes, --continue]
+                    timeout_seconds: 2
+                opener: [/usr/bin/firefox, --new-tab]
+                """)
         #expect(c.peerPort == 9000 && c.interfaces == ["eth0"] && c.logLevel == "debug")
         #expect(c.stateDirectory == "/srv/state" && c.runtimeDirectory == "/srv/run")
         #expect(c.link.maxFrameBytes == 4096 && c.link.handshakeTimeoutSeconds == 3 && c.control.maxClients == 4)
-        #expect(c.execHandlers == [ExecHandlerBinding(types: [try ActivityType("org.example.note")], command: ["/usr/bin/notes", "--continue"], timeoutSeconds: 2)])
+        #expect(
+            c.execHandlers == [
+                ExecHandlerBinding(types: [try ActivityType("org.example.note")], command: ["/usr/bin/notes", "--continue"], timeoutSeconds: 2)
+            ])
         #expect(c.opener == ["/usr/bin/firefox", "--new-tab"])
     }
 
@@ -88,10 +93,13 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             ("limits: {max_frame_bytes: 70000}", "limits.max_frame_bytes"),
             ("handlers: [{types: [org.hawknotes.bookDetail], exec: [notes]}]", "handlers[0].exec"),
             ("handlers: [{types: [org.example.undeclared], exec: [/bin/true]}]", "handlers[0].types[0]"),
-            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true]}, {types: [org.hawknotes.bookDetail], exec: [/bin/false]}]", "handlers[1].types[0]"),
+            (
+                "handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true]}, {types: [org.hawknotes.bookDetail], exec: [/bin/false]}]",
+                "handlers[1].types[0]"
+            ),
             ("handlers: [{types: [], exec: [/bin/true]}]", "handlers[0].types"),
             ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true], timeout_seconds: 0}]", "handlers[0].timeout_seconds"),
-            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true], shell: yes}]", "handlers[0].shell"),
+            ("handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true], shell: yes}]", "handlers[0].shell")
         ]
         for (yaml, key) in cases {
             let e = #expect(throws: ConfigError.self, "\(yaml)") { try HandoffConfiguration(yaml: yaml) }
@@ -101,7 +109,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
 
     @Test func unknownKeysNameTheirPath() {
         #expect(throws: ConfigError.unknownKey(file: "f", key: "activty_types")) { try HandoffConfiguration(yaml: "activty_types: []", file: "f") }
-        #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_bytes")) { try HandoffConfiguration(yaml: "limits: {max_bytes: 1}", file: "f") }
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_bytes")) {
+            try HandoffConfiguration(yaml: "limits: {max_bytes: 1}", file: "f")
+        }
         #expect(throws: ConfigError.unknownKey(file: "f", key: "activity_types[0].requires")) {
             try HandoffConfiguration(yaml: "activity_types: [{type: a.b, requires: [x]}]", file: "f")
         }
@@ -129,9 +139,15 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
 
     @Test func syntaxAndUnreadable() {
         let e = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "limits: [unclosed") }
-        guard case .syntax? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .syntax? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         let u = #expect(throws: ConfigError.self) { try HandoffConfiguration(contentsOf: URL(fileURLWithPath: "/nonexistent.yaml")) }
-        guard case .unreadable(let file, _)? = u else { Issue.record("got \(String(describing: u))"); return }
+        guard case .unreadable(let file, _)? = u else {
+            Issue.record("got \(String(describing: u))")
+            return
+        }
         #expect(file == "/nonexistent.yaml")
     }
 }
@@ -154,8 +170,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
 /// Found by fuzz-config: a YAML 1.1 base-60 number overflowed inside Yams and trapped (handoffd
 /// died on its configuration instead of naming the key). Whole numbers are checked as decimal first.
 @Suite struct WholeNumberTests {
-    @Test(arguments: ["limits:\n  max_frame_bytes: 866666666666666666:6666666666666\n", "peer_port: 1:30\n", "peer_port: 0x1CAC\n",
-                      "handlers:\n  - types: [a.b]\n    exec: [/bin/true]\n    timeout_seconds: 99999999999999999999\n"])
+    @Test(arguments: [
+        "limits:\n  max_frame_bytes: 866666666666666666:6666666666666\n", "peer_port: 1:30\n", "peer_port: 0x1CAC\n",
+        "handlers:\n  - types: [a.b]\n    exec: [/bin/true]\n    timeout_seconds: 99999999999999999999\n"
+    ])
     func onlyDecimalWholeNumbers(_ yaml: String) {
         #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: yaml) }
     }

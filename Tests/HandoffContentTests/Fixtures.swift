@@ -20,14 +20,18 @@ enum IDs {
 /// A small library document for loader tests; `mutate` edits it before it is serialised.
 func libraryJSON(_ mutate: (inout [String: Any]) -> Void = { _ in }) -> Data {
     func book(_ id: String, _ chars: [String]) -> [String: Any] {
-        ["id": id, "title": "T\(id.prefix(4))", "imagePrefix": "p", "tagline": "t", "synopsis": "s",
-         "storeURL": "https://example.org/\(id.prefix(4))", "notes": "n",
-         "characters": chars.map { ["id": $0, "name": "N\($0.prefix(4))", "description": "d"] }]
+        [
+            "id": id, "title": "T\(id.prefix(4))", "imagePrefix": "p", "tagline": "t", "synopsis": "s",
+            "storeURL": "https://example.org/\(id.prefix(4))", "notes": "n",
+            "characters": chars.map { ["id": $0, "name": "N\($0.prefix(4))", "description": "d"] }
+        ]
     }
-    var doc: [String: Any] = ["books": [
-        book("11111111-1111-1111-1111-111111111111", ["AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA"]),
-        book("22222222-2222-2222-2222-222222222222", ["BBBBBBBB-BBBB-BBBB-BBBB-BBBBBBBBBBBB", "CCCCCCCC-CCCC-CCCC-CCCC-CCCCCCCCCCCC"]),
-    ]]
+    var doc: [String: Any] = [
+        "books": [
+            book("11111111-1111-1111-1111-111111111111", ["AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA"]),
+            book("22222222-2222-2222-2222-222222222222", ["BBBBBBBB-BBBB-BBBB-BBBB-BBBBBBBBBBBB", "CCCCCCCC-CCCC-CCCC-CCCC-CCCCCCCCCCCC"])
+        ]
+    ]
     mutate(&doc)
     return try! JSONSerialization.data(withJSONObject: doc)
 }

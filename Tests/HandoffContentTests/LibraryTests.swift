@@ -47,9 +47,12 @@ import Testing
                 b["characters"] = chars
             }
         }
-        #expect(throws: LibraryError.characterInTwoBooks(path: "$.books[1].characters[1].id",
-                                                         id: "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA",
-                                                         firstPath: "$.books[0].characters[0].id")) {
+        #expect(
+            throws: LibraryError.characterInTwoBooks(
+                path: "$.books[1].characters[1].id",
+                id: "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA",
+                firstPath: "$.books[0].characters[0].id")
+        ) {
             try Library(json: data)
         }
     }
@@ -85,7 +88,10 @@ import Testing
         #expect(throws: LibraryError.malformed(path: "$.books[1].title", reason: "missing")) { try Library(json: missing) }
         let wrongKind = libraryJSON { doc in editBook(&doc, 0) { $0["characters"] = "none" } }
         let e = #expect(throws: LibraryError.self) { try Library(json: wrongKind) }
-        guard case .malformed(let path, _)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .malformed(let path, _)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         #expect(path == "$.books[0].characters")
         #expect(throws: LibraryError.self) { try Library(json: Data("{".utf8)) }
     }
@@ -97,7 +103,10 @@ import Testing
 
     @Test func unreadableFile() {
         let e = #expect(throws: LibraryError.self) { try Library(contentsOf: URL(fileURLWithPath: "/nonexistent/library.json")) }
-        guard case .unreadable(let file, _)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .unreadable(let file, _)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         #expect(file == "/nonexistent/library.json")
     }
 }

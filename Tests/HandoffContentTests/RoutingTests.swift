@@ -47,8 +47,9 @@ import Testing
 
     @Test func declaredButNoHandler() {
         let t = try! ActivityType("org.other.thing")
-        let r = ActivityRouter(declared: try! DeclaredActivityTypes(HawkNotes.declarations + [ActivityTypeDeclaration(type: t)]),
-                               handlers: router.handlers)
+        let r = ActivityRouter(
+            declared: try! DeclaredActivityTypes(HawkNotes.declarations + [ActivityTypeDeclaration(type: t)]),
+            handlers: router.handlers)
         #expect(throws: ContinuationFailure.noHandler(type: "org.other.thing")) { try r.route(UserActivity(type: t)) }
     }
 
@@ -68,16 +69,25 @@ import Testing
     }
 
     @Test func payloadDecodeFailure() throws {
-        struct NotACharacter: Codable, NamedActivityPayload { static let payloadTypeName = "Character"; var x = 1 }
+        struct NotACharacter: Codable, NamedActivityPayload {
+            static let payloadTypeName = "Character"
+            var x = 1
+        }
         var a = UserActivity(type: HawkNotes.characterDetail)
         try a.setTypedPayload(NotACharacter())
         let e = #expect(throws: ContinuationFailure.self) { try router.route(a) }
-        guard case .payloadDecodeFailed(let type, _)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .payloadDecodeFailed(let type, _)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         #expect(type == HawkNotes.characterDetail.rawValue)
         var b = HawkNotes.bookDetailActivity(burningSwift)
         try b.addUserInfoEntries(["bookID": "not-a-uuid"])
         let e2 = #expect(throws: ContinuationFailure.self) { try router.route(b) }
-        guard case .payloadDecodeFailed? = e2 else { Issue.record("got \(String(describing: e2))"); return }
+        guard case .payloadDecodeFailed? = e2 else {
+            Issue.record("got \(String(describing: e2))")
+            return
+        }
     }
 
     @Test func contentNotFound() throws {

@@ -67,10 +67,16 @@ import Testing
         info["tab"] = 7
         try activity.setUserInfo(info)
         let e = #expect(throws: SceneError.self) { try Scene(restoringFrom: activity, catalog: lib) }
-        guard case .malformedRestoration? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .malformedRestoration? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         info["tab"] = .string(UUID().uuidString)
         try activity.setUserInfo(info)
         let e2 = #expect(throws: SceneError.self) { try Scene(restoringFrom: activity, catalog: lib) }
-        guard case .itemNotInTab? = e2 else { Issue.record("got \(String(describing: e2))"); return }
+        guard case .itemNotInTab? = e2 else {
+            Issue.record("got \(String(describing: e2))")
+            return
+        }
     }
 }

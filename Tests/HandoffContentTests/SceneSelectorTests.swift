@@ -23,14 +23,17 @@ import Testing
     @Test func canShowComesAfterPrefers() throws {
         let can = try scene(showing: nil, canShow: ["*"])
         let prefers = try scene(showing: nil, prefers: [target])
-        #expect(SceneSelector.choose(targetContentIdentifier: target, route: route, scenes: [can, prefers], activeSceneID: nil) == .existing(prefers.id))
+        #expect(
+            SceneSelector.choose(targetContentIdentifier: target, route: route, scenes: [can, prefers], activeSceneID: nil) == .existing(prefers.id))
         #expect(SceneSelector.choose(targetContentIdentifier: target, route: route, scenes: [can], activeSceneID: nil) == .existing(can.id))
     }
 
     @Test func sceneShowingTheBookComesNext() throws {
         let other = try scene(showing: IDs.saltAndLantern, prefers: ["b|\(IDs.saltAndLantern.uuidString)"])
         let showing = try scene(showing: IDs.burningSwift)
-        #expect(SceneSelector.choose(targetContentIdentifier: target, route: route, scenes: [other, showing], activeSceneID: other.id) == .existing(showing.id))
+        #expect(
+            SceneSelector.choose(targetContentIdentifier: target, route: route, scenes: [other, showing], activeSceneID: other.id)
+                == .existing(showing.id))
     }
 
     @Test func activeSceneThenNew() throws {

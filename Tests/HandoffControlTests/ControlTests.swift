@@ -7,7 +7,10 @@ import Testing
     @Test func splitsAcrossChunks() {
         var f = LineFramer(maxLine: 100)
         #expect(f.feed(Array("{\"op\":".utf8)).isEmpty)
-        #expect(f.feed(Array("\"status\"}\n{\"op\":\"peers\"}\r\n".utf8)) == [.line(Array("{\"op\":\"status\"}".utf8)), .line(Array("{\"op\":\"peers\"}".utf8))])
+        #expect(
+            f.feed(Array("\"status\"}\n{\"op\":\"peers\"}\r\n".utf8)) == [
+                .line(Array("{\"op\":\"status\"}".utf8)), .line(Array("{\"op\":\"peers\"}".utf8))
+            ])
     }
 
     @Test func tooLongLineIsReportedOnceAndSkipped() {
@@ -20,7 +23,7 @@ import Testing
 @Suite struct JSONValueTests {
     static let values: [PropertyListValue] = [
         "s", 1, -7, 1.5, .real(2.0), true, false, .date(Date(timeIntervalSince1970: 1_700_000_000.25)),
-        .data(Data([0, 1, 255])), [1, "a", [true]], ["k": ["n": .real(0.5)], "e": [:]],
+        .data(Data([0, 1, 255])), [1, "a", [true]], ["k": ["n": .real(0.5)], "e": [:]]
     ]
 
     @Test(arguments: values)
@@ -106,7 +109,9 @@ import Testing
     @Test func badRequestsAreTypedErrors() {
         #expect(throws: ControlError.notAnObject) { try ControlRequest(line: Array("[1]".utf8)) }
         #expect(throws: ControlError.missingOp) { try ControlRequest(line: Array(#"{"id":1}"#.utf8)) }
-        #expect(throws: ControlError.badArgument(name: "id", reason: "must be an integer")) { try ControlRequest(line: Array(#"{"op":"x","id":"1"}"#.utf8)) }
+        #expect(throws: ControlError.badArgument(name: "id", reason: "must be an integer")) {
+            try ControlRequest(line: Array(#"{"op":"x","id":"1"}"#.utf8))
+        }
         let e = #expect(throws: ControlError.self) { try ControlRequest(line: Array("{nope".utf8)) }
         #expect(e?.code == "not-json")
     }

@@ -19,9 +19,11 @@ import Testing
         #expect(ok.dateValue != nil)
     }
 
-    @Test(arguments: ["2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00",
-                      "2026-01-01 00:00:00Z", "0000-01-01T00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Z junk",
-                      "+12345-01-01T00:00:00Z", "2026-01-01T00:00:00+24:00"])
+    @Test(arguments: [
+        "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00",
+        "2026-01-01 00:00:00Z", "0000-01-01T00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Z junk",
+        "+12345-01-01T00:00:00Z", "2026-01-01T00:00:00+24:00"
+    ])
     func strictDates(_ text: String) {
         #expect(throws: ISODate.Problem.self) { try ISODate.parse(text) }
     }
@@ -40,7 +42,7 @@ import Testing
         .real(0.1), .real(-1e-300), .real(5e-324), .real(1.7976931348623157e308), .real(-0.0),
         .date(Date(timeIntervalSinceReferenceDate: 12_345.678_901_234_567)), .date(Date(timeIntervalSinceReferenceDate: -1e-6)),
         .date(Date(timeIntervalSinceReferenceDate: ISODate.endOfRange - 0.001)),
-        .date(Date(timeIntervalSinceReferenceDate: ISODate.earliest)), .date(Date(timeIntervalSince1970: 1.5e-7)),
+        .date(Date(timeIntervalSinceReferenceDate: ISODate.earliest)), .date(Date(timeIntervalSince1970: 1.5e-7))
     ])
     func losslessThroughText(_ value: PropertyListValue) throws {
         let back = try JSONValue.parse(JSONWriter.encode(["v": value]))
@@ -111,8 +113,10 @@ import Testing
     }
 
     /// Not JSON in the strict sense: JSONSerialization let some through and merged repeated keys.
-    @Test(arguments: [#"{"op":"x","a":1,"a":2}"#, #"{"op":"x","a":1e999}"#, #"{"op":"x","a":99999999999999999999}"#,
-                      #"{"op":"x","a":"\ud800"}"#, #"{"op":"x","a":{"$real":"nan"}}"#, #"{"op":"x"} x"#, "{\"op\":\"x\",\"a\":\"\u{01}\"}"])
+    @Test(arguments: [
+        #"{"op":"x","a":1,"a":2}"#, #"{"op":"x","a":1e999}"#, #"{"op":"x","a":99999999999999999999}"#,
+        #"{"op":"x","a":"\ud800"}"#, #"{"op":"x","a":{"$real":"nan"}}"#, #"{"op":"x"} x"#, "{\"op\":\"x\",\"a\":\"\u{01}\"}"
+    ])
     func malformedLinesAreRefused(_ line: String) {
         #expect(throws: ControlError.self) { try ControlRequest(line: Array(line.utf8)) }
     }
@@ -130,7 +134,9 @@ import Testing
 @Suite struct PrettyJSONTests {
     /// handoffctl --json: the layout scripts match on (`"avahi" : "up"`), and it reads back equal.
     @Test func prettyIsIndentedAndReadsBack() throws {
-        let v: PropertyListValue = ["avahi": "up", "peers": [["name": "b", "n": 1]], "e": [], "t": .date(Date(timeIntervalSince1970: 5)), "o": ["$k": 1]]
+        let v: PropertyListValue = [
+            "avahi": "up", "peers": [["name": "b", "n": 1]], "e": [], "t": .date(Date(timeIntervalSince1970: 5)), "o": ["$k": 1]
+        ]
         let text = String(decoding: JSONWriter.pretty(v), as: UTF8.self)
         #expect(text.contains(#"  "avahi" : "up","#))
         #expect(text.contains("\n    {\n      \"n\" : 1,"))

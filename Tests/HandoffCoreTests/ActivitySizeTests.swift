@@ -30,7 +30,10 @@ import Testing
         let a = try activity(bytes: 2_000)
         let policy = ActivitySizePolicy(warnAbove: 500, hardLimit: 1_000)
         let error = #expect(throws: ActivityError.self) { try a.measureSize(policy: policy) }
-        guard case .tooLarge(_, 1_000)? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .tooLarge(_, 1_000)? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(try a.measureSize(policy: ActivitySizePolicy(warnAbove: 500, hardLimit: 10_000)).isAboveWarning)
     }
 }

@@ -10,7 +10,10 @@ import Testing
     @Test(arguments: ["", "single", "a..b", ".a.b", "a.b.", "a.b c", "a.b_c", "a.bé", "a/b.c"])
     func refusesMalformed(_ value: String) {
         let error = #expect(throws: ActivityError.self) { try ActivityType(value) }
-        guard case .invalidType(let v, _)? = error else { Issue.record("wrong error \(String(describing: error))"); return }
+        guard case .invalidType(let v, _)? = error else {
+            Issue.record("wrong error \(String(describing: error))")
+            return
+        }
         #expect(v == value)
     }
 

@@ -72,11 +72,14 @@ import Testing
             [0x09, 0x02, 0x01, 0x62, 0x04, 0x01, 0x61, 0x04],
             [0x09, 0x02, 0x01, 0x61, 0x04, 0x01, 0x61, 0x04],
             [0x02, 0x81, 0x00],
-            [0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+            [0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
         ]
         for bytes in cases {
             let e = #expect(throws: CodecError.self) { try BoundedDecoder().decode(Data(header + bytes)) }
-            guard case .nonCanonical? = e else { Issue.record("\(bytes): got \(String(describing: e))"); continue }
+            guard case .nonCanonical? = e else {
+                Issue.record("\(bytes): got \(String(describing: e))")
+                continue
+            }
         }
     }
 
@@ -85,7 +88,10 @@ import Testing
         let (first, second) = decomposed.lexicographicallyPrecedes(composed) ? (decomposed, composed) : (composed, decomposed)
         let bytes: [UInt8] = [0x09, 0x02] + [UInt8(first.count)] + first + [0x04] + [UInt8(second.count)] + second + [0x05]
         let e = #expect(throws: CodecError.self) { try BoundedDecoder().decode(Data(header + bytes)) }
-        guard case .nonCanonical? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .nonCanonical? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
     }
 
     @Test func framingErrors() {

@@ -6,7 +6,7 @@ import Testing
     static let samples: [PropertyListValue] = [
         "", "héllo ✓", .integer(0), .integer(-1), .integer(.max), .integer(.min), .real(3.25), .real(-0.0),
         .real(.infinity), true, false, .date(Date(timeIntervalSinceReferenceDate: 12_345.5)), .data(Data()),
-        .data(Data([0, 1, 255])), [], [1, "a", [true]], [:], ["b": 1, "a": ["c": .data(Data([9]))]],
+        .data(Data([0, 1, 255])), [], [1, "a", [true]], [:], ["b": 1, "a": ["c": .data(Data([9]))]]
     ]
 
     @Test(arguments: samples)
@@ -51,7 +51,10 @@ import Testing
         plist["version"] = 1
         plist["type"] = "nodots"
         let e = #expect(throws: CodecError.self) { try UserActivity(propertyList: .dictionary(plist)) }
-        guard case .field("type", _)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .field("type", _)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         plist["type"] = "a.b"
         plist.removeValue(forKey: "id")
         #expect(throws: CodecError.field("id", problem: "missing")) { try UserActivity(propertyList: .dictionary(plist)) }
@@ -60,6 +63,9 @@ import Testing
         plist["id"] = .string(UUID().uuidString)
         plist["webpageURL"] = "file:///etc/passwd"
         let w = #expect(throws: CodecError.self) { try UserActivity(propertyList: .dictionary(plist)) }
-        guard case .field("webpageURL", _)? = w else { Issue.record("got \(String(describing: w))"); return }
+        guard case .field("webpageURL", _)? = w else {
+            Issue.record("got \(String(describing: w))")
+            return
+        }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct DeclaredActivityTypesTests {
     let declared = try! DeclaredActivityTypes([
         ActivityTypeDeclaration(type: makeType("org.example.note"), requiredKeys: ["noteID"]),
-        ActivityTypeDeclaration(type: makeType("org.example.point"), payload: "Point"),
+        ActivityTypeDeclaration(type: makeType("org.example.point"), payload: "Point")
     ])
 
     @Test func undeclaredNamesTypeAndConfigKey() {
@@ -60,7 +60,10 @@ import Testing
         a.isEligibleForHandoff = true
         try a.addUserInfoEntries(["blob": .data(Data(count: 70_000))])
         let e = #expect(throws: ActivityError.self) { _ = try declared.validateForPublishing(a, at: Date()) }
-        guard case .tooLarge(_, ActivitySizePolicy.defaultHardLimit)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .tooLarge(_, ActivitySizePolicy.defaultHardLimit)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
     }
 
     @Test func continuationFailureMapping() {

@@ -61,4 +61,3 @@ import Testing
         #expect(checked > 10)
     }
 }
-

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 @testable import HandoffCore
 
-private struct Point: Codable, Equatable { var x: Int; var y: Int }
+private struct Point: Codable, Equatable {
+    var x: Int
+    var y: Int
+}
 private struct Named: Codable, Equatable, NamedActivityPayload {
     static let payloadTypeName = "Wire.Named"
     var s: String
@@ -49,19 +52,28 @@ private struct Named: Codable, Equatable, NamedActivityPayload {
     @Test func corruptJSON() throws {
         let a = try activity(payloadEntry: ["type": "Point", "json": .data(Data("{\"x\":1,".utf8))])
         let error = #expect(throws: ActivityError.self) { try a.typedPayload(Point.self) }
-        guard case .payloadCorrupt? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .payloadCorrupt? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
     }
 
     @Test func corruptEntryShape() throws {
         let a = try activity(payloadEntry: .string("not a dictionary"))
         let error = #expect(throws: ActivityError.self) { try a.typedPayload(Point.self) }
-        guard case .payloadCorrupt? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .payloadCorrupt? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
     }
 
     @Test func deeplyNestedJSONIsACleanError() throws {
         let json = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         let a = try activity(payloadEntry: ["type": "Point", "json": .data(Data(json.utf8))])
         let error = #expect(throws: ActivityError.self) { try a.typedPayload(Point.self) }
-        guard case .payloadCorrupt? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .payloadCorrupt? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
     }
 }

@@ -7,20 +7,36 @@ import Testing
         var a = UserActivity(type: makeType())
         #expect(a.version == 1)
         var last = a.version
-        func grew() -> Bool { defer { last = a.version }; return a.version > last }
-        a.title = "t"; #expect(grew())
-        try a.addUserInfoEntries(["k": "v"]); #expect(grew())
-        a.requiredUserInfoKeys = ["k"]; #expect(grew())
-        a.targetContentIdentifier = "x"; #expect(grew())
-        try a.setWebpageURL(URL(string: "https://example.org")); #expect(grew())
-        a.referrerURL = URL(string: "https://example.org/r"); #expect(grew())
-        a.keywords = ["k"]; #expect(grew())
-        a.expirationDate = Date(); #expect(grew())
-        a.isEligibleForHandoff = false; #expect(grew())
-        a.isEligibleForSearch = true; #expect(grew())
-        a.persistentIdentifier = "p"; #expect(grew())
-        a.needsSave = true; #expect(grew())
-        try a.setTypedPayload([1, 2]); #expect(grew())
+        func grew() -> Bool {
+            defer { last = a.version }
+            return a.version > last
+        }
+        a.title = "t"
+        #expect(grew())
+        try a.addUserInfoEntries(["k": "v"])
+        #expect(grew())
+        a.requiredUserInfoKeys = ["k"]
+        #expect(grew())
+        a.targetContentIdentifier = "x"
+        #expect(grew())
+        try a.setWebpageURL(URL(string: "https://example.org"))
+        #expect(grew())
+        a.referrerURL = URL(string: "https://example.org/r")
+        #expect(grew())
+        a.keywords = ["k"]
+        #expect(grew())
+        a.expirationDate = Date()
+        #expect(grew())
+        a.isEligibleForHandoff = false
+        #expect(grew())
+        a.isEligibleForSearch = true
+        #expect(grew())
+        a.persistentIdentifier = "p"
+        #expect(grew())
+        a.needsSave = true
+        #expect(grew())
+        try a.setTypedPayload([1, 2])
+        #expect(grew())
     }
 
     @Test func addUserInfoEntriesMerges() throws {

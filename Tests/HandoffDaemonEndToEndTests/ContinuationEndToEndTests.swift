@@ -9,7 +9,8 @@ import Testing
 
 /// Real handoffd processes with real avahi-daemons in test hosts, paired, driven by handoffctl and
 /// by HandoffClient as an app would.
-@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct ContinuationEndToEndTests {
     @Test func publishListContinuePushAndNeedsSave() async throws {
         let hosts = try TestHostSet(count: 2)
@@ -78,26 +79,29 @@ struct ContinuationEndToEndTests {
         let out = "/tmp/handoffd-e2e/\(hosts.name)-out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         hosts.removeOnTearDown(out)
-        let (a, b) = try await startPaired(hosts, configA: DaemonHost.hawkNotesTypes + """
-              - type: org.example.onlyA
-              - type: org.example.req
-              - type: org.example.exec
-              - type: org.example.live
-              - type: org.example.web
+        let (a, b) = try await startPaired(
+            hosts,
+            configA: DaemonHost.hawkNotesTypes + """
+                  - type: org.example.onlyA
+                  - type: org.example.req
+                  - type: org.example.exec
+                  - type: org.example.live
+                  - type: org.example.web
 
-            """, configB: DaemonHost.hawkNotesTypes + """
-              - type: org.example.req
-                required_keys: [note]
-              - type: org.example.exec
-              - type: org.example.live
-              - type: org.example.web
-            handlers:
-              - types: [org.example.exec]
-                exec: ['/bin/sh', '-c', 'cat > \(out)/exec.json']
-                timeout_seconds: 5
-            opener: ['/bin/sh', '-c', 'printf %s "$0" > \(out)/opened.txt']
+                """,
+            configB: DaemonHost.hawkNotesTypes + """
+                  - type: org.example.req
+                    required_keys: [note]
+                  - type: org.example.exec
+                  - type: org.example.live
+                  - type: org.example.web
+                handlers:
+                  - types: [org.example.exec]
+                    exec: ['/bin/sh', '-c', 'cat > \(out)/exec.json']
+                    timeout_seconds: 5
+                opener: ['/bin/sh', '-c', 'printf %s "$0" > \(out)/opened.txt']
 
-            """)
+                """)
         let eventsA = try await EventLog.watch(a)
 
         func publish(_ args: [String]) throws -> String {
@@ -139,7 +143,7 @@ struct ContinuationEndToEndTests {
         let cases: [(String, String)] = [
             (try publish(["--type", "org.example.onlyA"]), "undeclared-type"),
             (try publish(["--type", "org.example.req"]), "missing-required-key"),
-            (expiring, "expired"),
+            (expiring, "expired")
         ]
         try await waitUntil("the activity expired on alpha", timeout: 5) {
             try await a.request("activities")?.arrayValue?.contains { $0["activity"] == expiring && $0["expired"] == "true" } == true

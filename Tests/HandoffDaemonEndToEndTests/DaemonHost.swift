@@ -56,8 +56,12 @@ final class DaemonHost: @unchecked Sendable {
     /// Starts handoffd and waits until it answers `status` (with Avahi up, unless told not to wait for it).
     func start(environment: [String: String] = [:], waitForAvahi: Bool = true) async throws {
         // sh execs handoffd (same PID) with stderr, its log, in a file of this host's own.
-        process = try hosts.spawn(index, "/bin/sh", ["-c", "exec \"$0\" \"$@\" 2>>'\(logPath)'", BuiltProducts.path("handoffd"),
-                                                     "--config", dir + "/handoffd.yaml"], environment: environment)
+        process = try hosts.spawn(
+            index, "/bin/sh",
+            [
+                "-c", "exec \"$0\" \"$@\" 2>>'\(logPath)'", BuiltProducts.path("handoffd"),
+                "--config", dir + "/handoffd.yaml"
+            ], environment: environment)
         try await waitUntil("\(name) is up", timeout: 15) {
             guard let s = try? await self.request("status") else { return false }
             return !waitForAvahi || s["avahi"] == "up"
@@ -131,7 +135,9 @@ func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
 }
 
 /// Two daemons, alpha on host 1 and beta on host 2, started and paired.
-func startPaired(_ hosts: TestHostSet, configA: String = DaemonHost.hawkNotesTypes, configB: String = DaemonHost.hawkNotesTypes) async throws -> (DaemonHost, DaemonHost) {
+func startPaired(_ hosts: TestHostSet, configA: String = DaemonHost.hawkNotesTypes, configB: String = DaemonHost.hawkNotesTypes) async throws -> (
+    DaemonHost, DaemonHost
+) {
     let a = try DaemonHost(hosts, 1, name: "alpha", config: configA), b = try DaemonHost(hosts, 2, name: "beta", config: configB)
     try await a.start()
     try await b.start()

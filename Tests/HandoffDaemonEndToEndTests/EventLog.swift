@@ -23,7 +23,9 @@ final class EventLog: @unchecked Sendable {
     var all: [ControlEvent] { lock.withLock { events } }
 
     @discardableResult
-    func wait(_ name: String, timeout: Double = 5, where match: @escaping @Sendable ([String: PropertyListValue]) -> Bool = { _ in true }) async throws -> ControlEvent {
+    func wait(_ name: String, timeout: Double = 5, where match: @escaping @Sendable ([String: PropertyListValue]) -> Bool = { _ in true })
+        async throws -> ControlEvent
+    {
         var found: ControlEvent?
         try await waitUntil("event \(name)", timeout: timeout) {
             found = self.all.first { $0.name == name && match($0.fields) }

@@ -6,7 +6,8 @@ import HandoffTestSupport
 import Testing
 
 /// Readiness, shutdown, liveness and hostile input with real handoffd and avahi-daemon processes.
-@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct LifecycleEndToEndTests {
     @Test func readyOnlyWhenServingAndSIGTERMWithdrawsWithinTwoSeconds() async throws {
         let hosts = try TestHostSet(count: 2)
@@ -53,7 +54,9 @@ struct LifecycleEndToEndTests {
         let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         try await waitUntil("beta sees alpha's new TXT", timeout: 5) {
-            eventsB.all.dropFirst(before).contains { ($0.name == "peerChanged" || $0.name == "peerAppeared") && $0.fields["peer"]?.stringValue == "alpha" }
+            eventsB.all.dropFirst(before).contains {
+                ($0.name == "peerChanged" || $0.name == "peerAppeared") && $0.fields["peer"]?.stringValue == "alpha"
+            }
         }
         try await waitUntil("alpha answers beta again", timeout: 10) { try await b.peer("alpha")?["present"] == "true" }
         try await waitUntil("beta lists alpha's activity", timeout: 2) {

@@ -1,7 +1,7 @@
 import Foundation
 import HandoffTestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Stands in for systemd's notification socket: collects the datagrams a daemon sends to
@@ -31,7 +31,10 @@ final class NotifyListener: @unchecked Sendable {
             var buf = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = recv(fd, &buf, buf.count, 0)
-                if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    return
+                }
                 let text = String(decoding: buf[0..<n], as: UTF8.self)
                 guard let self else { return }
                 let probed = self.probe()

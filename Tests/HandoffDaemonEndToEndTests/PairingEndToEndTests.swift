@@ -4,7 +4,8 @@ import Testing
 
 /// Issue 11, item 1, end to end through `handoffctl pair --accept`: a man in the middle chose the
 /// name shown beside the code and drew a fake fingerprint and code with it.
-@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct PairingEndToEndTests {
     /// Runs the rogue peer inside host 1 until the accepting window lets it in (or the deadline).
     func rogue(_ hosts: TestHostSet, name: String, _ decision: String) async throws -> [String] {

@@ -8,19 +8,24 @@ import HandoffTestSupport
 import Testing
 
 /// Scene state across restarts, crashes, full and read-only disks, with a real handoffd.
-@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+@Suite(
+    .serialized, .timeLimit(.minutes(10)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct SceneEndToEndTests {
     static let library = try! Library(contentsOf: TestHostSet.repositoryRoot.appendingPathComponent("config/library.json"))
 
     /// Makes a scene on `book` showing its character `i`, with a draft for that book and a scene value.
     func makeScene(_ c: HandoffClient, book: Book, character i: Int, draft: String) async throws -> String {
         let id = try #require(try await c.request("scene-connect")?["scene"])
-        _ = try await c.request("scene-update", [
-            "scene": .string(id), "book": .string(book.id.uuidString), "path": [.string(book.characters[i].id.uuidString)],
-            "set": [["key": "draftText", "content": .string(ContentPath(tabID: book.id).description), "value": .string(draft)],
-                    ["key": "scroll", "value": .real(0.5)]],
-            "activity": HawkNotes.characterDetailActivity(book.characters[i], in: book).propertyList,
-        ])
+        _ = try await c.request(
+            "scene-update",
+            [
+                "scene": .string(id), "book": .string(book.id.uuidString), "path": [.string(book.characters[i].id.uuidString)],
+                "set": [
+                    ["key": "draftText", "content": .string(ContentPath(tabID: book.id).description), "value": .string(draft)],
+                    ["key": "scroll", "value": .real(0.5)]
+                ],
+                "activity": HawkNotes.characterDetailActivity(book.characters[i], in: book).propertyList
+            ])
         return id
     }
 
@@ -31,9 +36,15 @@ struct SceneEndToEndTests {
         try await a.start(waitForAvahi: false)
         let c = try await HandoffClient.connect(socketPath: a.socket)
         var ids: [String] = []
-        for (i, book) in Self.library.books.enumerated() { ids.append(try await makeScene(c, book: book, character: i, draft: "notes on \(book.title)")) }
+        for (i, book) in Self.library.books.enumerated() {
+            ids.append(try await makeScene(c, book: book, character: i, draft: "notes on \(book.title)"))
+        }
         await c.close()
-        func snapshot() async throws -> [PropertyListValue?] { var out: [PropertyListValue?] = []; for id in ids { out.append(try await a.request("scene", ["scene": .string(id)])) }; return out }
+        func snapshot() async throws -> [PropertyListValue?] {
+            var out: [PropertyListValue?] = []
+            for id in ids { out.append(try await a.request("scene", ["scene": .string(id)])) }
+            return out
+        }
         let before = try await snapshot()
         #expect(before.allSatisfy { $0?["character"] != nil })
 
@@ -76,7 +87,9 @@ struct SceneEndToEndTests {
                 let stored = try await a.request("scene", ["scene": .string(id)])?.dictionaryValue?["storage"]
                 let value = stored?.dictionaryValue?["scene"]?.dictionaryValue?["counter"]?.integerValue ?? 0
                 let (acked, requested) = progress.bounds(id)
-                #expect(acked <= value && value <= requested, "round \(round), scene \(id): stored \(value), acknowledged \(acked), requested \(requested)")
+                #expect(
+                    acked <= value && value <= requested,
+                    "round \(round), scene \(id): stored \(value), acknowledged \(acked), requested \(requested)")
                 progress.restart(id, at: value)
                 checked += 1
             }
@@ -113,12 +126,18 @@ struct SceneEndToEndTests {
         try hosts.run(1, ["mount", "-t", "tmpfs", "-o", "size=640k,mode=0700", "tmpfs", a.sceneDirectory])
         try await a.start(waitForAvahi: false)
         let id = try #require(try await a.request("scene-connect")?["scene"])
-        _ = try await a.request("scene-update", ["scene": .string(id), "book": .string("The Burning Swift"), "set": [["key": "note", "value": "kept"]]])
+        _ = try await a.request(
+            "scene-update", ["scene": .string(id), "book": .string("The Burning Swift"), "set": [["key": "note", "value": "kept"]]])
         let kept = try await a.request("scene", ["scene": .string(id)])
         var failure: String?
         for i in 0..<40 {
             do {
-                _ = try await a.request("scene-update", ["scene": .string(id), "set": [["key": .string("big\(i)"), "value": .data(Data((0..<100_000).map { _ in UInt8.random(in: 0...255) }))]]])
+                _ = try await a.request(
+                    "scene-update",
+                    [
+                        "scene": .string(id),
+                        "set": [["key": .string("big\(i)"), "value": .data(Data((0..<100_000).map { _ in UInt8.random(in: 0...255) }))]]
+                    ])
             } catch let e as ClientError {
                 failure = e.description
                 if case .refused(let code, _) = e { #expect(code == "save-failed") }
@@ -244,9 +263,24 @@ final class Progress: @unchecked Sendable {
     private var requested: [String: Int64] = [:]
     private(set) var totalAcknowledged = 0
 
-    func nextRequest(_ id: String) -> Int64 { lock.withLock { requested[id, default: 0] += 1; return requested[id]! } }
-    func acknowledged(_ id: String, _ n: Int64) { lock.withLock { acked[id] = max(acked[id] ?? 0, n); totalAcknowledged += 1 } }
+    func nextRequest(_ id: String) -> Int64 {
+        lock.withLock {
+            requested[id, default: 0] += 1
+            return requested[id]!
+        }
+    }
+    func acknowledged(_ id: String, _ n: Int64) {
+        lock.withLock {
+            acked[id] = max(acked[id] ?? 0, n)
+            totalAcknowledged += 1
+        }
+    }
     func bounds(_ id: String) -> (Int64, Int64) { lock.withLock { (acked[id] ?? 0, requested[id] ?? 0) } }
     /// After a restart the stored value is the new base: requests continue above it.
-    func restart(_ id: String, at value: Int64) { lock.withLock { acked[id] = value; requested[id] = value } }
+    func restart(_ id: String, at value: Int64) {
+        lock.withLock {
+            acked[id] = value
+            requested[id] = value
+        }
+    }
 }

@@ -32,8 +32,10 @@ import Testing
 
     @Test func expiredAndIneligibleAreNotAdvertised() {
         var c = CurrentActivities()
-        var expired = activity(); expired.expirationDate = now
-        var hidden = activity(); hidden.isEligibleForHandoff = false
+        var expired = activity()
+        expired.expirationDate = now
+        var hidden = activity()
+        hidden.isEligibleForHandoff = false
         let fine = activity()
         c.becomeCurrent(expired, scene: UUID(), at: now)
         c.becomeCurrent(hidden, scene: UUID(), at: now)

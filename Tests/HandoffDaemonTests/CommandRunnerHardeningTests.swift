@@ -5,7 +5,7 @@ import Testing
 @testable import HandoffDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 11, item 8: exec handlers inherited the daemon's environment, its ignored SIGPIPE and
@@ -25,12 +25,20 @@ import Glibc
         setenv("SSH_AUTH_SOCK", "/tmp/agent.sock", 1)
         setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/x", 1)
         setenv("LC_TIME", "C", 1)
-        defer { unsetenv("NOTIFY_SOCKET"); unsetenv("SSH_AUTH_SOCK"); unsetenv("DBUS_SYSTEM_BUS_ADDRESS"); unsetenv("LC_TIME") }
+        defer {
+            unsetenv("NOTIFY_SOCKET")
+            unsetenv("SSH_AUTH_SOCK")
+            unsetenv("DBUS_SYSTEM_BUS_ADDRESS")
+            unsetenv("LC_TIME")
+        }
         let env = try await output(of: "env")
         let names = Set(env.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) })
         #expect(!names.contains("NOTIFY_SOCKET") && !names.contains("SSH_AUTH_SOCK") && !names.contains("DBUS_SYSTEM_BUS_ADDRESS"))
         #expect(env.contains("PATH=\(CommandRunner.defaultPath)") && env.contains("LC_TIME=C"))
-        #expect(names.subtracting(["PATH", "PWD", "SHLVL", "_", "OLDPWD"]).allSatisfy { CommandRunner.passedEnvironment.contains($0) || $0.hasPrefix("LC_") })
+        #expect(
+            names.subtracting(["PATH", "PWD", "SHLVL", "_", "OLDPWD"]).allSatisfy {
+                CommandRunner.passedEnvironment.contains($0) || $0.hasPrefix("LC_")
+            })
     }
 
     @Test func defaultSignalsAndNoMask() async throws {
@@ -42,10 +50,11 @@ import Glibc
         pthread_sigmask(SIG_BLOCK, &block, nil)
         defer { pthread_sigmask(SIG_UNBLOCK, &block, nil) }
         let status = try await output(of: "grep -E '^Sig(Blk|Ign)' /proc/self/status")
-        let fields = Dictionary(uniqueKeysWithValues: status.split(separator: "\n").map { line in
-            let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
-            return (parts[0], UInt64(parts[1], radix: 16) ?? .max)
-        })
+        let fields = Dictionary(
+            uniqueKeysWithValues: status.split(separator: "\n").map { line in
+                let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+                return (parts[0], UInt64(parts[1], radix: 16) ?? .max)
+            })
         #expect(fields["SigBlk"] == 0)
         #expect((fields["SigIgn"] ?? .max) & (1 << (UInt64(SIGPIPE) - 1)) == 0)
     }
@@ -58,8 +67,9 @@ import Glibc
             let results = await withTaskGroup(of: CommandResult.self) { group in
                 for _ in 0..<limit.max {
                     group.addTask {
-                        await CommandRunner.run(["/bin/sh", "-c", "cat > /dev/null"], input: Array(repeating: 7, count: 100_000),
-                                                timeout: .seconds(5), limit: limit)
+                        await CommandRunner.run(
+                            ["/bin/sh", "-c", "cat > /dev/null"], input: Array(repeating: 7, count: 100_000),
+                            timeout: .seconds(5), limit: limit)
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }

@@ -7,7 +7,7 @@ import Testing
 @testable import HandoffDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Echoes `echo` requests, sends an event for `poke`, refuses everything else as unknown.
@@ -48,8 +48,13 @@ final class LineClient: @unchecked Sendable {
             let bytes = Array(path.utf8)
             for (i, b) in bytes.enumerated() { raw[i] = b }
         }
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard rc == 0 else { close(fd); throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            close(fd)
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -101,8 +106,9 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
     func server(allowed: Set<uid_t> = [geteuid(), 0], maxClients: Int = 32, maxLine: Int = 1024) async throws -> ControlServer {
         // A socket file of its own in the temporary directory, removed by `stop()`: nothing left behind.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8)).sock").path
-        let s = ControlServer(path: path, allowedUIDs: allowed, maxClients: maxClients,
-                              maxLine: maxLine, operations: EchoOperations())
+        let s = ControlServer(
+            path: path, allowedUIDs: allowed, maxClients: maxClients,
+            maxLine: maxLine, operations: EchoOperations())
         try await s.start()
         // Serves until the test's `stop()`.
         Task { try await s.run() }
@@ -112,7 +118,9 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
     @Test func answersInOrderAndSurvivesBadRequests() async throws {
         let s = try await server()
         let c = try LineClient(path: s.path)
-        c.send("{\"id\":1,\"op\":\"echo\",\"value\":{\"$date\":\"2026-11-21T20:00:00.000Z\"}}\n{nope\n{\"id\":2,\"op\":\"fly\"}\n\n{\"id\":3,\"op\":\"echo\",\"value\":[1,2]}\n")
+        c.send(
+            "{\"id\":1,\"op\":\"echo\",\"value\":{\"$date\":\"2026-11-21T20:00:00.000Z\"}}\n{nope\n{\"id\":2,\"op\":\"fly\"}\n\n{\"id\":3,\"op\":\"echo\",\"value\":[1,2]}\n"
+        )
         let first = await c.readJSON()
         #expect(first?["id"] as? Int == 1 && first?["ok"] as? Bool == true)
         #expect((first?["result"] as? [String: Any])?["$date"] as? String == "2026-11-21T20:00:00.000Z")
@@ -150,7 +158,8 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         c.send("{\"op\":\"echo\"}\n")
         let line = await c.readJSON()
         #expect(errorCode(line) == "permission-denied")
-        #expect((line?["error"] as? [String: Any])?["message"] as? String == "uid \(geteuid()) may not control handoffd; run as uid \(geteuid()) or root")
+        #expect(
+            (line?["error"] as? [String: Any])?["message"] as? String == "uid \(geteuid()) may not control handoffd; run as uid \(geteuid()) or root")
         #expect(await c.isClosedByServer())
         await s.stop()
     }
@@ -158,7 +167,8 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
     @Test func clientCountIsBounded() async throws {
         let s = try await server(maxClients: 2)
         let a = try LineClient(path: s.path), b = try LineClient(path: s.path)
-        a.send("{\"id\":1,\"op\":\"echo\"}\n"); b.send("{\"id\":1,\"op\":\"echo\"}\n")
+        a.send("{\"id\":1,\"op\":\"echo\"}\n")
+        b.send("{\"id\":1,\"op\":\"echo\"}\n")
         let fromA = await a.readJSON(), fromB = await b.readJSON()
         #expect(fromA?["ok"] as? Bool == true && fromB?["ok"] as? Bool == true)
         let c = try LineClient(path: s.path)

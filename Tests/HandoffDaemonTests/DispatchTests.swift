@@ -17,7 +17,8 @@ func livingMembers(ofGroup group: Int32) -> [Int32] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { name -> Int32? in
         guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 2, Int32(fields[2]) == group, fields[0] != "Z" else { return nil }
         return pid
@@ -52,7 +53,10 @@ func scratchFile() -> String { FileManager.default.temporaryDirectory.appendingP
 
     @Test func missingProgram() async {
         let result = await CommandRunner.run(["/nonexistent/handler"], timeout: .seconds(1))
-        guard case .couldNotStart = result else { Issue.record("got \(result)"); return }
+        guard case .couldNotStart = result else {
+            Issue.record("got \(result)")
+            return
+        }
     }
 }
 
@@ -72,9 +76,12 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     static let note = try! ActivityType("org.example.note")
     static let page = try! ActivityType("org.example.page")
 
-    func dispatcher(live: FakeLive = FakeLive(accepting: nil), exec: [ExecHandlerBinding] = [], opener: [String] = ["/bin/true"],
-                    scenes: NIOLockedValueBox<[Route]> = NIOLockedValueBox([])) throws -> Dispatcher {
-        let declared = try DeclaredActivityTypes(HawkNotes.declarations + [ActivityTypeDeclaration(type: Self.note), ActivityTypeDeclaration(type: Self.page)])
+    func dispatcher(
+        live: FakeLive = FakeLive(accepting: nil), exec: [ExecHandlerBinding] = [], opener: [String] = ["/bin/true"],
+        scenes: NIOLockedValueBox<[Route]> = NIOLockedValueBox([])
+    ) throws -> Dispatcher {
+        let declared = try DeclaredActivityTypes(
+            HawkNotes.declarations + [ActivityTypeDeclaration(type: Self.note), ActivityTypeDeclaration(type: Self.page)])
         let router = ActivityRouter(declared: declared, handlers: try HandlerRegistry(HawkNotes.handlers(library: library)))
         let sceneID = UUID()
         return Dispatcher(router: router, execHandlers: exec, opener: opener, live: live) { route, _, _ in
@@ -98,7 +105,10 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     @Test func builtInHandlersRouteToAScene() async throws {
         let scenes = NIOLockedValueBox<[Route]>([])
         let outcome = try await dispatcher(scenes: scenes).dispatch(beatrice)
-        guard case .routedToScene(_, let route) = outcome else { Issue.record("got \(outcome)"); return }
+        guard case .routedToScene(_, let route) = outcome else {
+            Issue.record("got \(outcome)")
+            return
+        }
         #expect(route.tabID == library.books[0].id && route.navigationPath == [.item(UUID(uuidString: "08D82D60-6977-42AA-9C22-AB1A07AE8A19")!)])
         #expect(scenes.withLockedValue { $0 } == [route])
     }
@@ -118,7 +128,10 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     @Test func failingExecHandlerIsAHandlerFailure() async throws {
         let d = try dispatcher(exec: [ExecHandlerBinding(types: [Self.note], command: ["/bin/sh", "-c", "exit 4"], timeoutSeconds: 5)])
         let outcome = await d.dispatch(UserActivity(type: Self.note))
-        guard case .failed(let f) = outcome else { Issue.record("got \(outcome)"); return }
+        guard case .failed(let f) = outcome else {
+            Issue.record("got \(outcome)")
+            return
+        }
         #expect(f.code == "handler-failed" && f.description.contains("exited with status 4"))
     }
 

@@ -5,8 +5,10 @@ import Testing
 /// Issue 12, item 6: `handoffctl --socket P status` was refused (`Unknown option '--socket'`),
 /// though the README wrote it first.
 @Suite struct HandoffctlCommandLineTests {
-    @Test(arguments: [["--socket", "/nonexistent/control.sock", "status"], ["status", "--socket", "/nonexistent/control.sock"],
-                      ["--socket=/nonexistent/control.sock", "--json", "status"], ["--json", "--socket", "/nonexistent/control.sock", "scene", "list"]])
+    @Test(arguments: [
+        ["--socket", "/nonexistent/control.sock", "status"], ["status", "--socket", "/nonexistent/control.sock"],
+        ["--socket=/nonexistent/control.sock", "--json", "status"], ["--json", "--socket", "/nonexistent/control.sock", "scene", "list"]
+    ])
     func socketBeforeOrAfterTheCommand(_ args: [String]) throws {
         let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args)
         // 3: handoffd is not running there (not 64, wrong usage).

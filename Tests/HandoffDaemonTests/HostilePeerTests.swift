@@ -124,9 +124,11 @@ struct LoopNode {
         await linksB.setServer { message, _ in
             // Titles not cut (built directly): 4 x 17 KB, past a frame.
             let long = String(repeating: "t", count: 17_000)
-            return .activities(id: message.requestID ?? 0, items: (0..<4).map { _ in
-                ActivitySummary(activityID: UUID(), type: "a.b", title: long, scene: nil, version: 1)
-            })
+            return .activities(
+                id: message.requestID ?? 0,
+                items: (0..<4).map { _ in
+                    ActivitySummary(activityID: UUID(), type: "a.b", title: long, scene: nil, version: 1)
+                })
         }
         let pump = Task { for await s in b.endpoint.sessions { await linksB.adopt(s) } }
         defer { pump.cancel() }
@@ -148,7 +150,8 @@ struct LoopNode {
         let frame = LinkSession.maxMessage(frame: 65_535)
         // Four current activities with 17 KB titles: their summaries are cut.
         let summaries = (0..<CurrentActivities.maxCurrent).map { _ in
-            ActivitySummary(UserActivity(type: try! ActivityType("org.hawknotes.draftNote"), title: String(repeating: "é", count: 8_500)), scene: UUID())
+            ActivitySummary(
+                UserActivity(type: try! ActivityType("org.hawknotes.draftNote"), title: String(repeating: "é", count: 8_500)), scene: UUID())
         }
         #expect(try PeerMessage.changed(items: summaries).encoded().count <= frame)
         #expect(summaries.allSatisfy { ($0.title?.utf8.count ?? 0) <= ActivitySummary.maxTitleBytes })
@@ -158,7 +161,9 @@ struct LoopNode {
         try a.addUserInfoEntries(["blob": .data(Data(count: ActivitySizePolicy.defaultHardLimit - base - 16))])
         var size = try a.measureSize().bytes
         while size < ActivitySizePolicy.defaultHardLimit {
-            try a.addUserInfoEntries(["blob": .data(Data(count: (a.userInfo["blob"]?.dataValue?.count ?? 0) + ActivitySizePolicy.defaultHardLimit - size))])
+            try a.addUserInfoEntries([
+                "blob": .data(Data(count: (a.userInfo["blob"]?.dataValue?.count ?? 0) + ActivitySizePolicy.defaultHardLimit - size))
+            ])
             size = try a.measureSize().bytes
         }
         #expect(size == ActivitySizePolicy.defaultHardLimit)

@@ -10,8 +10,9 @@ import Logging
 import ServiceLifecycle
 @testable import HandoffDaemon
 
-let loopbackLibrary = try! Library(contentsOf: URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
+let loopbackLibrary = try! Library(
+    contentsOf: URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
 
 /// A daemon on loopback with in-memory stores, discovered through a `FakeNetwork`, its services
 /// run by a ServiceGroup as handoffd runs them, and its control socket.
@@ -30,11 +31,14 @@ final class LoopbackDaemon: Sendable {
         c.peerPort = 0
         identity = IdentityKey()
         discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)
-        daemon = try Daemon(parts: DaemonParts(configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
-                                               sceneStore: MemorySceneStore(), discovery: discovery, logger: Logger(label: "test.\(name)")))
+        daemon = try Daemon(
+            parts: DaemonParts(
+                configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
+                sceneStore: MemorySceneStore(), discovery: discovery, logger: Logger(label: "test.\(name)")))
         // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
-        control = ControlServer(path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,
-                                operations: daemon.operations)
+        control = ControlServer(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,
+            operations: daemon.operations)
         try await daemon.prepare(listeningOn: "127.0.0.1")
         try await control.start()
         group = ServiceGroup(services: daemon.services + [control], logger: Logger(label: "test.\(name).services"))

@@ -15,10 +15,21 @@ import Testing
         let a = try await LoopbackDaemon("alpha", on: network)
         let b = try await LoopbackDaemon("beta", on: network)
         let c = try await LoopbackDaemon("gamma", on: network)
-        defer { Task { await a.stop(); await b.stop(); await c.stop() } }
+        defer {
+            Task {
+                await a.stop()
+                await b.stop()
+                await c.stop()
+            }
+        }
         let first = try await HandoffClient.connect(socketPath: a.control.path)
         let second = try await HandoffClient.connect(socketPath: a.control.path)
-        defer { Task { await first.close(); await second.close() } }
+        defer {
+            Task {
+                await first.close()
+                await second.close()
+            }
+        }
 
         let accept1 = Task { try await first.request("pair-accept", ["timeout": 30]) }
         try await waitUntil("the first accept waits", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
@@ -37,8 +48,10 @@ import Testing
 
     /// `initiator` starts pairing with `responder`, whose waiting accept returns the same code;
     /// both confirm.
-    private func pair(_ initiator: LoopbackDaemon, with responder: LoopbackDaemon,
-                      accepted: Task<PropertyListValue?, Error>, on acceptClient: HandoffClient) async throws {
+    private func pair(
+        _ initiator: LoopbackDaemon, with responder: LoopbackDaemon,
+        accepted: Task<PropertyListValue?, Error>, on acceptClient: HandoffClient
+    ) async throws {
         try await waitUntil("the initiator lists the responder", timeout: 5) {
             await initiator.daemon.peers.discovered(responder.daemon.configuration.deviceName) != nil
         }
@@ -48,7 +61,8 @@ import Testing
         let accepting = try #require(try await accepted.value)
         #expect(started.dictionaryValue?["code"] == accepting.dictionaryValue?["code"])
         async let initiatorDone = client.request("pair-confirm", ["pairing": try #require(started.dictionaryValue?["pairing"]), "accept": true])
-        let responderDone = try await acceptClient.request("pair-confirm", ["pairing": try #require(accepting.dictionaryValue?["pairing"]), "accept": true])
+        let responderDone = try await acceptClient.request(
+            "pair-confirm", ["pairing": try #require(accepting.dictionaryValue?["pairing"]), "accept": true])
         #expect(responderDone?.dictionaryValue?["peer"] == .string(initiator.daemon.configuration.deviceName))
         _ = try await initiatorDone
     }

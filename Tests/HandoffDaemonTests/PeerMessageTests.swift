@@ -25,7 +25,7 @@ import Testing
         .invalidated(activityID: UUID()),
         .ping(id: 5), .pong(id: 5),
         .error(id: 6, code: "unknown-message", message: "what"),
-        .error(id: nil, code: "undecodable", message: "?"),
+        .error(id: nil, code: "undecodable", message: "?")
     ]
 
     @Test(arguments: all)
@@ -48,7 +48,10 @@ import Testing
     @Test func garbageIsACleanError() {
         for junk: [UInt8] in [[], [0xFF], Array("hello".utf8), [0x48, 0x4F, 0x01, 0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]] {
             let e = #expect(throws: PeerProtocolError.self) { try PeerMessage(decoding: junk) }
-            guard case .undecodable? = e else { Issue.record("\(junk): \(String(describing: e))"); continue }
+            guard case .undecodable? = e else {
+                Issue.record("\(junk): \(String(describing: e))")
+                continue
+            }
         }
     }
 

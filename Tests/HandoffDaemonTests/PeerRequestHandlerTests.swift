@@ -6,7 +6,9 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct PeerRequestHandlerTests {
     static let type = try! ActivityType("org.hawknotes.draftNote")
 
-    func handler(_ current: CurrentActivities, refresh: @escaping @Sendable (UserActivity) async -> UserActivity? = { _ in nil }) -> PeerRequestHandler {
+    func handler(_ current: CurrentActivities, refresh: @escaping @Sendable (UserActivity) async -> UserActivity? = { _ in nil })
+        -> PeerRequestHandler
+    {
         PeerRequestHandler(device: "A", declaredTypes: [Self.type.rawValue], current: { current }, refresh: refresh)
     }
 
@@ -19,20 +21,31 @@ import Testing
         let a = UserActivity(type: Self.type, title: "Note")
         c.becomeCurrent(a, scene: nil, at: Date())
         let h = handler(c)
-        #expect(try await ask(h, .hello(id: 1, protocolVersion: 1, device: "B", types: [])) == .hello(id: 1, protocolVersion: 1, device: "A", types: [Self.type.rawValue]))
+        #expect(
+            try await ask(h, .hello(id: 1, protocolVersion: 1, device: "B", types: []))
+                == .hello(id: 1, protocolVersion: 1, device: "A", types: [Self.type.rawValue]))
         #expect(try await ask(h, .list(id: 2)) == .activities(id: 2, items: [ActivitySummary(a, scene: nil)]))
         #expect(try await ask(h, .fetch(id: 3, activityID: a.id)) == .activity(id: 3, activity: a))
         #expect(try await ask(h, .ping(id: 4)) == .pong(id: 4))
         let missing = try await ask(h, .fetch(id: 5, activityID: UUID()))
-        guard case .error(5, "not-found", _)? = missing else { Issue.record("got \(String(describing: missing))"); return }
+        guard case .error(5, "not-found", _)? = missing else {
+            Issue.record("got \(String(describing: missing))")
+            return
+        }
     }
 
     @Test func badInputIsAnsweredNotFatal() async throws {
         let h = handler(CurrentActivities())
         let garbage = await h.reply(to: [1, 2, 3])
-        guard case .error(nil, "undecodable", _)? = garbage else { Issue.record("got \(String(describing: garbage))"); return }
+        guard case .error(nil, "undecodable", _)? = garbage else {
+            Issue.record("got \(String(describing: garbage))")
+            return
+        }
         let oldVersion = try await ask(h, .hello(id: 1, protocolVersion: 9, device: "B", types: []))
-        guard case .error(1, "unsupported-version", _)? = oldVersion else { Issue.record("got \(String(describing: oldVersion))"); return }
+        guard case .error(1, "unsupported-version", _)? = oldVersion else {
+            Issue.record("got \(String(describing: oldVersion))")
+            return
+        }
     }
 
     @Test func needsSaveIsRefreshedWithinTheBudget() async throws {

@@ -6,8 +6,9 @@ import HandoffState
 import Testing
 @testable import HandoffDaemon
 
-private let library = try! Library(contentsOf: URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
+private let library = try! Library(
+    contentsOf: URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
 private let swift = library.books[0], salt = library.books[1]
 private let app = ObjectIdentifier(NSObject())
 
@@ -139,7 +140,8 @@ private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (ino
             s.setDraft("draft for \(b.title)", forTab: b.id)
             s.storage[SceneKey("scroll")] = .real(0.25 * Double(i + 1))
             s.currentActivity = HawkNotes.characterDetailActivity(b.characters[i], in: b)
-            scenes.append(StoredScene(scene: s, created: Date(timeIntervalSince1970: 1_800_000_000), updated: Date(timeIntervalSince1970: 1_800_000_100)))
+            scenes.append(
+                StoredScene(scene: s, created: Date(timeIntervalSince1970: 1_800_000_000), updated: Date(timeIntervalSince1970: 1_800_000_100)))
         }
         let store = SQLiteSceneStore(database: try SceneDatabase(directory: dir), catalog: library)
         for s in scenes { try await store.save(s) }

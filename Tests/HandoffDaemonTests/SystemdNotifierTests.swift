@@ -3,7 +3,7 @@ import Testing
 @testable import HandoffDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A datagram socket standing in for systemd's notify socket.

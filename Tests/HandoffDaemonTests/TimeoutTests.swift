@@ -59,7 +59,10 @@ private actor Flag {
         let waiters = Waiters<String, Bool>()
         let start = ContinuousClock.now
         let answer = await waiters.wait(for: "q", deadline: .milliseconds(100))
-        guard case .timedOut = answer else { Issue.record("got \(answer)"); return }
+        guard case .timedOut = answer else {
+            Issue.record("got \(answer)")
+            return
+        }
         #expect(ContinuousClock.now - start < .seconds(5))
         #expect(waiters.count("q") == 0)
     }
@@ -80,7 +83,10 @@ private actor Flag {
         let waiters = Waiters<Int, String>()
         let short = waiters.register(0, deadline: .milliseconds(50))
         let long = waiters.register(0, deadline: .seconds(30))
-        guard case .timedOut = await waiters.wait(short) else { Issue.record("the short wait did not time out"); return }
+        guard case .timedOut = await waiters.wait(short) else {
+            Issue.record("the short wait did not time out")
+            return
+        }
         #expect(waiters.isWaiting(long))
         #expect(waiters.resumeOldest(0, with: "pairing"))
         #expect(await waiters.wait(long).value == "pairing")
@@ -91,11 +97,17 @@ private actor Flag {
         let mine = ObjectIdentifier(TimeoutTests.self), theirs = ObjectIdentifier(Flag.self)
         let a = waiters.register("a", owner: mine), b = waiters.register("b", owner: theirs)
         waiters.end(owner: mine)
-        guard case .ended = await waiters.wait(a) else { Issue.record("the owner's wait did not end"); return }
+        guard case .ended = await waiters.wait(a) else {
+            Issue.record("the owner's wait did not end")
+            return
+        }
         #expect(waiters.isWaiting(b))
         let waiting = Task { await waiters.wait(b) }
         waiting.cancel()
-        guard case .cancelled = await waiting.value else { Issue.record("the cancelled wait did not end"); return }
+        guard case .cancelled = await waiting.value else {
+            Issue.record("the cancelled wait did not end")
+            return
+        }
         #expect(waiters.count("b") == 0)
     }
 }

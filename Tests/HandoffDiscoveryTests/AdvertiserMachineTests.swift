@@ -38,7 +38,10 @@ import Testing
         _ = try m.publish(advert())
         let big = try TXTRecord(["a": String(repeating: "x", count: 250), "b": String(repeating: "x", count: 130)])
         let e = #expect(throws: DiscoveryError.self) { try m.updateTXT(big) }
-        guard case .txt(.recordTooLarge)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .txt(.recordTooLarge)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         #expect(m.sequence == 101)
         #expect(m.publishedTXT == full(101))
     }

@@ -13,11 +13,15 @@ import Testing
     @Test func appearsOnceResolvedAndMergesFamilies() {
         var t = PeerTable()
         guard case .peerAppeared(let p)? = t.resolved(v4, hostName: "a.local", address: a4, port: 7, txt: txt(1), isOwn: false).first else {
-            Issue.record("no appearance"); return
+            Issue.record("no appearance")
+            return
         }
         #expect(p.addresses == [a4] && p.sequence == 1 && p.port == 7)
         let changed = t.resolved(v6, hostName: "a.local", address: a6, port: 7, txt: txt(1), isOwn: false)
-        guard case .peerChanged(let q)? = changed.first else { Issue.record("no change"); return }
+        guard case .peerChanged(let q)? = changed.first else {
+            Issue.record("no change")
+            return
+        }
         #expect(q.addresses == [a4, a6])
         // The same data again changes nothing.
         #expect(t.resolved(v6, hostName: "a.local", address: a6, port: 7, txt: txt(1), isOwn: false).isEmpty)
@@ -35,7 +39,10 @@ import Testing
         _ = t.resolved(v4, hostName: "a.local", address: a4, port: 7, txt: txt(5, "tok=five"), isOwn: false)
         #expect(t.txtSeen(name: "alpha", strings: txt(4, "tok=four")).isEmpty)
         #expect(t.txtSeen(name: "alpha", strings: txt(5, "tok=five")).isEmpty)
-        guard case .peerChanged(let p)? = t.txtSeen(name: "alpha", strings: txt(6, "tok=six")).first else { Issue.record("no change"); return }
+        guard case .peerChanged(let p)? = t.txtSeen(name: "alpha", strings: txt(6, "tok=six")).first else {
+            Issue.record("no change")
+            return
+        }
         #expect(p.txt["tok"] == "six" && p.sequence == 6)
         // An older record arriving late (old and new coexist for a while) is ignored.
         #expect(t.txtSeen(name: "alpha", strings: txt(5, "tok=five")).isEmpty)
@@ -49,7 +56,10 @@ import Testing
         var t = PeerTable()
         _ = t.resolved(v4, hostName: "a.local", address: a4, port: 7, txt: txt(1), isOwn: false)
         _ = t.resolved(v6, hostName: "a.local", address: a6, port: 7, txt: txt(1), isOwn: false)
-        guard case .peerChanged(let p)? = t.removed(v6).first else { Issue.record("no change"); return }
+        guard case .peerChanged(let p)? = t.removed(v6).first else {
+            Issue.record("no change")
+            return
+        }
         #expect(p.addresses == [a4])
         #expect(t.removed(v4) == [.peerRemoved(name: "alpha")])
         #expect(t.peers.isEmpty)
@@ -59,8 +69,9 @@ import Testing
     @Test func foreignPublishersAreReportedOnceAndKeptOut() {
         var t = PeerTable()
         let garbage = [Array("hello".utf8), [0xFF, 0xFE]]
-        #expect(t.resolved(v4, hostName: "x.local", address: a4, port: 9, txt: garbage, isOwn: false)
-            == [.foreignService(name: "alpha", reason: "no txtvers")])
+        #expect(
+            t.resolved(v4, hostName: "x.local", address: a4, port: 9, txt: garbage, isOwn: false)
+                == [.foreignService(name: "alpha", reason: "no txtvers")])
         #expect(t.resolved(v6, hostName: "x.local", address: a6, port: 9, txt: garbage, isOwn: false).isEmpty)
         #expect(t.peers.isEmpty && t.isForeign("alpha"))
         #expect(t.removed(v4).isEmpty && t.removed(v6).isEmpty)
@@ -70,7 +81,9 @@ import Testing
     @Test func avahiLossForgetsEveryone() {
         var t = PeerTable()
         _ = t.resolved(v4, hostName: "a.local", address: a4, port: 7, txt: txt(1), isOwn: false)
-        _ = t.resolved(PeerTable.InstanceKey(name: "beta", interfaceIndex: 2, protocolFamily: 0), hostName: "b.local", address: a4, port: 7, txt: txt(1), isOwn: false)
+        _ = t.resolved(
+            PeerTable.InstanceKey(name: "beta", interfaceIndex: 2, protocolFamily: 0), hostName: "b.local", address: a4, port: 7, txt: txt(1),
+            isOwn: false)
         #expect(t.removeAll() == [.peerRemoved(name: "alpha"), .peerRemoved(name: "beta")])
         #expect(t.peers.isEmpty)
     }

@@ -53,7 +53,7 @@ import Testing
     @Test func foreignRecordsAreNamed() throws {
         let cases: [([String], String)] = [
             ([], "no txtvers"), (["txtvers=2", "seq=1"], "txtvers=2 is not 1"), (["txtvers=1"], "no numeric seq"),
-            (["txtvers=1", "seq=-3"], "no numeric seq"),
+            (["txtvers=1", "seq=-3"], "no numeric seq")
         ]
         for (strings, reason) in cases {
             let r = TXTRecord(received: strings.map { Array($0.utf8) })
@@ -67,7 +67,10 @@ import Testing
         _ = try ServiceAdvert(instanceName: "Küche – laptop", port: 1)
         for bad in ["", String(repeating: "n", count: 64), "tab\there", String(repeating: "é", count: 32)] {
             let e = #expect(throws: DiscoveryError.self) { try ServiceAdvert(instanceName: bad, port: 1) }
-            guard case .invalidInstanceName? = e else { Issue.record("\(bad): \(String(describing: e))"); continue }
+            guard case .invalidInstanceName? = e else {
+                Issue.record("\(bad): \(String(describing: e))")
+                continue
+            }
         }
     }
 }

@@ -23,7 +23,8 @@ import Testing
         let inbox = Inbox()
         try ch.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
         try ch.pipeline.syncOperations.addHandler(MessageToByteHandler(FrameEncoder()))
-        try ch.pipeline.syncOperations.addHandler(NoiseChannelHandler(machine: machine, isInitiator: initiator, timeout: timeout, logger: Logger(label: "test")))
+        try ch.pipeline.syncOperations.addHandler(
+            NoiseChannelHandler(machine: machine, isInitiator: initiator, timeout: timeout, logger: Logger(label: "test")))
         try ch.pipeline.syncOperations.addHandler(inbox)
         return (ch, inbox)
     }
@@ -45,7 +46,10 @@ import Testing
         let (b, bi) = try channel(.init(role: .responder, identity: IdentityKey(), localName: "b", policy: policy), initiator: false)
         try b.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         try a.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2)).wait()
-        for _ in 0..<4 { try shuttle(a, b); try shuttle(b, a) }
+        for _ in 0..<4 {
+            try shuttle(a, b)
+            try shuttle(b, a)
+        }
         return (a, ai, b, bi)
     }
 
@@ -100,7 +104,10 @@ import Testing
     @Test func frameDecoder() throws {
         let ch = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder(maxFrame: 100)))
         var buf = ByteBuffer()
-        buf.writeInteger(UInt32(3)); buf.writeBytes([1, 2, 3]); buf.writeInteger(UInt32(2)); buf.writeBytes([4])
+        buf.writeInteger(UInt32(3))
+        buf.writeBytes([1, 2, 3])
+        buf.writeInteger(UInt32(2))
+        buf.writeBytes([4])
         try ch.writeInbound(buf)
         #expect(Array(buffer: try #require(try ch.readInbound(as: ByteBuffer.self))) == [1, 2, 3])
         #expect(try ch.readInbound(as: ByteBuffer.self) == nil)

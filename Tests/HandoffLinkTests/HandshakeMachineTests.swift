@@ -23,11 +23,13 @@ struct Wire {
         absorb(initiator.start(), into: &toResponder, result: &initiatorResult)
         while !toResponder.isEmpty || !toInitiator.isEmpty {
             if !toResponder.isEmpty {
-                let f = toResponder.removeFirst(); framesToResponder += 1
+                let f = toResponder.removeFirst()
+                framesToResponder += 1
                 absorb(responder.receive(f), into: &toInitiator, result: &responderResult)
             }
             if !toInitiator.isEmpty {
-                let f = toInitiator.removeFirst(); framesToInitiator += 1
+                let f = toInitiator.removeFirst()
+                framesToInitiator += 1
                 absorb(initiator.receive(f), into: &toResponder, result: &initiatorResult)
             }
         }
@@ -53,8 +55,9 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
     }
 
     @Test func pairedPeersEstablishASession() throws {
-        var w = Wire(initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob], expected: bob)),
-                     responder: .init(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [alice])))
+        var w = Wire(
+            initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob], expected: bob)),
+            responder: .init(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [alice])))
         w.run()
         let i = try #require(established(w.initiatorResult)), r = try #require(established(w.responderResult))
         #expect(i.peer == bob.identity && r.peer == alice.identity)
@@ -65,8 +68,9 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
     }
 
     @Test func unpairedInitiatorIsRefusedBeforeAnyApplicationByte() {
-        var w = Wire(initiator: .init(role: .initiator, identity: mallory, localName: "m", policy: policy(trusting: [bob])),
-                     responder: .init(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [alice])))
+        var w = Wire(
+            initiator: .init(role: .initiator, identity: mallory, localName: "m", policy: policy(trusting: [bob])),
+            responder: .init(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [alice])))
         w.run()
         #expect(failure(w.responderResult) == .peerNotPaired(fingerprint: mallory.identity.fingerprint))
         // Preamble, message 1, message 3 to the responder; message 2 back. Nothing after.
@@ -74,8 +78,9 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
     }
 
     @Test func unpairedResponderIsRefusedAndMessageThreeIsNeverSent() {
-        var w = Wire(initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob])),
-                     responder: .init(role: .responder, identity: mallory, localName: "m", policy: policy(trusting: [alice])))
+        var w = Wire(
+            initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob])),
+            responder: .init(role: .responder, identity: mallory, localName: "m", policy: policy(trusting: [alice])))
         w.run()
         #expect(failure(w.initiatorResult) == .peerNotPaired(fingerprint: mallory.identity.fingerprint))
         #expect(w.framesToResponder == 2)
@@ -84,8 +89,9 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
 
     @Test func anUnpairedPeerIsToldDuringTheHandshake() {
         let responderPolicy = LinkHandshakeMachine.Policy(trust: { $0 == alice.identity ? .unpairedNotTold : .unknown })
-        var w = Wire(initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob])),
-                     responder: .init(role: .responder, identity: bob, localName: "b", policy: responderPolicy))
+        var w = Wire(
+            initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob])),
+            responder: .init(role: .responder, identity: bob, localName: "b", policy: responderPolicy))
         w.run()
         #expect(failure(w.initiatorResult) == .unpairedByPeer(bob.identity))
         #expect(failure(w.responderResult) == .unpairNoticeDelivered(alice.identity))
@@ -93,15 +99,17 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
 
     @Test func wrongPeerAtTheAddressIsRefused() {
         let carol = IdentityKey()
-        var w = Wire(initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob, carol], expected: bob)),
-                     responder: .init(role: .responder, identity: carol, localName: "c", policy: policy(trusting: [alice])))
+        var w = Wire(
+            initiator: .init(role: .initiator, identity: alice, localName: "a", policy: policy(trusting: [bob, carol], expected: bob)),
+            responder: .init(role: .responder, identity: carol, localName: "c", policy: policy(trusting: [alice])))
         w.run()
         #expect(failure(w.initiatorResult) == .unexpectedPeer(expected: bob.identity.fingerprint, got: carol.identity.fingerprint))
     }
 
     @Test func pairingModeCarriesNamesAndSkipsPinning() throws {
-        var w = Wire(initiator: .init(role: .initiator, mode: .pairing, identity: alice, localName: "Alice's laptop", policy: policy(trusting: [])),
-                     responder: .init(role: .responder, identity: bob, localName: "Bob's desk", policy: policy(trusting: [], pairing: nil)))
+        var w = Wire(
+            initiator: .init(role: .initiator, mode: .pairing, identity: alice, localName: "Alice's laptop", policy: policy(trusting: [])),
+            responder: .init(role: .responder, identity: bob, localName: "Bob's desk", policy: policy(trusting: [], pairing: nil)))
         w.run()
         #expect(try #require(established(w.initiatorResult)).peerName == "Bob's desk")
         #expect(try #require(established(w.responderResult)).peerName == "Alice's laptop")
@@ -109,8 +117,9 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
 
     @Test func pairingRefusedWhenTheWindowIsClosed() {
         for refusal in [PairingRefusal.notAccepting, .busy, .lockedOut] {
-            var w = Wire(initiator: .init(role: .initiator, mode: .pairing, identity: alice, localName: "a", policy: policy(trusting: [])),
-                         responder: .init(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [], pairing: refusal)))
+            var w = Wire(
+                initiator: .init(role: .initiator, mode: .pairing, identity: alice, localName: "a", policy: policy(trusting: [])),
+                responder: .init(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [], pairing: refusal)))
             w.run()
             #expect(failure(w.initiatorResult) == .refused(refusal))
             #expect(failure(w.responderResult) == .refused(refusal))
@@ -121,7 +130,11 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
         var r = LinkHandshakeMachine(role: .responder, identity: bob, localName: "b", policy: policy(trusting: []))
         if case .failed(let e)? = r.receive(Array("GET / HTTP/1.1".utf8)).first { #expect(e == .badPreamble) } else { Issue.record("no failure") }
         var r2 = LinkHandshakeMachine(role: .responder, identity: bob, localName: "b", policy: policy(trusting: []))
-        if case .failed(let e)? = r2.receive(LinkPreamble.magic + [9, 1]).first { #expect(e == .unsupportedVersion(9)) } else { Issue.record("no failure") }
+        if case .failed(let e)? = r2.receive(LinkPreamble.magic + [9, 1]).first {
+            #expect(e == .unsupportedVersion(9))
+        } else {
+            Issue.record("no failure")
+        }
     }
 
     @Test func tamperedPreambleBreaksTheHandshake() {
@@ -129,10 +142,19 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
         var i = LinkHandshakeMachine(role: .initiator, mode: .pairing, identity: alice, localName: "a", policy: policy(trusting: [bob]))
         var r = LinkHandshakeMachine(role: .responder, identity: bob, localName: "b", policy: policy(trusting: [alice]))
         let out = i.start()
-        guard case .send = out[0], case .send(let m1) = out[1] else { Issue.record("no start"); return }
+        guard case .send = out[0], case .send(let m1) = out[1] else {
+            Issue.record("no start")
+            return
+        }
         _ = r.receive(LinkPreamble(mode: .session).bytes)
-        guard case .send(let m2)? = r.receive(m1).first else { Issue.record("no message 2"); return }
-        guard case .failed(let e)? = i.receive(m2).first else { Issue.record("accepted a tampered prologue"); return }
+        guard case .send(let m2)? = r.receive(m1).first else {
+            Issue.record("no message 2")
+            return
+        }
+        guard case .failed(let e)? = i.receive(m2).first else {
+            Issue.record("accepted a tampered prologue")
+            return
+        }
         #expect(e == .noise(.decryptFailed))
     }
 }
@@ -146,7 +168,7 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
             "0100000000000000000000000000000000000000000000000000000000000000",
             "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
             "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
-            "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
         ]
         for hex in lowOrder {
             #expect(throws: NoiseError.self, "\(hex)") { try X25519.dh(me, hex.hexBytes) }
@@ -157,14 +179,18 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
     @Test func lowOrderEphemeralInMessageOneIsRefused() {
         var r = LinkHandshakeMachine(role: .responder, identity: IdentityKey(), localName: "b", policy: .init(isPinned: { _ in true }))
         _ = r.receive(LinkPreamble(mode: .session).bytes)
-        guard case .failed(let e)? = r.receive([UInt8](repeating: 0, count: 32)).first else { Issue.record("accepted a zero key"); return }
+        guard case .failed(let e)? = r.receive([UInt8](repeating: 0, count: 32)).first else {
+            Issue.record("accepted a zero key")
+            return
+        }
         #expect(e == .noise(.invalidPublicKey("it is all zeros")))
     }
 
     func pair() throws -> (NoiseTransport, NoiseTransport) {
         let a = IdentityKey(), b = IdentityKey()
-        var w = Wire(initiator: .init(role: .initiator, identity: a, localName: "a", policy: .init(isPinned: { _ in true })),
-                     responder: .init(role: .responder, identity: b, localName: "b", policy: .init(isPinned: { _ in true })))
+        var w = Wire(
+            initiator: .init(role: .initiator, identity: a, localName: "a", policy: .init(isPinned: { _ in true })),
+            responder: .init(role: .responder, identity: b, localName: "b", policy: .init(isPinned: { _ in true })))
         w.run()
         return (try #require(established(w.initiatorResult)).transport, try #require(established(w.responderResult)).transport)
     }

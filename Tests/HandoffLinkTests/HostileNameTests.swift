@@ -9,9 +9,12 @@ import Testing
     let alice = IdentityKey(), bob = IdentityKey()
 
     func pairing(initiatorName: String) -> Wire {
-        let policy = { (refusal: PairingRefusal?) in LinkHandshakeMachine.Policy(isPinned: { _ in false }, expectedPeer: nil, pairingRefusal: { refusal }) }
-        var w = Wire(initiator: .init(role: .initiator, mode: .pairing, identity: alice, localName: initiatorName, policy: policy(.notAccepting)),
-                     responder: .init(role: .responder, identity: bob, localName: "Bob's desk", policy: policy(nil)))
+        let policy = { (refusal: PairingRefusal?) in
+            LinkHandshakeMachine.Policy(isPinned: { _ in false }, expectedPeer: nil, pairingRefusal: { refusal })
+        }
+        var w = Wire(
+            initiator: .init(role: .initiator, mode: .pairing, identity: alice, localName: initiatorName, policy: policy(.notAccepting)),
+            responder: .init(role: .responder, identity: bob, localName: "Bob's desk", policy: policy(nil)))
         w.run()
         return w
     }
@@ -22,7 +25,7 @@ import Testing
         "A\u{202E}potpal",  // bidi override
         "line\u{2028}break",
         String(repeating: "x", count: 64),
-        "",
+        ""
     ]
 
     @Test(arguments: hostile)

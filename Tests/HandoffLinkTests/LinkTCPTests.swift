@@ -79,7 +79,8 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         var back = session.messages.makeAsyncIterator()
         #expect(await back.next()?.count == 1024)
         await session.close()
-        await a.endpoint.shutdown(); await b.endpoint.shutdown()
+        await a.endpoint.shutdown()
+        await b.endpoint.shutdown()
     }
 
     @Test func manInTheMiddleGetsDifferentCodesAndNothingIsStored() async throws {
@@ -153,7 +154,9 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         let third = try await rawConnect(to: b.port, from: "127.0.2.2")
         let ninth = try await rawConnect(to: b.port, from: "127.0.6.6")
         #expect(await eventually(2) { !third.isActive && !ninth.isActive })
-        #expect(held.allSatisfy { $0.isActive }, "inactive: \(held.enumerated().filter { !$0.element.isActive }.map { "\($0.offset) \($0.element.localAddress.map { "\($0)" } ?? "")" })")
+        #expect(
+            held.allSatisfy { $0.isActive },
+            "inactive: \(held.enumerated().filter { !$0.element.isActive }.map { "\($0.offset) \($0.element.localAddress.map { "\($0)" } ?? "")" })")
         // The paired peer, from its known address, still gets a session.
         let session = try await a.endpoint.connect(host: "127.0.0.1", port: b.port, expecting: b.identity)
         #expect(session.peer == b.identity)

@@ -7,7 +7,10 @@ import Testing
 /// the handshake hash, and the transport messages after it.
 @Suite struct NoiseVectorTests {
     struct Vector: Decodable {
-        struct Message: Decodable { let payload: String; let ciphertext: String }
+        struct Message: Decodable {
+            let payload: String
+            let ciphertext: String
+        }
         let protocol_name: String
         let init_prologue: String, init_static: String, init_ephemeral: String
         let resp_prologue: String, resp_static: String, resp_ephemeral: String
@@ -18,7 +21,8 @@ import Testing
     struct AnyVector: Decodable { let protocol_name: String }
 
     static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/testdata/noise/cacophony-25519-ChaChaPoly-SHA256.json")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "shared/testdata/noise/cacophony-25519-ChaChaPoly-SHA256.json")
 
     static func xxVectors() throws -> [Vector] {
         let data = try Data(contentsOf: path)
@@ -41,8 +45,10 @@ import Testing
         #expect(!vectors.isEmpty, "no XX vector in \(Self.path.path)")
         for v in vectors {
             let key = { (hex: String) in try X25519.PrivateKey(rawRepresentation: hex.hexBytes) }
-            var initiator = NoiseHandshake(role: .initiator, prologue: v.init_prologue.hexBytes, staticKey: try key(v.init_static), ephemeral: try key(v.init_ephemeral))
-            var responder = NoiseHandshake(role: .responder, prologue: v.resp_prologue.hexBytes, staticKey: try key(v.resp_static), ephemeral: try key(v.resp_ephemeral))
+            var initiator = NoiseHandshake(
+                role: .initiator, prologue: v.init_prologue.hexBytes, staticKey: try key(v.init_static), ephemeral: try key(v.init_ephemeral))
+            var responder = NoiseHandshake(
+                role: .responder, prologue: v.resp_prologue.hexBytes, staticKey: try key(v.resp_static), ephemeral: try key(v.resp_ephemeral))
             var initTransport: NoiseTransport?, respTransport: NoiseTransport?
             for (i, m) in v.messages.enumerated() {
                 let fromInitiator = i % 2 == 0

@@ -101,13 +101,17 @@ func code(_ outs: [PairingMachine.Output]) -> String? {
     @Test func lockoutAfterThreeFailuresForFiveMinutes() {
         var l = PairingLockout()
         let t0 = Date(timeIntervalSinceReferenceDate: 0)
-        l.recordFailure(at: t0); l.recordFailure(at: t0)
+        l.recordFailure(at: t0)
+        l.recordFailure(at: t0)
         #expect(!l.isLocked(at: t0))
         l.recordFailure(at: t0)
         #expect(l.isLocked(at: t0.addingTimeInterval(299)))
         #expect(!l.isLocked(at: t0.addingTimeInterval(300)))
         var s = PairingLockout()
-        s.recordFailure(at: t0); s.recordFailure(at: t0); s.recordSuccess(); s.recordFailure(at: t0)
+        s.recordFailure(at: t0)
+        s.recordFailure(at: t0)
+        s.recordSuccess()
+        s.recordFailure(at: t0)
         #expect(!s.isLocked(at: t0))
     }
 }
@@ -141,6 +145,8 @@ func code(_ outs: [PairingMachine.Output]) -> String? {
         let rotated = k.rotated()
         #expect(rotated.generation == 2 && rotated.key != k.key)
         #expect(rotated.open(sealed, salt: [UInt8](repeating: 247, count: 16), index: 2) == nil)
-        #expect(k.open(rotated.seal(token, salt: [UInt8](repeating: 248, count: 16), index: 0), salt: [UInt8](repeating: 248, count: 16), index: 0) == nil)
+        #expect(
+            k.open(rotated.seal(token, salt: [UInt8](repeating: 248, count: 16), index: 0), salt: [UInt8](repeating: 248, count: 16), index: 0) == nil
+        )
     }
 }

@@ -22,7 +22,10 @@ import Testing
     }
 
     @Test func knownAddressesHaveACapAndEndWithThePairing() async throws {
-        let b = try await Node.start("B") { $0.maxUnauthenticatedExempt = 3; $0.maxUnauthenticated = 2 }
+        let b = try await Node.start("B") {
+            $0.maxUnauthenticatedExempt = 3
+            $0.maxUnauthenticated = 2
+        }
         let a = try await Node.start("A")
         pinEachOther(a, b)
         _ = try await a.endpoint.connect(host: "127.0.0.1", port: b.port, expecting: b.identity)

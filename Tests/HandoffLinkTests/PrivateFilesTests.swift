@@ -4,7 +4,7 @@ import Testing
 @testable import HandoffState
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 11, item 7: on any stat() failure handoffd wrote a new identity over the old one (every
@@ -23,10 +23,14 @@ import Glibc
 
     @Test func aLinkToARealKeyIsRefused() throws {
         let dir = try temporaryDirectory(), other = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir); try? FileManager.default.removeItem(at: other) }
+        defer {
+            try? FileManager.default.removeItem(at: dir)
+            try? FileManager.default.removeItem(at: other)
+        }
         let real = try IdentityKey.loadOrCreate(in: other)
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent(IdentityKey.fileName).path,
-                                                   withDestinationPath: other.appendingPathComponent(IdentityKey.fileName).path)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent(IdentityKey.fileName).path,
+            withDestinationPath: other.appendingPathComponent(IdentityKey.fileName).path)
         #expect(throws: LinkError.self) { try IdentityKey.loadOrCreate(in: dir) }
         #expect(try IdentityKey.loadOrCreate(in: other).identity == real.identity)
     }
@@ -40,14 +44,19 @@ import Glibc
 
     @Test func databaseFilesMustNotBeLinks() throws {
         let dir = try temporaryDirectory(), elsewhere = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir); try? FileManager.default.removeItem(at: elsewhere) }
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent(StateDatabase.fileName).path,
-                                                   withDestinationPath: elsewhere.appendingPathComponent("x.sqlite").path)
+        defer {
+            try? FileManager.default.removeItem(at: dir)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent(StateDatabase.fileName).path,
+            withDestinationPath: elsewhere.appendingPathComponent("x.sqlite").path)
         #expect(throws: LinkError.self) { try StateDatabase(directory: dir) }
         #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("x.sqlite").path))
         try FileManager.default.removeItem(atPath: dir.appendingPathComponent(StateDatabase.fileName).path)
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent(StateDatabase.fileName).path + "-wal",
-                                                   withDestinationPath: elsewhere.appendingPathComponent("x.wal").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent(StateDatabase.fileName).path + "-wal",
+            withDestinationPath: elsewhere.appendingPathComponent("x.wal").path)
         #expect(throws: LinkError.self) { try StateDatabase(directory: dir) }
     }
 

@@ -81,7 +81,10 @@ func temporaryDirectory() throws -> URL {
         let path = dir.appendingPathComponent(IdentityKey.fileName).path
         chmod(path, 0o644)
         let e = #expect(throws: LinkError.self) { try IdentityKey.loadOrCreate(in: dir) }
-        guard case .identity(let why)? = e else { Issue.record("got \(String(describing: e))"); return }
+        guard case .identity(let why)? = e else {
+            Issue.record("got \(String(describing: e))")
+            return
+        }
         #expect(why.contains("chmod 600"))
     }
 

@@ -31,7 +31,10 @@ public final class ChildProcess: @unchecked Sendable {
 
     private func receive(_ data: Data) {
         condition.lock()
-        defer { condition.broadcast(); condition.unlock() }
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
         if data.isEmpty {
             ended = true
             return
@@ -60,7 +63,10 @@ public final class ChildProcess: @unchecked Sendable {
     public func closeInput() {
         condition.lock()
         defer { condition.unlock() }
-        if inputOpen { close(spawned.stdinWrite); inputOpen = false }
+        if inputOpen {
+            close(spawned.stdinWrite)
+            inputOpen = false
+        }
     }
 
     /// Every line read so far.
@@ -128,7 +134,8 @@ public struct JSONLine: @unchecked Sendable {
 
     public init?(_ text: String, index: Int = -1) {
         guard let data = text.data(using: .utf8),
-              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         object = obj
         self.index = index
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// posix_spawn with pipes for stdin and stdout (and stderr to a file or /dev/null). Foundation's
@@ -40,7 +40,8 @@ struct Spawned {
         close(inPipe[0])
         close(outPipe[1])
         guard rc == 0 else {
-            close(inPipe[1]); close(outPipe[0])
+            close(inPipe[1])
+            close(outPipe[0])
             throw SpawnError("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))")
         }
         return Spawned(pid: pid, stdinWrite: inPipe[1], stdoutRead: outPipe[0])

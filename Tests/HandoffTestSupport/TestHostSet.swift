@@ -42,8 +42,9 @@ public final class TestHostSet: @unchecked Sendable {
         let pid = try Self.script(["pid", host(i)]).trimmingCharacters(in: .whitespacesAndNewlines)
         let env = environment.map { "\($0.key)=\($0.value)" }
         let log = "/run/handoff-testhosts/\(name)/\(host(i))/children.log"
-        let child = try ChildProcess("/usr/bin/nsenter", ["-t", pid, "-m", "-n", "--", "/usr/bin/env"] + env + [executable] + arguments,
-                                     stderrPath: log)
+        let child = try ChildProcess(
+            "/usr/bin/nsenter", ["-t", pid, "-m", "-n", "--", "/usr/bin/env"] + env + [executable] + arguments,
+            stderrPath: log)
         lock.withLock { children.append(child) }
         return child
     }

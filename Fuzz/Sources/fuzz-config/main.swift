@@ -13,11 +13,13 @@ func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         return 0
     }
     guard first.link.maxFrameBytes <= 65_535, first.sizePolicy.hardLimit > 0, first.sizePolicy.hardLimit <= first.codecLimits.maxBytes,
-          first.sizePolicy.hardLimit <= first.link.maxFrameBytes - 81 else {
+        first.sizePolicy.hardLimit <= first.link.maxFrameBytes - 81
+    else {
         fatalError("a loaded configuration breaks its own limits")
     }
     guard let second = try? HandoffConfiguration(yaml: text), second.deviceName == first.deviceName,
-          second.sizePolicy == first.sizePolicy, second.codecLimits == first.codecLimits else {
+        second.sizePolicy == first.sizePolicy, second.codecLimits == first.codecLimits
+    else {
         fatalError("loading is not deterministic")
     }
     return 0

@@ -35,8 +35,10 @@ public struct ActivityInfo: ControlItem, Equatable {
     public var eligible: Bool?
     public var needsSave: Bool?
 
-    public init(activity: UUID, type: String, version: Int64, title: String?, scene: UUID?, peer: String? = nil,
-                expired: Bool? = nil, eligible: Bool? = nil, needsSave: Bool? = nil) {
+    public init(
+        activity: UUID, type: String, version: Int64, title: String?, scene: UUID?, peer: String? = nil,
+        expired: Bool? = nil, eligible: Bool? = nil, needsSave: Bool? = nil
+    ) {
         (self.activity, self.type, self.version, self.title, self.scene) = (activity, type, version, title, scene)
         (self.peer, self.expired, self.eligible, self.needsSave) = (peer, expired, eligible, needsSave)
     }
@@ -57,9 +59,10 @@ public struct ActivityInfo: ControlItem, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(activity: try f.uuid("activity"), type: try f.string("type"), version: try f.integer("version"),
-                  title: try f.optionalString("title"), scene: try f.optionalUUID("scene"), peer: try f.optionalString("peer"),
-                  expired: try f.optionalBool("expired"), eligible: try f.optionalBool("eligible"), needsSave: try f.optionalBool("needsSave"))
+        self.init(
+            activity: try f.uuid("activity"), type: try f.string("type"), version: try f.integer("version"),
+            title: try f.optionalString("title"), scene: try f.optionalUUID("scene"), peer: try f.optionalString("peer"),
+            expired: try f.optionalBool("expired"), eligible: try f.optionalBool("eligible"), needsSave: try f.optionalBool("needsSave"))
     }
 }
 
@@ -105,8 +108,9 @@ public struct Published: ControlObject, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(activity: try f.uuid("activity"), version: try f.integer("version"), bytes: try f.integer("bytes"),
-                  warning: try f.optionalString("warning"))
+        self.init(
+            activity: try f.uuid("activity"), version: try f.integer("version"), bytes: try f.integer("bytes"),
+            warning: try f.optionalString("warning"))
     }
 }
 
@@ -229,8 +233,12 @@ public struct ContinuationReport: ControlObject, Equatable {
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
         self.init(outcome: try f.string("outcome"), activity: try f.uuid("activity"), peer: try f.string("peer"))
-        (code, message, step, type) = (try f.optionalString("code"), try f.optionalString("message"), try f.optionalString("step"), try f.optionalString("type"))
-        (handler, scene, content, book) = (try f.optionalString("handler"), try f.optionalUUID("scene"), try f.optionalString("content"), try f.optionalString("book"))
+        (code, message, step, type) = (
+            try f.optionalString("code"), try f.optionalString("message"), try f.optionalString("step"), try f.optionalString("type")
+        )
+        (handler, scene, content, book) = (
+            try f.optionalString("handler"), try f.optionalUUID("scene"), try f.optionalString("content"), try f.optionalString("book")
+        )
         (character, url, session) = (try f.optionalString("character"), try f.optionalString("url"), try f.optionalString("session"))
     }
 }

@@ -53,13 +53,16 @@ public struct CharacterInfo: ControlItem, Equatable {
     }
 
     public var object: PropertyListValue {
-        ["id": .string(id.uuidString), "name": .string(name), "description": .string(description), "book": .string(book.uuidString),
-         "content": .string(content)]
+        [
+            "id": .string(id.uuidString), "name": .string(name), "description": .string(description), "book": .string(book.uuidString),
+            "content": .string(content)
+        ]
     }
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(id: try f.uuid("id"), name: try f.string("name"), description: try f.string("description"), book: try f.uuid("book"),
-                  content: try f.string("content"))
+        self.init(
+            id: try f.uuid("id"), name: try f.string("name"), description: try f.string("description"), book: try f.uuid("book"),
+            content: try f.string("content"))
     }
 }

@@ -23,8 +23,10 @@ public struct PeerInfo: ControlItem, Equatable {
     public var port: Int64?
     public var pairedName: String?
 
-    public init(name: String, fingerprint: String?, paired: Bool, present: Bool, listed: Bool, connected: Bool,
-                addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil) {
+    public init(
+        name: String, fingerprint: String?, paired: Bool, present: Bool, listed: Bool, connected: Bool,
+        addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil
+    ) {
         (self.name, self.fingerprint, self.paired, self.present, self.listed) = (name, fingerprint, paired, present, listed)
         (self.connected, self.addresses, self.port, self.pairedName) = (connected, addresses, port, pairedName)
     }
@@ -45,9 +47,10 @@ public struct PeerInfo: ControlItem, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(name: try f.string("name"), fingerprint: try f.optionalString("fingerprint"), paired: try f.bool("paired"),
-                  present: try f.bool("present"), listed: try f.bool("listed"), connected: try f.bool("connected"),
-                  addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"))
+        self.init(
+            name: try f.string("name"), fingerprint: try f.optionalString("fingerprint"), paired: try f.bool("paired"),
+            present: try f.bool("present"), listed: try f.bool("listed"), connected: try f.bool("connected"),
+            addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"))
     }
 }
 
@@ -81,8 +84,9 @@ public struct TrustedPeerInfo: ControlItem, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(name: try f.string("name"), fingerprint: try f.string("fingerprint"), pairedAt: try f.date("pairedAt"),
-                  theirAdvertisingGeneration: try f.optionalInteger("theirAdvertisingGeneration"))
+        self.init(
+            name: try f.string("name"), fingerprint: try f.string("fingerprint"), pairedAt: try f.date("pairedAt"),
+            theirAdvertisingGeneration: try f.optionalInteger("theirAdvertisingGeneration"))
     }
 }
 
@@ -166,8 +170,9 @@ public struct PeerIdentityInfo: ControlObject, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(peer: try f.string("peer"), fingerprint: try f.string("fingerprint"),
-                  advertisingGeneration: try f.optionalInteger("advertisingGeneration"))
+        self.init(
+            peer: try f.string("peer"), fingerprint: try f.string("fingerprint"),
+            advertisingGeneration: try f.optionalInteger("advertisingGeneration"))
     }
 }
 

@@ -41,8 +41,9 @@ public struct SceneSummary: ControlObject, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(scene: try f.uuid("scene"), role: try f.string("role"), created: try f.date("created"), updated: try f.date("updated"),
-                  book: try f.optionalString("book"), character: try f.optionalString("character"), content: try f.optionalString("content"))
+        self.init(
+            scene: try f.uuid("scene"), role: try f.string("role"), created: try f.date("created"), updated: try f.date("updated"),
+            book: try f.optionalString("book"), character: try f.optionalString("character"), content: try f.optionalString("content"))
     }
 }
 
@@ -150,8 +151,10 @@ public struct SceneUpdateRequest: ControlOperation {
     public var activity: UserActivity?
     public var clearActivity: Bool
 
-    public init(scene: UUID, book: String? = nil, path: [String]? = nil, set: [Value] = [], storage: PropertyListValue? = nil,
-                activity: UserActivity? = nil, clearActivity: Bool = false) {
+    public init(
+        scene: UUID, book: String? = nil, path: [String]? = nil, set: [Value] = [], storage: PropertyListValue? = nil,
+        activity: UserActivity? = nil, clearActivity: Bool = false
+    ) {
         (self.scene, self.book, self.path, self.set, self.storage) = (scene, book, path, set, storage)
         (self.activity, self.clearActivity) = (activity, clearActivity)
     }
@@ -179,12 +182,13 @@ public struct SceneUpdateRequest: ControlOperation {
         w.set("book", book)
         if let path { w["path"] = .array(path.map(PropertyListValue.string)) }
         if !set.isEmpty {
-            w["set"] = .array(set.map { v in
-                var d: [String: PropertyListValue] = ["key": .string(v.key)]
-                if let value = v.value { d["value"] = value }
-                if let content = v.content { d["content"] = .string(content) }
-                return .dictionary(d)
-            })
+            w["set"] = .array(
+                set.map { v in
+                    var d: [String: PropertyListValue] = ["key": .string(v.key)]
+                    if let value = v.value { d["value"] = value }
+                    if let content = v.content { d["content"] = .string(content) }
+                    return .dictionary(d)
+                })
         }
         if let storage { w["storage"] = storage }
         if clearActivity { w["activity"] = "none" } else if let activity { w["activity"] = activity.propertyList }

@@ -29,9 +29,11 @@ public struct DaemonStatus: ControlObject, Equatable {
     public var uptimeSeconds: Int64
     public var pid: Int64
 
-    public init(device: String, fingerprint: String, advertisedAs: String?, avahi: String, port: Int64, peersListed: Int64,
-                peersPresent: Int64, peersPaired: Int64, activities: Int64, scenes: Int64, sceneStore: String,
-                sceneWritesFailed: Int64, pairingLocked: Bool, uptimeSeconds: Int64, pid: Int64) {
+    public init(
+        device: String, fingerprint: String, advertisedAs: String?, avahi: String, port: Int64, peersListed: Int64,
+        peersPresent: Int64, peersPaired: Int64, activities: Int64, scenes: Int64, sceneStore: String,
+        sceneWritesFailed: Int64, pairingLocked: Bool, uptimeSeconds: Int64, pid: Int64
+    ) {
         (self.device, self.fingerprint, self.advertisedAs, self.avahi, self.port) = (device, fingerprint, advertisedAs, avahi, port)
         (self.peersListed, self.peersPresent, self.peersPaired) = (peersListed, peersPresent, peersPaired)
         (self.activities, self.scenes, self.sceneStore, self.sceneWritesFailed) = (activities, scenes, sceneStore, sceneWritesFailed)
@@ -60,11 +62,12 @@ public struct DaemonStatus: ControlObject, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(device: try f.string("device"), fingerprint: try f.string("fingerprint"), advertisedAs: try f.optionalString("advertisedAs"),
-                  avahi: try f.string("avahi"), port: try f.integer("port"), peersListed: try f.integer("peersListed"),
-                  peersPresent: try f.integer("peersPresent"), peersPaired: try f.integer("peersPaired"),
-                  activities: try f.integer("activities"), scenes: try f.integer("scenes"), sceneStore: try f.string("sceneStore"),
-                  sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
-                  uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"))
+        self.init(
+            device: try f.string("device"), fingerprint: try f.string("fingerprint"), advertisedAs: try f.optionalString("advertisedAs"),
+            avahi: try f.string("avahi"), port: try f.integer("port"), peersListed: try f.integer("peersListed"),
+            peersPresent: try f.integer("peersPresent"), peersPaired: try f.integer("peersPaired"),
+            activities: try f.integer("activities"), scenes: try f.integer("scenes"), sceneStore: try f.string("sceneStore"),
+            sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
+            uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"))
     }
 }
