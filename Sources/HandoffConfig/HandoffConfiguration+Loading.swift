@@ -38,7 +38,14 @@ extension HandoffConfiguration {
             guard (1...65_535).contains(port) else { throw .invalid(file: file, key: "peer_port", reason: "must be between 1 and 65535") }
             peerPort = port
         }
-        if let names = raw.interfaces { interfaces = names }
+        if let names = raw.interfaces, !names.isEmpty {
+            // Restricting the link and the advert to some interfaces protected nothing the
+            // authenticated link does not: trust comes from the pinned keys, never from the
+            // network a connection arrives on. Kept readable so that old files still load.
+            notices.append(
+                "\(file): interfaces is no longer used and is ignored: handoffd listens on every address and trusts only paired keys; to keep the advert off an interface, set allow-interfaces in /etc/avahi/avahi-daemon.conf, and filter the peer port with the firewall"
+            )
+        }
         func absolute(_ path: String?, _ key: String) throws(ConfigError) -> String? {
             guard let path else { return nil }
             guard path.hasPrefix("/") else { throw .invalid(file: file, key: key, reason: "must be an absolute path") }

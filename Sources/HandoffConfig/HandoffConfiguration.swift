@@ -10,8 +10,8 @@ public struct HandoffConfiguration: Sendable {
     public var deviceName: String
     /// TCP port of the secure peer link.
     public var peerPort: Int
-    /// Network interfaces to advertise and listen on; empty means all.
-    public var interfaces: [String]
+    /// Settings read and not applied, each with why and what to do instead (logged at start).
+    public var notices: [String]
     public var stateDirectory: String
     public var runtimeDirectory: String
     /// One of trace, debug, info, notice, warning, error, critical.
@@ -33,7 +33,7 @@ public struct HandoffConfiguration: Sendable {
     public init() {
         deviceName = Self.defaultDeviceName
         peerPort = 7340
-        interfaces = []
+        notices = []
         stateDirectory = "/var/lib/handoffd"
         runtimeDirectory = "/run/handoffd"
         logLevel = "info"

@@ -94,11 +94,7 @@ public final class Daemon: Sendable {
             configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
             peers: peers, activities: activities, events: events, logger: logger)
         pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
-        if !configuration.interfaces.isEmpty {
-            logger.warning(
-                "the interfaces setting is no longer used and is ignored: handoffd listens on every address and trusts only the authenticated link; restrict interfaces in avahi-daemon.conf (allow-interfaces) and with the firewall"
-            )
-        }
+        for notice in configuration.notices { logger.warning("\(notice)") }
     }
 
     /// The prelude: the link listens, peers' messages are routed, the advert is published with the

@@ -132,19 +132,10 @@ struct DaemonControl: ControlOperations {
         return Listing(await activities.entries.map { $0.info(now: now) })
     }
 
-    /// A paired peer's activities: from what we hold when it is still what the peer offers (its
-    /// `changed` pushes, or its advert's sealed tokens, say so), else asked over the link.
+    /// A paired peer's activities (Peers answers from what it holds when that is still current).
     private func remoteList(_ name: String) async throws(ControlError) -> [ActivityInfo] {
         let peer = try await peers.resolve(name)
-        if let id = peer.trusted?.identity.id, let held = await peers.freshRemote(id) {
-            return held.map { $0.info(peer: peer.name) }
-        }
-        let reply = try await peers.request(peer) { .list(id: $0) }
-        guard case .activities(_, let items) = reply else {
-            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
-        }
-        if let t = peer.trusted { await peers.learntRemote(items, from: t.identity.id) }
-        return items.map { $0.info(peer: peer.name) }
+        return try await peers.activities(of: peer).map { $0.info(peer: peer.name) }
     }
 
     /// Every paired, listed peer's activities; a peer that does not answer is left out and logged.

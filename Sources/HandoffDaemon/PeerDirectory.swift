@@ -9,13 +9,21 @@ struct PeerCapabilities: Sendable, Equatable {
     let types: Set<String>
 }
 
-/// A paired peer's current activities as this machine last learnt them, and whether that is still
-/// what the peer offers.
+/// A paired peer's current activities as this machine last learnt them, and what tells whether
+/// they are still what the peer offers.
 struct RemoteActivities: Sendable, Equatable {
-    var items: [ActivitySummary]
-    /// Kept current by the peer's `changed` pushes while a session is open, or confirmed by the
-    /// sealed tokens of its advert; stale once the advert says something else.
-    var fresh: Bool
+    var items: [ActivitySummary] = []
+    /// The session the items came over (a `changed` push or a list answer): while it stays open,
+    /// the peer pushes every change on it.
+    var session: ObjectIdentifier?
+    /// What the peer's advert offers (sealed tokens opened with its key): activity and version,
+    /// of the types this machine declares.
+    var advertised: Set<String>?
+
+    /// The items are what the advert says.
+    var matchesAdvert: Bool { advertised == Set(items.map { Self.key($0.activityID, UInt32(truncatingIfNeeded: $0.version)) }) }
+
+    static func key(_ id: UUID, _ version: UInt32) -> String { "\(id.uuidString)/\(version)" }
 }
 
 /// Whether avahi-daemon is reachable, and the name our advert got.
@@ -55,14 +63,28 @@ struct PeerDirectory {
     /// The listed instance that advertises this identity.
     func listing(fingerprint: String) -> DiscoveredPeer? { discovered.values.first { $0.txt["fp"] == fingerprint } }
 
-    /// The advert's sealed tokens, opened with our copy of the peer's advertising key, decide
-    /// whether what we hold of its activities is still what it offers.
-    mutating func advertRead(_ reading: AdvertTXT.Reading, peerID: String) {
-        guard let tokens = reading.tokens, var known = remote[peerID] else { return }
-        let advertised = Set(tokens.map { "\($0.activityID.uuidString)/\($0.version)" })
-        let held = Set(known.items.map { "\($0.activityID.uuidString)/\(UInt32(truncatingIfNeeded: $0.version))" })
-        known.fresh = advertised == held
-        remote[peerID] = known
+    /// The advert's sealed tokens, opened with our copy of the peer's advertising key: what it
+    /// offers of the types we declare (`declared`: their type hashes). An advert we cannot read
+    /// (no key, another generation) tells nothing.
+    mutating func advertRead(_ reading: AdvertTXT.Reading, peerID: String, declared: Set<[UInt8]>) {
+        let advertised = reading.tokens.map { tokens in
+            Set(tokens.filter { declared.contains($0.typeHash) }.map { RemoteActivities.key($0.activityID, $0.version) })
+        }
+        remote[peerID, default: RemoteActivities()].advertised = advertised
+    }
+
+    /// The peer's activities, as it pushed or listed them on `session`.
+    mutating func learnt(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?) {
+        remote[peerID, default: RemoteActivities()].items = items
+        remote[peerID]?.session = session
+    }
+
+    /// What we hold of a peer's activities, if it is still what the peer offers: the session they
+    /// came over is the one open now, or the advert says the same.
+    func fresh(_ peerID: String, openSession: ObjectIdentifier?) -> [ActivitySummary]? {
+        guard let r = remote[peerID] else { return nil }
+        if let s = r.session, s == openSession { return r.items }
+        return r.matchesAdvert ? r.items : nil
     }
 
     /// A peer unpaired or gone: nothing of what it said is kept.

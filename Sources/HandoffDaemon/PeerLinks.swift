@@ -65,6 +65,9 @@ public actor PeerLinks {
 
     public func setServer(_ server: @escaping Server) { serve = server }
 
+    /// The session our requests to a peer use now.
+    public func sessionID(of peerID: String) -> ObjectIdentifier? { byPeer[peerID].map(ObjectIdentifier.init) }
+
     /// Peers with an open session right now (by identity id).
     public var connectedPeerIDs: Set<String> { Set(byPeer.keys) }
 

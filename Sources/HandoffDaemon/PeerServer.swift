@@ -27,7 +27,7 @@ struct PeerServer: Sendable {
             await continuations.originLearned(activityID: activityID, version: version, outcome: outcome, by: await peers.name(of: peer))
             return nil
         case .changed(let items):
-            await peers.remoteChanged(items, from: peer)
+            await peers.remoteChanged(items, from: peer, on: session)
             return nil
         case .invalidated(let activityID):
             await peers.remoteInvalidated(activityID, by: peer)

@@ -137,7 +137,9 @@ public actor Peers: Service {
             if let fp = peer.txt["fp"] {
                 waits.resumeAll(.listed(fingerprint: fp), with: ())
                 if let trusted = trustedPeer(fingerprint: fp) {
-                    directory.advertRead(AdvertTXT.read(peer.txt, key: trusted.advertisingKey), peerID: trusted.identity.id)
+                    directory.advertRead(
+                        AdvertTXT.read(peer.txt, key: trusted.advertisingKey), peerID: trusted.identity.id,
+                        declared: Set(greeting.types.map(AdvertTXT.typeHash)))
                 }
             }
             if isNew {
@@ -202,8 +204,8 @@ public actor Peers: Service {
 
     func capabilities(of peerID: String) -> PeerCapabilities? { directory.capabilities[peerID] }
 
-    func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity) {
-        directory.remote[peer.id] = RemoteActivities(items: items, fresh: true)
+    func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) {
+        directory.learnt(items, peerID: peer.id, session: ObjectIdentifier(session))
         events.broadcast("remoteActivitiesChanged", ["peer": .string(name(of: peer)), "count": .integer(Int64(items.count))])
     }
 
@@ -212,14 +214,19 @@ public actor Peers: Service {
         events.broadcast("remoteActivityInvalidated", ["peer": .string(name(of: peer)), "activity": .string(activityID.uuidString)])
     }
 
-    /// What we hold of a peer's activities, if it is still what the peer offers.
-    func freshRemote(_ peerID: String) -> [ActivitySummary]? {
-        guard let r = directory.remote[peerID], r.fresh else { return nil }
-        return r.items
-    }
-
-    func learntRemote(_ items: [ActivitySummary], from peerID: String) {
-        directory.remote[peerID] = RemoteActivities(items: items, fresh: true)
+    /// A paired peer's activities: what we hold when it is still what the peer offers (its
+    /// pushes on the open session, or its advert's sealed tokens, say so), else asked over the link.
+    func activities(of peer: PeerView) async throws(ControlError) -> [ActivitySummary] {
+        guard let trusted = peer.trusted else {
+            throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
+        }
+        if let held = directory.fresh(trusted.identity.id, openSession: await links.sessionID(of: trusted.identity.id)) { return held }
+        let reply = try await request(peer) { .list(id: $0) }
+        guard case .activities(_, let items) = reply else {
+            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
+        }
+        directory.learnt(items, peerID: trusted.identity.id, session: await links.sessionID(of: trusted.identity.id))
+        return items
     }
 
     /// Tells every peer with an open session that our activities changed, each only of the types

@@ -1,0 +1,61 @@
+import Foundation
+import HandoffDiscovery
+import Testing
+@testable import HandoffDaemon
+
+/// Issue 13, item 4: what a machine holds of a paired peer's activities is answered from only
+/// while it is current: pushed on the session still open, or confirmed by the peer's advert.
+@Suite struct RemoteActivitiesTests {
+    static let note = "org.example.note", page = "org.example.page"
+    let a = UUID(), b = UUID()
+    // Two live objects: their identities stand for two sessions.
+    let sessions = (NSObject(), NSObject())
+    var s1: ObjectIdentifier { ObjectIdentifier(sessions.0) }
+    var s2: ObjectIdentifier { ObjectIdentifier(sessions.1) }
+
+    func summary(_ id: UUID, version: UInt64, type: String = note) -> ActivitySummary {
+        ActivitySummary(activityID: id, type: type, title: nil, scene: nil, version: version)
+    }
+
+    func reading(_ tokens: [AdvertTXT.Token]?) -> AdvertTXT.Reading {
+        AdvertTXT.Reading(protocolVersion: 1, fingerprint: "f", keyGeneration: 1, tokens: tokens)
+    }
+
+    @Test func pushedItemsAreCurrentWhileTheirSessionIsOpen() {
+        var d = PeerDirectory()
+        #expect(d.fresh("p", openSession: s1) == nil)
+        d.learnt([summary(a, version: 1)], peerID: "p", session: s1)
+        #expect(d.fresh("p", openSession: s1) == [summary(a, version: 1)])
+        // Another session (or none): pushes on the old one no longer keep them current.
+        #expect(d.fresh("p", openSession: s2) == nil)
+        #expect(d.fresh("p", openSession: nil) == nil)
+    }
+
+    @Test func theAdvertConfirmsOrOutdatesWhatIsHeld() {
+        var d = PeerDirectory()
+        let declared = Set([AdvertTXT.typeHash(Self.note)])
+        d.learnt([summary(a, version: 1)], peerID: "p", session: nil)
+        d.advertRead(reading([AdvertTXT.Token(activityID: a, type: Self.note, version: 1)]), peerID: "p", declared: declared)
+        #expect(d.fresh("p", openSession: nil) == [summary(a, version: 1)])
+        // A new version in the advert: what we hold is out of date.
+        d.advertRead(reading([AdvertTXT.Token(activityID: a, type: Self.note, version: 2)]), peerID: "p", declared: declared)
+        #expect(d.fresh("p", openSession: nil) == nil)
+        // An advert we cannot read tells nothing.
+        d.advertRead(reading(nil), peerID: "p", declared: declared)
+        #expect(d.fresh("p", openSession: nil) == nil)
+    }
+
+    @Test func activitiesOfTypesWeDoNotDeclareAreNotExpected() {
+        var d = PeerDirectory()
+        let declared = Set([AdvertTXT.typeHash(Self.note)])
+        d.learnt([summary(a, version: 3)], peerID: "p", session: nil)
+        d.advertRead(
+            reading([AdvertTXT.Token(activityID: a, type: Self.note, version: 3), AdvertTXT.Token(activityID: b, type: Self.page, version: 1)]),
+            peerID: "p", declared: declared)
+        #expect(d.fresh("p", openSession: nil) == [summary(a, version: 3)])
+        // A peer that advertises nothing we continue offers nothing: known without asking.
+        var e = PeerDirectory()
+        e.advertRead(reading([AdvertTXT.Token(activityID: b, type: Self.page, version: 1)]), peerID: "q", declared: declared)
+        #expect(e.fresh("q", openSession: nil) == [])
+    }
+}
