@@ -10,6 +10,11 @@ import NIOPosix
 ///   handoff-continue-bench continue SOCKET PEER ACTIVITY N cold|open [RSS-PID...]
 ///   handoff-continue-bench echo PORT                 (plain TCP echo, for the round trip beside it)
 ///   handoff-continue-bench tcp HOST PORT N
+///   handoff-continue-bench listing SOCKET-A SOCKET-B A-AS-SEEN-BY-B B-AS-SEEN-BY-A N open|advert
+///     from `publish` on A to the activity listed by `activities --peer` on B, with a session open
+///     (the `changed` push) or without one (the advert's TXT, then the link); beside it, in
+///     advert mode, when B's handoffd saw the TXT change (the Avahi floor); and `activities
+///     --peer` answered from what B holds.
 @main
 struct ContinueBench {
     static func main() async throws {
@@ -32,6 +37,9 @@ struct ContinueBench {
             report("op \(args[1])", samples, unit: "ms")
         case "scenes":
             try await sceneSaves(socket: args[0], n: Int(args[1])!)
+        case "listing":
+            try await listingTrials(
+                socketA: args[0], socketB: args[1], peerOnB: args[2], peerOnA: args[3], n: Int(args[4])!, viaAdvert: args[5] == "advert")
         case "echo":
             try await echo(port: Int(args[0])!)
         case "tcp":
@@ -68,6 +76,72 @@ struct ContinueBench {
         await client.close()
         report(cold ? "continue, cold peer connection" : "continue, open session", samples, unit: "ms")
         if skipped > 0 { print("  (\(skipped) cold trials found a session already open and were left out)") }
+    }
+
+    static func millis(_ d: Duration) -> Double { Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1e3 }
+
+    static func listingTrials(socketA: String, socketB: String, peerOnB: String, peerOnA: String, n: Int, viaAdvert: Bool) async throws {
+        let a = try await HandoffClient.connect(socketPath: socketA)
+        let b = try await HandoffClient.connect(socketPath: socketB)
+        let watcher = try await HandoffClient.connect(socketPath: socketB)
+        _ = try await watcher.request("watch")
+        let book = try await a.request("library-books")?.arrayValue?.first?.dictionaryValue?["id"] ?? ""
+        let scene = PropertyListValue.string(UUID().uuidString)
+        func listed(_ id: String) async throws -> Bool {
+            try await b.request("activities", ["peer": .string(peerOnB)])?.arrayValue?.contains { $0.dictionaryValue?["activity"]?.stringValue == id }
+                ?? false
+        }
+        var listing: [Double] = [], floor: [Double] = [], cached: [Double] = []
+        // When B's handoffd reported A's TXT changed (peerChanged), as it happens.
+        let txtSeen = Instants()
+        let reader = Task {
+            for await e in watcher.events where e.name == "peerChanged" && e.fields["peer"]?.stringValue == peerOnB { txtSeen.add(.now) }
+        }
+        for i in 0...n {
+            if viaAdvert {
+                // No session: the TXT is the only way B can learn of the activity.
+                _ = try await b.request("disconnect", ["peer": .string(peerOnB)])
+                _ = try await a.request("disconnect", ["peer": .string(peerOnA)])
+            }
+            let activity = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "Bench \(i)")
+            var plist = activity.propertyList
+            if case .dictionary(var d) = plist {
+                d["userInfo"] = ["bookID": book]
+                plist = .dictionary(d)
+            }
+            let id = activity.id.uuidString
+            let start = ContinuousClock.now
+            _ = try await a.request("publish", ["activity": plist, "scene": scene])
+            while try await !listed(id) {
+                if ContinuousClock.now - start > .seconds(10) { throw BenchError("trial \(i): not listed on B within 10 s") }
+            }
+            let elapsed = ContinuousClock.now - start
+            guard i > 0 else { continue }  // the first trial warms up
+            listing.append(millis(elapsed))
+            if viaAdvert {
+                // The TXT event of this trial (it may come after the listing, over the link, was done).
+                let deadline = ContinuousClock.now + .seconds(5)
+                while txtSeen.first(after: start) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+                if let seen = txtSeen.first(after: start) { floor.append(millis(seen - start)) }
+            }
+            // From what B holds now (the listing just made it current).
+            let t = ContinuousClock.now
+            _ = try await listed(id)
+            cached.append(millis(ContinuousClock.now - t))
+        }
+        reader.cancel()
+        await a.close()
+        await b.close()
+        await watcher.close()
+        report(
+            viaAdvert ? "publish on A -> listed on B, no session (TXT, then the link)" : "publish on A -> listed on B, open session", listing,
+            unit: "ms")
+        if viaAdvert && !floor.isEmpty {
+            report("publish on A -> B's handoffd saw the TXT change (Avahi floor)", floor, unit: "ms")
+            let l = listing.sorted(), f = floor.sorted()
+            print(String(format: "listed / TXT floor at p50: %.2f", l[l.count / 2] / f[f.count / 2]))
+        }
+        report("activities --peer answered from what B holds", cached, unit: "ms")
     }
 
     /// Save latency of a 2 KB scene (acknowledged = durable): N scenes are made, then, after the
@@ -157,6 +231,14 @@ struct ContinueBench {
         close(fd)
         report("plain TCP round trip (1 KiB)", samples, unit: "ms")
     }
+}
+
+/// Instants recorded by one task and read by another.
+final class Instants: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [ContinuousClock.Instant] = []
+    func add(_ t: ContinuousClock.Instant) { lock.withLock { seen.append(t) } }
+    func first(after t: ContinuousClock.Instant) -> ContinuousClock.Instant? { lock.withLock { seen.first { $0 > t } } }
 }
 
 struct BenchError: Error, CustomStringConvertible {

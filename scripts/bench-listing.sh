@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# How fast a paired machine sees a new activity (issue 13, item 4), between two test hosts (root):
+#   - with a session open: from `publish` on A to `activities --peer` listing it on B (the
+#     `changed` push);
+#   - without one: the same through the advert (B reads A's sealed tokens, then asks over the
+#     link), beside the moment B's handoffd saw A's TXT change (the Avahi floor);
+#   - `activities --peer` answered from what B holds.
+#   scripts/bench-listing.sh [N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+N=${1:-200}
+export PATH="/opt/swift/usr/bin:$PATH"
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
+scripts/build-release.sh handoffd handoffctl handoff-continue-bench
+BIN=$(scripts/build-release.sh --bin-path)
+SET=lbench
+WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
+LOG_LEVEL=notice
+source scripts/lib-daemons.sh
+trap end_daemons_and_hosts EXIT
+scripts/testhosts.sh up "$SET" 2 >/dev/null
+start_daemon 1 alpha
+start_daemon 2 beta
+pair_daemons alpha beta >/dev/null
+echo "== $N trials each, release build, A = ${SET}1 (alpha), B = ${SET}2 (beta)"
+"$BIN/handoff-continue-bench" listing "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" alpha beta "$N" open
+"$BIN/handoff-continue-bench" listing "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" alpha beta "$((N / 4))" advert
