@@ -94,7 +94,13 @@ public final class ControlServer: Service, Sendable {
     private let operations: any ControlOperations
     private let logger: Logger
     private let clients = NIOLockedValueBox(0)
-    private let channel = NIOLockedValueBox<Channel?>(nil)
+    private let phase = NIOLockedValueBox(Phase.idle)
+    /// Once stopped, a server stays stopped: its path may belong to another server by then.
+    private enum Phase {
+        case idle
+        case listening(Channel)
+        case stopped
+    }
     /// Admitted clients, handed to `run()`.
     private let connections: (stream: AsyncStream<Connection>, continuation: AsyncStream<Connection>.Continuation)
 
@@ -119,12 +125,13 @@ public final class ControlServer: Service, Sendable {
 
     public var clientCount: Int { clients.withLockedValue { $0 } }
 
-    /// Binds the socket (replacing a stale one left by a crash) with mode 0600.
+    /// Binds the socket (replacing a stale one left by a crash) with mode 0600; nothing once stopped.
     public func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
         try? FileManager.default.removeItem(atPath: path)
         // The socket file is created with the umask's mode: make it private from the start.
         let old = umask(0o177)
         defer { umask(old) }
+        guard case .idle = phase.withLockedValue({ $0 }) else { return }
         let ch = try await ServerBootstrap(group: group)
             .childChannelInitializer { [self] child in
                 child.eventLoop.makeCompletedFuture {
@@ -132,12 +139,21 @@ public final class ControlServer: Service, Sendable {
                 }
             }
             .bind(unixDomainSocketPath: path).get()
-        channel.withLockedValue { $0 = ch }
+        let kept = phase.withLockedValue { p -> Bool in
+            guard case .idle = p else { return false }
+            p = .listening(ch)
+            return true
+        }
+        // Stopped while binding: the socket goes at once.
+        if !kept {
+            try? await ch.close()
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 
     /// Serves clients until graceful shutdown or `stop()`; binds the socket first unless `start()` did.
     public func run() async throws {
-        if channel.withLockedValue({ $0 == nil }) { try await start() }
+        if case .idle = phase.withLockedValue({ $0 }) { try await start() }
         await withDiscardingTaskGroup { group in
             for await c in connections.stream.cancelOnGracefulShutdown() {
                 group.addTask { await self.serve(c.client, lines: c.lines, taken: c.taken) }
@@ -152,12 +168,11 @@ public final class ControlServer: Service, Sendable {
     /// to another server by then).
     public func stop() async {
         connections.continuation.finish()
-        guard
-            let ch = channel.withLockedValue({ c -> Channel? in
-                defer { c = nil }
-                return c
-            })
-        else { return }
+        let was = phase.withLockedValue { p -> Phase in
+            defer { p = .stopped }
+            return p
+        }
+        guard case .listening(let ch) = was else { return }
         try? await ch.close()
         try? FileManager.default.removeItem(atPath: path)
     }

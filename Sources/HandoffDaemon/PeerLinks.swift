@@ -210,6 +210,20 @@ public actor PeerLinks {
         _ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession,
         timeout: Duration = .seconds(5)
     ) async throws(PeerRequestError) -> PeerMessage {
+        try await answer(try await ask(make, on: session, timeout: timeout))
+    }
+
+    /// A request sent, its answer still to be awaited (`answer`) or dropped (`forget`).
+    public struct Asked: Sendable {
+        fileprivate let ticket: Waiters<Int64, PeerMessage>.Ticket
+        fileprivate let peer: String
+        fileprivate let timeout: Duration
+    }
+
+    /// Sends a request without waiting for its answer: several can be in flight on one session.
+    public func ask(
+        _ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession, timeout: Duration = .seconds(5)
+    ) async throws(PeerRequestError) -> Asked {
         // Random, never counted: ids are seen by the peer (pings), and a counted one tells the next.
         var id = Int64.random(in: 1...Int64.max)
         while answers.count(id) > 0 { id = Int64.random(in: 1...Int64.max) }
@@ -218,13 +232,21 @@ public actor PeerLinks {
             answers.forget(ticket)
             throw .sessionClosed(session.peer.fingerprint)
         }
-        switch await answers.wait(ticket) {
+        return Asked(ticket: ticket, peer: session.peer.fingerprint, timeout: timeout)
+    }
+
+    /// The answer to a request sent with `ask`; an `error` answer becomes `.refused`.
+    public nonisolated func answer(_ asked: Asked) async throws(PeerRequestError) -> PeerMessage {
+        switch await answers.wait(asked.ticket) {
         case .value(.error(_, let code, let text)): throw .refused(code: code, message: text)
         case .value(let reply): return reply
-        case .timedOut: throw .timedOut(session.peer.fingerprint, after: timeout)
-        case .ended, .cancelled: throw .sessionClosed(session.peer.fingerprint)
+        case .timedOut: throw .timedOut(asked.peer, after: asked.timeout)
+        case .ended, .cancelled: throw .sessionClosed(asked.peer)
         }
     }
+
+    /// Drops a request's answer that will not be awaited.
+    public nonisolated func forget(_ asked: Asked) { answers.forget(asked.ticket) }
 
     /// Sends a notification (no answer) to a peer with an open session; false if there is none.
     @discardableResult

@@ -320,16 +320,25 @@ public actor Peers: Service {
         let address = peer.address
         do throws(PeerRequestError) {
             let (session, opened) = try await links.session(to: trusted.identity, host: address?.host, port: address?.port)
-            if opened { try await greet(on: session) }
-            return try await links.request(make, on: session, timeout: timeout)
+            guard opened else { return try await links.request(make, on: session, timeout: timeout) }
+            // The side that opens a session says hello first. The request follows at once, without
+            // waiting for the peer's hello: the peer answers its hello before it reads the next
+            // message, so the session costs no extra round trip.
+            let hello = try await links.ask({ self.hello(id: $0) }, on: session)
+            let reply: PeerMessage
+            do { reply = try await links.request(make, on: session, timeout: timeout) } catch {
+                links.forget(hello)
+                throw error
+            }
+            try greeted(try await links.answer(hello), on: session)
+            return reply
         } catch {
             throw .failed(code: error.code, message: error.description)
         }
     }
 
-    /// The side that opens a session says hello first; the answer is the peer's own hello.
-    private func greet(on session: LinkSession) async throws(PeerRequestError) {
-        let reply = try await links.request({ self.hello(id: $0) }, on: session)
+    /// The peer's answer to our hello: its own.
+    private func greeted(_ reply: PeerMessage, on session: LinkSession) throws(PeerRequestError) {
         guard case .hello(_, let version, let device, let types) = reply else { throw .unexpectedReply("something else than its hello") }
         if !greeted(by: session.peer, version: version, device: device, types: types) {
             throw .refused(
