@@ -95,7 +95,11 @@ struct ContinueBench {
         // When B's handoffd reported A's TXT changed (peerChanged), as it happens.
         let txtSeen = Instants()
         let reader = Task {
-            for await e in watcher.events where e.name == "peerChanged" && e.fields["peer"]?.stringValue == peerOnB { txtSeen.add(.now) }
+            // By any name: A's advert can be renamed under us ("alpha #2") when Avahi sees a conflict.
+            for await e in watcher.events where e.name == "peerChanged" || e.name == "peerAppeared" {
+                if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil { print("  event \(e.name) \(e.fields["peer"]?.stringValue ?? "")") }
+                txtSeen.add(.now)
+            }
         }
         for i in 0...n {
             if viaAdvert {
@@ -122,7 +126,11 @@ struct ContinueBench {
                 // The TXT event of this trial (it may come after the listing, over the link, was done).
                 let deadline = ContinuousClock.now + .seconds(5)
                 while txtSeen.first(after: start) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-                if let seen = txtSeen.first(after: start) { floor.append(millis(seen - start)) }
+                let seen = txtSeen.first(after: start)
+                if let seen { floor.append(millis(seen - start)) }
+                if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
+                    print("trial \(i): listed \(millis(elapsed)) ms, TXT seen \(seen.map { "\(millis($0 - start)) ms" } ?? "never")")
+                }
             }
             // From what B holds now (the listing just made it current).
             let t = ContinuousClock.now
@@ -130,6 +138,12 @@ struct ContinueBench {
             cached.append(millis(ContinuousClock.now - t))
         }
         reader.cancel()
+        if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
+            do {
+                _ = try await watcher.request("status")
+                print("watcher still connected")
+            } catch { print("watcher: \(error)") }
+        }
         await a.close()
         await b.close()
         await watcher.close()
