@@ -55,7 +55,26 @@ final class LoopbackDaemon: Sendable {
 
     func request(_ op: String, _ args: [String: PropertyListValue] = [:]) async throws -> PropertyListValue? {
         let client = try await HandoffClient.connect(socketPath: control.path)
-        defer { Task { await client.close() } }
-        return try await client.request(op, args)
+        do {
+            let result = try await client.request(op, args)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
+        }
+    }
+}
+
+/// Runs `body`, then stops the daemons whatever happened: their sockets and sessions end before
+/// the test does.
+func withStopping<T>(_ daemons: LoopbackDaemon..., body: () async throws -> T) async throws -> T {
+    do {
+        let value = try await body()
+        for d in daemons { await d.stop() }
+        return value
+    } catch {
+        for d in daemons { await d.stop() }
+        throw error
     }
 }

@@ -15,35 +15,27 @@ import Testing
         let a = try await LoopbackDaemon("alpha", on: network)
         let b = try await LoopbackDaemon("beta", on: network)
         let c = try await LoopbackDaemon("gamma", on: network)
-        defer {
-            Task {
-                await a.stop()
-                await b.stop()
-                await c.stop()
-            }
-        }
-        let first = try await HandoffClient.connect(socketPath: a.control.path)
-        let second = try await HandoffClient.connect(socketPath: a.control.path)
-        defer {
-            Task {
-                await first.close()
-                await second.close()
-            }
-        }
+        try await withStopping(a, b, c) {
+            let first = try await HandoffClient.connect(socketPath: a.control.path)
+            let second = try await HandoffClient.connect(socketPath: a.control.path)
 
-        let accept1 = Task { try await first.request("pair-accept", ["timeout": 30]) }
-        try await waitUntil("the first accept waits", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
-        let accept2 = Task { try await second.request("pair-accept", ["timeout": 30]) }
-        try await waitUntil("the second accept waits", timeout: 5) { await a.daemon.pairing.waitingAccepts == 2 }
+            let accept1 = Task { try await first.request("pair-accept", ["timeout": 30]) }
+            try await waitUntil("the first accept waits", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
+            let accept2 = Task { try await second.request("pair-accept", ["timeout": 30]) }
+            try await waitUntil("the second accept waits", timeout: 5) { await a.daemon.pairing.waitingAccepts == 2 }
 
-        // beta pairs: the oldest accept gets it.
-        try await pair(b, with: a, accepted: accept1, on: first)
-        #expect(await a.daemon.pairing.waitingAccepts == 1)
-        // gamma pairs next: the second accept, still waiting, gets it.
-        try await pair(c, with: a, accepted: accept2, on: second)
-        #expect(await a.daemon.pairing.waitingAccepts == 0)
-        let trusted = try #require(try await a.request("trust")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue }
-        #expect(Set(trusted) == ["beta", "gamma"])
+            // beta pairs: the oldest accept gets it.
+            try await pair(b, with: a, accepted: accept1, on: first)
+            #expect(await a.daemon.pairing.waitingAccepts == 1)
+            // gamma pairs next: the second accept, still waiting, gets it.
+            try await pair(c, with: a, accepted: accept2, on: second)
+            #expect(await a.daemon.pairing.waitingAccepts == 0)
+            let trusted = try #require(try await a.request("trust")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue }
+            #expect(Set(trusted) == ["beta", "gamma"])
+            // (On a failure the daemons' stop ends these connections.)
+            await first.close()
+            await second.close()
+        }
     }
 
     /// `initiator` starts pairing with `responder`, whose waiting accept returns the same code;
@@ -56,7 +48,6 @@ import Testing
             await initiator.daemon.peers.discovered(responder.daemon.configuration.deviceName) != nil
         }
         let client = try await HandoffClient.connect(socketPath: initiator.control.path)
-        defer { Task { await client.close() } }
         let started = try #require(try await client.request("pair", ["peer": .string(responder.daemon.configuration.deviceName)]))
         let accepting = try #require(try await accepted.value)
         #expect(started.dictionaryValue?["code"] == accepting.dictionaryValue?["code"])
@@ -65,5 +56,6 @@ import Testing
             "pair-confirm", ["pairing": try #require(accepting.dictionaryValue?["pairing"]), "accept": true])
         #expect(responderDone?.dictionaryValue?["peer"] == .string(initiator.daemon.configuration.deviceName))
         _ = try await initiatorDone
+        await client.close()
     }
 }

@@ -27,61 +27,49 @@ func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon, Loopba
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PeerListingTests {
     @Test func aPairedPeerListedDuringTheGraceIsReached() async throws {
         let (a, b) = try await pairedDaemons(betaAdvertised: false)
-        defer {
-            Task {
-                await a.stop()
-                await b.stop()
-            }
-        }
-        // Far beyond the 10 s the test allows: only the discovery event can end the wait in time.
-        await a.daemon.peers.setListingGrace(.seconds(600))
-        #expect(
-            try await a.request("peers")?.arrayValue?.first { $0.dictionaryValue?["name"] == "beta" }?
-                .dictionaryValue?["listed"] == .bool(false))
+        try await withStopping(a, b) {
+            // Far beyond the 10 s the test allows: only the discovery event can end the wait in time.
+            await a.daemon.peers.setListingGrace(.seconds(600))
+            #expect(
+                try await a.request("peers")?.arrayValue?.first { $0.dictionaryValue?["name"] == "beta" }?
+                    .dictionaryValue?["listed"] == .bool(false))
 
-        let listing = Task { try await a.request("activities", ["peer": "beta"]) }
-        let waitingForBeta = PeerWait.listed(fingerprint: b.identity.identity.fingerprint)
-        try await waitUntil("alpha waits for beta's advert", timeout: 5) { await a.daemon.peers.waiting(for: waitingForBeta) == 1 }
-        b.discovery.setAvahiRunning(true)
-        #expect(await Timeout.race(.seconds(10)) { try? await listing.value } == .array([]))
-        #expect(await a.daemon.peers.waiting(for: waitingForBeta) == 0)
+            let listing = Task { try await a.request("activities", ["peer": "beta"]) }
+            let waitingForBeta = PeerWait.listed(fingerprint: b.identity.identity.fingerprint)
+            try await waitUntil("alpha waits for beta's advert", timeout: 5) { await a.daemon.peers.waiting(for: waitingForBeta) == 1 }
+            b.discovery.setAvahiRunning(true)
+            #expect(await Timeout.race(.seconds(10)) { try? await listing.value } == .array([]))
+            #expect(await a.daemon.peers.waiting(for: waitingForBeta) == 0)
+        }
     }
 
     @Test func aPairedPeerNeverListedFailsAfterTheGraceSayingSo() async throws {
         let (a, b) = try await pairedDaemons(betaAdvertised: false)
-        defer {
-            Task {
-                await a.stop()
-                await b.stop()
+        try await withStopping(a, b) {
+            await a.daemon.peers.setListingGrace(.milliseconds(200))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: ClientError.self) { try await a.request("activities", ["peer": "beta"]) }
+            #expect(ContinuousClock.now - started >= .milliseconds(200))
+            guard case .refused(let code, let message) = error else {
+                Issue.record("\(String(describing: error))")
+                return
             }
+            #expect(code == "peer-unreachable")
+            #expect(message.contains("not listed on the network"), "\(message)")
+            #expect(await a.daemon.peers.waiting(for: .listed(fingerprint: b.identity.identity.fingerprint)) == 0)
         }
-        await a.daemon.peers.setListingGrace(.milliseconds(200))
-        let started = ContinuousClock.now
-        let error = await #expect(throws: ClientError.self) { try await a.request("activities", ["peer": "beta"]) }
-        #expect(ContinuousClock.now - started >= .milliseconds(200))
-        guard case .refused(let code, let message) = error else {
-            Issue.record("\(String(describing: error))")
-            return
-        }
-        #expect(code == "peer-unreachable")
-        #expect(message.contains("not listed on the network"), "\(message)")
-        #expect(await a.daemon.peers.waiting(for: .listed(fingerprint: b.identity.identity.fingerprint)) == 0)
     }
 
     @Test func aListedPeerIsReachedWithoutWaiting() async throws {
         let (a, b) = try await pairedDaemons(betaAdvertised: true)
-        defer {
-            Task {
-                await a.stop()
-                await b.stop()
-            }
+        try await withStopping(a, b) {
+            try await waitUntil("alpha lists beta", timeout: 5) { await a.daemon.peers.discovered("beta") != nil }
+            // Far beyond the 10 s the test allows: a request that waited at all would fail it.
+            await a.daemon.peers.setListingGrace(.seconds(600))
+            await b.daemon.peers.setListingGrace(.seconds(600))
+            try await waitUntil("beta lists alpha", timeout: 5) { await b.daemon.peers.discovered("alpha") != nil }
+            #expect(await Timeout.race(.seconds(10)) { try? await a.request("activities", ["peer": "beta"]) } == .array([]))
+            #expect(await Timeout.race(.seconds(10)) { try? await b.request("activities", ["peer": "alpha"]) } == .array([]))
         }
-        try await waitUntil("alpha lists beta", timeout: 5) { await a.daemon.peers.discovered("beta") != nil }
-        // Far beyond the 10 s the test allows: a request that waited at all would fail it.
-        await a.daemon.peers.setListingGrace(.seconds(600))
-        await b.daemon.peers.setListingGrace(.seconds(600))
-        try await waitUntil("beta lists alpha", timeout: 5) { await b.daemon.peers.discovered("alpha") != nil }
-        #expect(await Timeout.race(.seconds(10)) { try? await a.request("activities", ["peer": "beta"]) } == .array([]))
-        #expect(await Timeout.race(.seconds(10)) { try? await b.request("activities", ["peer": "alpha"]) } == .array([]))
     }
 }
