@@ -69,30 +69,14 @@ public struct ControlRequest: Sendable, Equatable {
         return JSONWriter.encode(.dictionary(d)) + [0x0A]
     }
 
-    // Typed argument access, each failure naming the argument.
-    public func string(_ name: String) throws(ControlError) -> String {
-        guard let v = arguments[name] else { throw .badArgument(name: name, reason: "missing") }
-        guard let s = v.stringValue else { throw .badArgument(name: name, reason: "must be a string") }
-        return s
-    }
+    // Typed argument access, each failure naming the argument (one implementation: `Fields`).
+    public func string(_ name: String) throws(ControlError) -> String { try fields.string(name) }
 
-    public func optionalString(_ name: String) throws(ControlError) -> String? {
-        arguments[name] == nil ? nil : try string(name)
-    }
+    public func optionalString(_ name: String) throws(ControlError) -> String? { try fields.optionalString(name) }
 
-    public func uuid(_ name: String) throws(ControlError) -> UUID {
-        guard let u = UUID(canonical: try string(name)) else {
-            throw .badArgument(name: name, reason: "must be a UUID in canonical form (36 characters, upper-case hex)")
-        }
-        return u
-    }
+    public func uuid(_ name: String) throws(ControlError) -> UUID { try fields.uuid(name) }
 
-    public func activity(_ name: String = "activity") throws(ControlError) -> UserActivity {
-        guard let v = arguments[name] else { throw .badArgument(name: name, reason: "missing") }
-        do throws(CodecError) { return try UserActivity(propertyList: v) } catch {
-            throw .badArgument(name: name, reason: error.description)
-        }
-    }
+    public func activity(_ name: String = "activity") throws(ControlError) -> UserActivity { try fields.activity(name) }
 }
 
 /// Response and event lines.

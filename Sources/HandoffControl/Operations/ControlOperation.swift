@@ -85,6 +85,8 @@ public struct Fields: Sendable {
         values = d
     }
 
+    public init(values: [String: PropertyListValue]) { self.values = values }
+
     private func wrong(_ key: String, _ expected: String) -> ControlError { .badArgument(name: key, reason: "must be \(expected)") }
 
     public func string(_ key: String) throws(ControlError) -> String {
@@ -164,7 +166,7 @@ public struct FieldWriter {
 
 extension ControlRequest {
     /// The request's arguments as fields.
-    public var fields: Fields { (try? Fields(.dictionary(arguments))) ?? (try! Fields(.dictionary([:]))) }
+    public var fields: Fields { Fields(values: arguments) }
 
     /// A request for an operation, as HandoffClient sends it.
     public init<Op: ControlOperation>(id: Int64?, _ operation: Op) {
