@@ -27,6 +27,7 @@ struct ConfigFile: Decodable {
 
     var device_name: String?
     var peer_port: Int?
+    var peers: [String]?
     var interfaces: [String]?
     var state_directory: String?
     var runtime_directory: String?
@@ -48,7 +49,7 @@ struct ConfigFile: Decodable {
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
         "": [
-            "device_name", "peer_port", "interfaces", "state_directory", "runtime_directory", "log_level", "library",
+            "device_name", "peer_port", "peers", "interfaces", "state_directory", "runtime_directory", "log_level", "library",
             "limits", "activity_types", "handlers", "opener"
         ],
         "limits": [

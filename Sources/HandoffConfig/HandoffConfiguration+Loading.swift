@@ -38,6 +38,17 @@ extension HandoffConfiguration {
             guard (1...65_535).contains(port) else { throw .invalid(file: file, key: "peer_port", reason: "must be between 1 and 65535") }
             peerPort = port
         }
+        if let peers = raw.peers {
+            staticPeers = try peers.map { (text: String) throws(ConfigError) -> PeerEndpoint in
+                // The default port is the one this machine uses: peers usually all keep 7340.
+                guard let e = PeerEndpoint(parsing: text, defaultPort: peerPort) else {
+                    throw .invalid(
+                        file: file, key: "peers",
+                        reason: "'\(text)' is not an address: write host, host:port, or [IPv6]:port, such as 192.0.2.7:7340")
+                }
+                return e
+            }
+        }
         if let names = raw.interfaces, !names.isEmpty {
             // Restricting the link and the advert to some interfaces protected nothing the
             // authenticated link does not: trust comes from the pinned keys, never from the

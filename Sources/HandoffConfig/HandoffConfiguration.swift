@@ -10,6 +10,9 @@ public struct HandoffConfiguration: Sendable {
     public var deviceName: String
     /// TCP port of the secure peer link.
     public var peerPort: Int
+    /// Addresses dialled for paired peers that mDNS cannot list (another subnet, a VPN). A
+    /// machine found there is a peer only if its key is pinned; the address is never trusted.
+    public var staticPeers: [PeerEndpoint]
     /// Settings read and not applied, each with why and what to do instead (logged at start).
     public var notices: [String]
     public var stateDirectory: String
@@ -33,6 +36,7 @@ public struct HandoffConfiguration: Sendable {
     public init() {
         deviceName = Self.defaultDeviceName
         peerPort = 7340
+        staticPeers = []
         notices = []
         stateDirectory = "/var/lib/handoffd"
         runtimeDirectory = "/run/handoffd"

@@ -82,7 +82,10 @@ public final class Daemon: Sendable {
             logger.error("a saved scene could not be read and is skipped", metadata: ["scene.record": "\(record)"])
         }
         peers = Peers(
-            endpoint: endpoint, greeting: (configuration.deviceName, configuration.activityTypes.types.map(\.rawValue)),
+            endpoint: endpoint,
+            settings: PeersSettings(
+                device: configuration.deviceName, types: configuration.activityTypes.types.map(\.rawValue),
+                staticPeers: configuration.staticPeers),
             discovery: parts.discovery, events: events, logger: logger)
         activities = Activities(
             configuration: configuration,

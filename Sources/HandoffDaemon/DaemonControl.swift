@@ -37,7 +37,7 @@ struct DaemonControl: ControlOperations {
         case StatusRequest.name: return try await answer(r) { (_: StatusRequest) in await status() }
         case PeersRequest.name: return try await answer(r) { (_: PeersRequest) in Listing(await peers.views().map(\.info)) }
         case TrustRequest.name: return try await answer(r) { (_: TrustRequest) in Listing(try peers.trusted().map(\.info)) }
-        case PairRequest.name: return try await answer(r) { (op: PairRequest) in try await pairing.start(with: op.peer, owner: client) }
+        case PairRequest.name: return try await answer(r) { (op: PairRequest) in try await pairing.start(with: op.peer, owner: client, defaultPort: daemon.configuration.peerPort == 0 ? 7340 : daemon.configuration.peerPort) }
         case PairAcceptRequest.name:
             return try await answer(r) { (op: PairAcceptRequest) in try await pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
         case PairConfirmRequest.name:
@@ -141,7 +141,7 @@ struct DaemonControl: ControlOperations {
     /// Every paired, listed peer's activities; a peer that does not answer is left out and logged.
     private func remoteListAll() async -> [ActivityInfo] {
         var all: [ActivityInfo] = []
-        for peer in await peers.views() where peer.trusted != nil && peer.discovered != nil {
+        for peer in await peers.views() where peer.trusted != nil && (peer.discovered != nil || peer.present) {
             do throws(ControlError) { all += try await remoteList(peer.name) } catch {
                 daemon.logger.notice("a peer did not list its activities", metadata: ["peer.name": "\(peer.name)", "error": "\(error.code)"])
             }
@@ -170,7 +170,8 @@ extension PeerView {
     var info: PeerInfo {
         PeerInfo(
             name: name, fingerprint: fingerprint, paired: trusted != nil, present: present, listed: discovered != nil, connected: connected,
-            addresses: discovered?.addresses.map(\.description) ?? [], port: discovered.map { Int64($0.port) }, pairedName: trusted?.name)
+            addresses: discovered?.addresses.map(\.description) ?? [], port: discovered.map { Int64($0.port) }, pairedName: trusted?.name,
+            foundBy: foundBy, address: session?.remote, localAddress: session?.local, sessions: Int64(sessions))
     }
 }
 

@@ -17,6 +17,8 @@ public actor Pairing: Service {
     private let logger: Logger
     /// Pairings showing their code, waiting for `pair-confirm` from the client that started them.
     private var pending: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
+    /// Where each pairing this machine started reached the other: dialled once it succeeds.
+    private var dialAfterPairing: [String: PeerEndpoint] = [:]
     /// `pair --accept`s waiting for a machine to start pairing, each with its own deadline.
     private let accepts = Waiters<AcceptKey, PairingSession>()
     enum AcceptKey: Hashable { case incoming }
@@ -41,19 +43,33 @@ public actor Pairing: Service {
     /// How many `pair --accept` are waiting now.
     var waitingAccepts: Int { accepts.count(.incoming) }
 
-    /// `pair PEER`: starts pairing with a listed peer whose window is open; returns the code to
-    /// compare. The pairing waits for `pair-confirm` from the same client.
-    func start(with name: String, owner: ControlClient) async throws(ControlError) -> PairingCode {
-        let peer = try await peers.resolve(name)
-        guard let address = peer.address else {
-            throw .failed(code: "peer-unreachable", message: "\(peer.name) is not listed on the network now; start handoffd there")
+    /// `pair PEER`: starts pairing with a listed peer, or with the machine at an address
+    /// (`host[:port]`, for one mDNS cannot list), whose window is open; returns the code to
+    /// compare. The pairing waits for `pair-confirm` from the same client. An address is only
+    /// where to ask: what is pinned is the key whose code both people compared.
+    func start(with name: String, owner: ControlClient, defaultPort: Int) async throws(ControlError) -> PairingCode {
+        let target: (name: String, address: PeerEndpoint)
+        do throws(ControlError) {
+            let peer = try await peers.resolve(name)
+            guard let address = peer.address else {
+                throw .failed(
+                    code: "peer-unreachable",
+                    message: "\(peer.name) is not listed on the network now; start handoffd there, or pair by address: `handoffctl pair HOST[:PORT]`")
+            }
+            target = (peer.name, PeerEndpoint(host: address.host, port: address.port))
+        } catch {
+            guard let address = PeerEndpoint(parsing: name, defaultPort: defaultPort) else { throw error }
+            target = (address.description, address)
         }
         let session: PairingSession
-        do { session = try await endpoint.pair(host: address.host, port: address.port) } catch {
+        do { session = try await endpoint.pair(host: target.address.host, port: target.address.port) } catch {
             throw .failed(
-                code: "pairing-failed", message: "pairing with \(peer.name) failed: \(error). Run `handoffctl pair --accept` on \(peer.name) first")
+                code: "pairing-failed",
+                message: "pairing with \(target.name) failed: \(error). Run `handoffctl pair --accept` on \(target.name) first")
         }
-        return try await showCode(session, owner: owner, name: peer.name)
+        let code = try await showCode(session, owner: owner, name: session.peerName.isEmpty ? target.name : session.peerName)
+        dialAfterPairing[code.pairing] = target.address
+        return code
     }
 
     /// `pair --accept`: opens the window and waits for a peer to start pairing. Each accept waits
@@ -96,8 +112,10 @@ public actor Pairing: Service {
         if accept { p.session.confirm() } else { p.session.reject() }
         let outcome = await p.session.outcome()
         afterPairing(succeeded: (try? outcome.get()) != nil)
+        let address = dialAfterPairing.removeValue(forKey: id)
         switch outcome {
         case .success(let trusted):
+            if let address { await peers.reachable(trusted.identity, at: address) }
             logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
             events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
             return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint)
@@ -125,6 +143,7 @@ public actor Pairing: Service {
         for (id, p) in pending where p.owner == client.key {
             p.session.cancel()
             pending[id] = nil
+            dialAfterPairing[id] = nil
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import HandoffDiscovery
 import HandoffLink
 
@@ -35,12 +36,19 @@ enum AvahiState: Equatable {
     var isUp: Bool { if case .up = self { true } else { false } }
 }
 
-/// The peers this machine knows of and what it knows about them: Avahi's listing, link presence,
-/// declared types and activities. Pure state, changed only by `Peers`.
+/// The peers this machine knows of and what it knows about them: Avahi's listing, when to dial
+/// and ping them, declared types and activities. Pure state, changed only by `Peers`.
 struct PeerDirectory {
     /// By advertised instance name.
     private(set) var discovered: [String: DiscoveredPeer] = [:]
-    var presence = PeerPresence()
+    var dialer = PeerDialer()
+    /// By identity id: when the current session was last pinged, and pings out now.
+    var lastPing: [String: Date] = [:]
+    var pinging: Set<String> = []
+    /// By identity id: where the peer said, in its hello, that its link listens.
+    var told: [String: [PeerEndpoint]] = [:]
+    /// Configured addresses, and the paired peer found at each.
+    var staticOwner: [PeerEndpoint: String] = [:]
     /// By identity id.
     var capabilities: [String: PeerCapabilities] = [:]
     /// By identity id.
@@ -51,13 +59,11 @@ struct PeerDirectory {
     mutating func listed(_ peer: DiscoveredPeer) -> Bool {
         let isNew = discovered[peer.name] == nil
         discovered[peer.name] = peer
-        presence.listedByAvahi(peer.name)
         return isNew
     }
 
     mutating func withdrawn(_ name: String) {
         discovered[name] = nil
-        presence.removedByAvahi(name)
     }
 
     /// The listed instance that advertises this identity.
@@ -91,5 +97,18 @@ struct PeerDirectory {
     mutating func forget(peerID: String) {
         capabilities[peerID] = nil
         remote[peerID] = nil
+        told[peerID] = nil
+        lastPing[peerID] = nil
+        staticOwner = staticOwner.filter { $0.value != peerID }
+    }
+
+    /// Pings are due on sessions not pinged for `interval`, one at a time per peer.
+    mutating func duePings(among connected: Set<String>, at now: Date, interval: TimeInterval) -> [String] {
+        let due = connected.filter { !pinging.contains($0) && (lastPing[$0].map { now.timeIntervalSince($0) >= interval } ?? true) }.sorted()
+        for id in due {
+            pinging.insert(id)
+            lastPing[id] = now
+        }
+        return due
     }
 }

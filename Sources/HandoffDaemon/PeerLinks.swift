@@ -36,18 +36,26 @@ public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
+/// What PeerLinks tells Peers about presence: a peer's first session authenticated, or its last
+/// one ended.
+enum LinkPresence: Sendable {
+    case present(PeerIdentity, LinkSession)
+    case absent(PeerIdentity, SessionEnd)
+}
+
 /// The open sessions with paired peers, and request/answer over them. One session per peer is
-/// used for our requests (the newest); every session, ours or theirs, is read by `run()`, each in
-/// a child task, and the peer's requests on it are served by `serve`, each in a child task of its
-/// session's reader (a slow dispatch does not hold up pings). Request ids are random, and an
-/// answer is taken only from the session its request was sent on.
+/// used for our requests (`SessionTable` decides which when two open at once); every session,
+/// ours or theirs, is read by `run()`, each in a child task, and the peer's requests on it are
+/// served by `serve`, each in a child task of its session's reader (a slow dispatch does not hold
+/// up pings). Request ids are random, and an answer is taken only from the session its request
+/// was sent on.
 public actor PeerLinks {
     public typealias Server = @Sendable (PeerMessage, LinkSession) async -> PeerMessage?
 
     private let endpoint: LinkEndpoint
     private let logger: Logger
     private var serve: Server = { _, _ in nil }
-    private var byPeer: [String: LinkSession] = [:]
+    private var table = SessionTable()
     /// Our requests' answers, by request id; the owner is the session the request went out on.
     private let answers = Waiters<Int64, PeerMessage>()
     /// Peers a connection is being opened to: concurrent requests wait for that one.
@@ -56,20 +64,29 @@ public actor PeerLinks {
     private var admission = PeerAdmission()
     /// Sessions to read, handed to `run()`.
     private let adopted: (stream: AsyncStream<LinkSession>, continuation: AsyncStream<LinkSession>.Continuation)
+    /// First session up, last session down: read by Peers.
+    nonisolated let presence: (stream: AsyncStream<LinkPresence>, continuation: AsyncStream<LinkPresence>.Continuation)
 
     public init(endpoint: LinkEndpoint, logger: Logger) {
         self.endpoint = endpoint
         self.logger = logger
         adopted = AsyncStream.makeStream(of: LinkSession.self)
+        presence = AsyncStream.makeStream(of: LinkPresence.self)
     }
 
     public func setServer(_ server: @escaping Server) { serve = server }
 
     /// The session our requests to a peer use now.
-    public func sessionID(of peerID: String) -> ObjectIdentifier? { byPeer[peerID].map(ObjectIdentifier.init) }
+    public func sessionID(of peerID: String) -> ObjectIdentifier? { table.current(peerID).map(ObjectIdentifier.init) }
+
+    /// The session our requests to a peer use now.
+    public func current(_ peerID: String) -> LinkSession? { table.current(peerID) }
+
+    /// Every session with the peer that is kept open (normally one).
+    public func sessions(of peerID: String) -> [LinkSession] { table.open(peerID) }
 
     /// Peers with an open session right now (by identity id).
-    public var connectedPeerIDs: Set<String> { Set(byPeer.keys) }
+    public var connectedPeerIDs: Set<String> { table.peerIDs }
 
     /// Reads every adopted session until cancelled.
     public func run() async {
@@ -80,10 +97,23 @@ public actor PeerLinks {
         }
     }
 
-    /// Starts reading a session (one a peer opened, or one we opened).
-    public func adopt(_ session: LinkSession) {
-        byPeer[session.peer.id] = session
+    /// Starts reading a session (one a peer opened, or one we opened). If the peer has another
+    /// one, the table says which to keep; the other is closed (both ends close the same one).
+    public func adopt(_ session: LinkSession) async {
+        let localKeyIsLower = endpoint.identity.identity.publicKey.lexicographicallyPrecedes(session.peer.publicKey)
+        let (close, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
         adopted.continuation.yield(session)
+        if first { presence.continuation.yield(.present(session.peer, session)) }
+        for s in close {
+            logger.debug("closing a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.local": "\(s.initiatedLocally)"])
+            await s.close()
+        }
+    }
+
+    /// Closes one session, saying why when it was the peer's last (ping timeout, our address gone).
+    func close(_ session: LinkSession, because reason: SessionEnd) async {
+        table.ending(session, reason)
+        await session.close()
     }
 
     private func read(_ session: LinkSession) async {
@@ -93,6 +123,12 @@ public actor PeerLinks {
                 do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
                     logger.notice("undecodable peer message", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
                     await send(.error(id: nil, code: error.code, message: error.description), answering: .ping(id: 0), on: session)
+                    continue
+                }
+                if case .goodbye = message {
+                    logger.info("peer said goodbye", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+                    table.ending(session, .goodbye)
+                    await session.close()
                     continue
                 }
                 // An answer counts only from the session its request went out on: another paired
@@ -168,14 +204,14 @@ public actor PeerLinks {
 
     private func closed(_ session: LinkSession) {
         admission.closed(session: ObjectIdentifier(session))
-        if byPeer[session.peer.id] === session { byPeer[session.peer.id] = nil }
         answers.end(owner: ObjectIdentifier(session))
+        if let (reason, last) = table.remove(session), last { presence.continuation.yield(.absent(session.peer, reason)) }
     }
 
     /// An open session to `peer`, opening one at `host`:`port` if there is none; `opened` is true
     /// when this call opened it (the caller greets the peer first).
     public func session(to peer: PeerIdentity, host: String?, port: Int?) async throws(PeerRequestError) -> (session: LinkSession, opened: Bool) {
-        if let s = byPeer[peer.id], s.channel.isActive { return (s, false) }
+        if let s = table.current(peer.id), s.channel.isActive { return (s, false) }
         if connecting.contains(peer.id) {
             switch await connected.wait(for: peer.id) {
             case .value(let result): return (try result.get(), false)
@@ -187,7 +223,7 @@ public actor PeerLinks {
         defer { connecting.remove(peer.id) }
         do {
             let session = try await endpoint.connect(host: host, port: port, expecting: peer)
-            adopt(session)
+            await adopt(session)
             connected.resumeAll(peer.id, with: .success(session))
             return (session, true)
         } catch {
@@ -251,21 +287,31 @@ public actor PeerLinks {
     /// Sends a notification (no answer) to a peer with an open session; false if there is none.
     @discardableResult
     public func notify(_ message: PeerMessage, peerID: String) async -> Bool {
-        guard let s = byPeer[peerID] else { return false }
+        guard let s = table.current(peerID) else { return false }
         do { try await s.send(message.encoded()) } catch { return false }
         return true
     }
 
-    /// Closes every session to a peer (after unpairing, or at shutdown).
+    /// Closes every session with a peer (after unpairing, or `handoffctl disconnect`).
     public func drop(peerID: String) async {
-        if let s = byPeer.removeValue(forKey: peerID) { await s.close() }
+        for s in table.open(peerID) { await close(s, because: .closedHere) }
     }
 
-    /// Closes every session and ends `run()`'s intake.
+    /// At shutdown: a goodbye on every session, so that peers mark this machine absent at once
+    /// instead of after their pings time out; then every session closes and `run()`'s intake ends.
     public func closeAll() async {
-        for s in byPeer.values { await s.close() }
-        byPeer = [:]
+        let goodbye = (try? PeerMessage.goodbye.encoded()) ?? []
+        await withDiscardingTaskGroup { group in
+            for s in table.all {
+                table.ending(s, .closedHere)
+                group.addTask {
+                    try? await s.send(goodbye)
+                    await s.close()
+                }
+            }
+        }
         adopted.continuation.finish()
+        presence.continuation.finish()
     }
 }
 
@@ -273,7 +319,7 @@ extension PeerMessage {
     /// The id of an answer to one of our requests (hello is both a request and its answer).
     var answerID: Int64? {
         switch self {
-        case .hello(let id, _, _, _), .activities(let id, _), .activity(let id, _), .outcome(let id, _), .pong(let id): id
+        case .hello(let id, _), .activities(let id, _), .activity(let id, _), .outcome(let id, _), .pong(let id): id
         case .error(let id, _, _): id
         default: nil
         }

@@ -36,11 +36,13 @@ extension PeerMessage {
     var propertyList: PropertyListValue {
         var d: [String: PropertyListValue]
         switch self {
-        case .hello(let id, let v, let device, let types):
+        case .hello(let id, let hello):
             d = [
-                "type": "hello", "id": .integer(id), "protocol": .integer(v), "device": .string(device),
-                "types": .array(types.map(PropertyListValue.string))
+                "type": "hello", "id": .integer(id), "protocol": .integer(hello.protocolVersion), "device": .string(hello.device),
+                "types": .array(hello.types.map(PropertyListValue.string))
             ]
+            if let port = hello.port { d["port"] = .integer(port) }
+            if !hello.addresses.isEmpty { d["addresses"] = .array(hello.addresses.map(PropertyListValue.string)) }
         case .list(let id):
             d = ["type": "list", "id": .integer(id)]
         case .activities(let id, let items):
@@ -65,6 +67,8 @@ extension PeerMessage {
             d = ["type": "ping", "id": .integer(id)]
         case .pong(let id):
             d = ["type": "pong", "id": .integer(id)]
+        case .goodbye:
+            d = ["type": "goodbye"]
         case .error(let id, let code, let message):
             d = ["type": "error", "code": .string(code), "message": .string(message)]
             if let id { d["id"] = .integer(id) }
@@ -85,9 +89,19 @@ extension PeerMessage {
         }
         switch type {
         case "hello":
+            var port: Int64?
+            if f.fields["port"] != nil {
+                let p = try f.integer("port")
+                guard (1...65_535).contains(p) else { throw .field("port", problem: "not a port (1...65535)") }
+                port = p
+            }
+            let addresses = f.fields["addresses"] == nil ? [] : try f.stringArray("addresses")
+            guard addresses.count <= Hello.maxAddresses else { throw .field("addresses", problem: "more than \(Hello.maxAddresses)") }
             return .hello(
-                id: try f.integer("id"), protocolVersion: try f.integer("protocol"), device: try f.string("device"),
-                types: try f.stringArray("types"))
+                id: try f.integer("id"),
+                Hello(
+                    protocolVersion: try f.integer("protocol"), device: try f.string("device"), types: try f.stringArray("types"), port: port,
+                    addresses: addresses))
         case "list": return .list(id: try f.integer("id"))
         case "activities": return .activities(id: try f.integer("id"), items: try summaries())
         case "fetch": return .fetch(id: try f.integer("id"), activityID: try uuid("activity"))
@@ -102,6 +116,7 @@ extension PeerMessage {
         case "invalidated": return .invalidated(activityID: try uuid("activity"))
         case "ping": return .ping(id: try f.integer("id"))
         case "pong": return .pong(id: try f.integer("id"))
+        case "goodbye": return .goodbye
         case "error":
             return .error(id: f.fields["id"] == nil ? nil : try f.integer("id"), code: try f.string("code"), message: try f.string("message"))
         default:
@@ -112,7 +127,7 @@ extension PeerMessage {
     /// The request id a reply should carry, if the message is a request.
     public var requestID: Int64? {
         switch self {
-        case .hello(let id, _, _, _), .list(let id), .fetch(let id, _), .push(let id, _), .ping(let id): id
+        case .hello(let id, _), .list(let id), .fetch(let id, _), .push(let id, _), .ping(let id): id
         default: nil
         }
     }

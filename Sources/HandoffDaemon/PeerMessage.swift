@@ -6,8 +6,8 @@ import HandoffCore
 public enum PeerMessage: Sendable, Equatable {
     public static let protocolVersion: Int64 = 1
 
-    /// Opens every session: what we are and which activity types we accept.
-    case hello(id: Int64, protocolVersion: Int64, device: String, types: [String])
+    /// Opens every session: what we are, which activity types we accept, where our link listens.
+    case hello(id: Int64, Hello)
     case list(id: Int64)
     case activities(id: Int64, items: [ActivitySummary])
     case fetch(id: Int64, activityID: UUID)
@@ -22,8 +22,33 @@ public enum PeerMessage: Sendable, Equatable {
     case invalidated(activityID: UUID)
     case ping(id: Int64)
     case pong(id: Int64)
+    /// The sender is stopping (SIGTERM): the receiver marks it absent now and closes the session.
+    case goodbye
     /// An answer that says why a request could not be served (`id` nil: not a request).
     case error(id: Int64?, code: String, message: String)
+}
+
+/// What a `hello` says.
+public struct Hello: Sendable, Equatable {
+    public var protocolVersion: Int64
+    public var device: String
+    public var types: [String]
+    /// The sender's link port: a session it opened comes from another, ephemeral, port.
+    public var port: Int64?
+    /// The sender's own addresses now (link-local ones left out), so that the receiver can dial
+    /// it there later; remembered like the address a session came from, never trusted.
+    public var addresses: [String]
+
+    /// At most this many addresses are read from a peer's hello.
+    public static let maxAddresses = 16
+
+    public init(protocolVersion: Int64 = PeerMessage.protocolVersion, device: String, types: [String], port: Int64? = nil, addresses: [String] = []) {
+        self.protocolVersion = protocolVersion
+        self.device = device
+        self.types = types
+        self.port = port
+        self.addresses = addresses
+    }
 }
 
 /// One line of a peer's activity list.

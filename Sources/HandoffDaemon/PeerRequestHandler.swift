@@ -37,13 +37,9 @@ public struct PeerRequestHandler: Sendable {
     /// The reply to one decoded message.
     public func reply(to message: PeerMessage, at now: Date = Date()) async -> PeerMessage? {
         switch message {
-        case .hello(let id, let version, _, _):
-            guard version == PeerMessage.protocolVersion else {
-                return .error(
-                    id: id, code: "unsupported-version",
-                    message: "peer protocol \(version) is not supported; this machine speaks \(PeerMessage.protocolVersion)")
-            }
-            return .hello(id: id, protocolVersion: PeerMessage.protocolVersion, device: device, types: declaredTypes)
+        case .hello(let id, let hello):
+            guard hello.protocolVersion == PeerMessage.protocolVersion else { return Self.unsupported(hello, id: id) }
+            return .hello(id: id, Hello(device: device, types: declaredTypes))
         case .list(let id):
             return .activities(id: id, items: await current().summaries(at: now))
         case .fetch(let id, let activityID):
@@ -57,10 +53,17 @@ public struct PeerRequestHandler: Sendable {
             return .activity(id: id, activity: await freshest(entry.activity))
         case .ping(let id):
             return .pong(id: id)
-        case .push, .continued, .changed, .invalidated, .activities, .activity, .outcome, .pong, .error:
+        case .push, .continued, .changed, .invalidated, .activities, .activity, .outcome, .pong, .error, .goodbye:
             // Handled by the daemon's session logic (dispatch, events), or replies we did not ask for.
             return message.requestID.map { .error(id: $0, code: "unexpected", message: "not handled here") }
         }
+    }
+
+    /// The answer to a hello of another protocol version.
+    static func unsupported(_ hello: Hello, id: Int64) -> PeerMessage {
+        .error(
+            id: id, code: "unsupported-version",
+            message: "peer protocol \(hello.protocolVersion) is not supported; this machine speaks \(PeerMessage.protocolVersion)")
     }
 
     /// The activity, refreshed by its app first if it needs saving and the app answers in time.

@@ -13,12 +13,10 @@ struct PeerServer: Sendable {
 
     func serve(_ message: PeerMessage, from session: LinkSession) async -> PeerMessage? {
         let peer = session.peer
-        await peers.heard(from: peer)
         switch message {
-        case .hello(_, let version, let device, let types):
-            _ = await peers.greeted(by: peer, version: version, device: device, types: types)
+        case .hello(let id, let hello):
             // The answer is our hello, or why the versions do not match.
-            return await activities.answer(message, from: peer.id)
+            return await peers.answer(hello: hello, id: id, on: session)
         case .push(let id, let activity):
             logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
             let outcome = await continuations.dispatch(activity, from: await peers.name(of: peer), preferredScene: nil)

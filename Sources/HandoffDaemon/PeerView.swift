@@ -8,28 +8,23 @@ struct PeerView: Sendable {
     let name: String
     let trusted: TrustedPeer?
     let discovered: DiscoveredPeer?
+    /// A session with it is open (authenticated): it is present.
     let present: Bool
-    let connected: Bool
+    /// How this machine knows where the peer is: "mdns", "static", "remembered".
+    var foundBy: [String] = []
+    /// Where the open session goes, and where it comes from on this machine.
+    var session: (remote: String, local: String)?
+    var sessions = 0
+    /// Where to dial it when no session is open and mDNS does not list it.
+    var remembered: PeerEndpoint?
+
+    var connected: Bool { present }
 
     var fingerprint: String? { trusted?.identity.fingerprint ?? discovered?.txt["fp"] }
 
-    /// Where to open a session: IPv4 first.
+    /// Where to open a session: the advert's address (IPv4 first), else the last-known one.
     var address: (host: String, port: Int)? {
-        guard let d = discovered, let a = d.addresses.first(where: { $0.family == .ipv4 }) ?? d.addresses.first else { return nil }
-        return (a.address, Int(d.port))
-    }
-
-    var propertyList: PropertyListValue {
-        var d: [String: PropertyListValue] = [
-            "name": .string(name), "paired": .bool(trusted != nil), "present": .bool(present),
-            "listed": .bool(discovered != nil), "connected": .bool(connected)
-        ]
-        if let fingerprint { d["fingerprint"] = .string(fingerprint) }
-        if let discovered {
-            d["addresses"] = .array(discovered.addresses.map { .string($0.description) })
-            d["port"] = .integer(Int64(discovered.port))
-        }
-        if let trusted { d["pairedName"] = .string(trusted.name) }
-        return .dictionary(d)
+        if let d = discovered, let a = d.addresses.first(where: { $0.family == .ipv4 }) ?? d.addresses.first { return (a.address, Int(d.port)) }
+        return remembered.map { ($0.host, $0.port) }
     }
 }

@@ -14,12 +14,30 @@ enum PeerWait: Hashable, Sendable {
     case avahiUp
     /// Discovery lists the peer with this key fingerprint.
     case listed(fingerprint: String)
+    /// The dial and ping loop's next look (woken early by a network change or an advert).
+    case look
+}
+
+/// What Peers is told at start: our hello, the configured addresses, how long a request waits
+/// for an advert.
+struct PeersSettings: Sendable {
+    var device: String
+    var types: [String]
+    var staticPeers: [PeerEndpoint] = []
+    /// How long a request waits for a paired peer's advert when nothing else says where it is.
+    var listingGrace: Duration = .seconds(3)
+    /// How often a session is pinged, and how long a ping may take before the session is closed
+    /// (a peer that vanished without a goodbye is found within their sum).
+    var pingInterval: TimeInterval = 2
+    var pingTimeout: Duration = .seconds(4)
 }
 
 /// The other machines: Avahi's listing of them, the sessions with paired ones (accepted and
-/// opened), presence pings, what each declared in its hello, and each one's current activities.
-/// Owns the link listener: `listen` in the prelude, then `run()` until shutdown closes every
-/// session.
+/// opened), presence, what each declared in its hello, and each one's current activities.
+/// Presence comes from the link: a paired peer is present while a session with it is open; it is
+/// dialled at its last-known addresses at start, on a network change and after a resume, without
+/// waiting for mDNS, which is only a hint of where to dial. Owns the link listener: `listen` in
+/// the prelude, then `run()` until shutdown says goodbye on every session.
 public actor Peers: Service {
     enum Phase: Equatable {
         case idle
@@ -29,25 +47,18 @@ public actor Peers: Service {
 
     private nonisolated let endpoint: LinkEndpoint
     public nonisolated let links: PeerLinks
-    /// Our side of a hello: this machine's name and the types it continues.
-    private nonisolated let greeting: (device: String, types: [String])
+    private var settings: PeersSettings
     private let discovery: any Discovery
     private let events: ControlEvents
     private let logger: Logger
     private var directory = PeerDirectory()
     private var phase = Phase.idle
     private let waits = Waiters<PeerWait, Void>()
-    /// How long a request waits for a paired peer's advert: mDNS resolution takes about a second,
-    /// so a peer that started, or paired with us, a moment ago is usually not listed yet.
-    private var listingGrace: Duration = .seconds(3)
 
-    init(
-        endpoint: LinkEndpoint, greeting: (device: String, types: [String]), discovery: any Discovery, events: ControlEvents,
-        logger: Logger
-    ) {
+    init(endpoint: LinkEndpoint, settings: PeersSettings, discovery: any Discovery, events: ControlEvents, logger: Logger) {
         self.endpoint = endpoint
         links = PeerLinks(endpoint: endpoint, logger: logger)
-        self.greeting = greeting
+        self.settings = settings
         self.discovery = discovery
         self.events = events
         self.logger = logger
@@ -73,6 +84,8 @@ public actor Peers: Service {
 
     public func run() async throws {
         let endpoint = self.endpoint, links = self.links, events = discovery.events
+        let changes = NetworkChanges.watch()
+        if changes == nil { logger.notice("no rtnetlink here: network changes are noticed by the dial backoff and mDNS only") }
         await withDiscardingTaskGroup { group in
             group.addTask { await links.run() }
             group.addTask {
@@ -81,18 +94,38 @@ public actor Peers: Service {
             group.addTask {
                 for await event in events.cancelOnGracefulShutdown() { await self.handle(event) }
             }
-            // Presence: once a second, a ping to each listed paired peer that is due one.
+            group.addTask {
+                for await change in links.presence.stream.cancelOnGracefulShutdown() { await self.presenceChanged(change) }
+            }
+            if let changes {
+                group.addTask {
+                    for await change in changes.cancelOnGracefulShutdown() { await self.networkChanged(change) }
+                }
+            }
+            // The dial and ping loop: dials paired peers without a session that are due, pings
+            // those with one; looks again every half second, or at once when woken.
+            var suspend = SuspendDetector()
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                for (name, peer, address) in duePings() {
-                    group.addTask {
-                        let ok =
-                            (try? await links.request(
-                                { .ping(id: $0) }, to: peer, host: address.host, port: address.port,
-                                timeout: .seconds(2))) != nil
-                        await self.pinged(name, ok: ok)
+                if suspend.resumed() { await networkChanged(.resumed) }
+                for dial in await dueDials() {
+                    for candidate in dial.candidates {
+                        group.addTask {
+                            let session = try? await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
+                            await self.dialed(dial.key, at: candidate, session: session)
+                        }
                     }
                 }
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+                for (peerID, session) in await duePings() {
+                    let timeout = settings.pingTimeout
+                    group.addTask {
+                        var timedOut = false
+                        do throws(PeerRequestError) { _ = try await links.request({ .ping(id: $0) }, on: session, timeout: timeout) } catch {
+                            if case .timedOut = error { timedOut = true }
+                        }
+                        await self.pinged(peerID, session: session, timedOut: timedOut)
+                    }
+                }
+                _ = await cancelWhenGracefulShutdown { await self.waits.wait(for: .look, deadline: .milliseconds(500)) }
             }
             phase = .stopped
             waits.endAll()
@@ -112,7 +145,7 @@ public actor Peers: Service {
         return directory.avahi.isUp
     }
 
-    func setListingGrace(_ grace: Duration) { listingGrace = grace }
+    func setListingGrace(_ grace: Duration) { settings.listingGrace = grace }
 
     func waiting(for reason: PeerWait) -> Int { waits.count(reason) }
 
@@ -137,12 +170,15 @@ public actor Peers: Service {
             if let fp = peer.txt["fp"] {
                 waits.resumeAll(.listed(fingerprint: fp), with: ())
                 if let trusted = trustedPeer(fingerprint: fp) {
+                    // The advert is a hint of where to dial, never proof of who answers there.
+                    if isNew { directory.dialer.reset(trusted.identity.id) }
                     directory.advertRead(
                         AdvertTXT.read(peer.txt, key: trusted.advertisingKey), peerID: trusted.identity.id,
-                        declared: Set(greeting.types.map(AdvertTXT.typeHash)))
+                        declared: Set(settings.types.map(AdvertTXT.typeHash)))
                 }
             }
             if isNew {
+                waits.resumeAll(.look, with: ())
                 logger.info("peer listed", metadata: ["peer.name": "\(peer.name)"])
                 events.broadcast("peerAppeared", ["peer": .string(peer.name)])
             } else {
@@ -161,26 +197,144 @@ public actor Peers: Service {
 
     // MARK: - Presence
 
-    private func duePings() -> [(String, PeerIdentity, (host: String, port: Int))] {
-        directory.presence.due(at: Date()).compactMap { name in
-            guard let peer = directory.discovered[name], let fp = peer.txt["fp"], let trusted = trustedPeer(fingerprint: fp),
-                let address = PeerView(name: name, trusted: trusted, discovered: peer, present: false, connected: false).address
-            else { return nil }
-            return (name, trusted.identity, address)
+    /// One peer (or configured address) to dial now, at each of its candidate endpoints in parallel.
+    struct Dial: Sendable {
+        let key: String
+        /// nil for a configured address: any paired key may answer there.
+        let peer: PeerIdentity?
+        let candidates: [PeerEndpoint]
+    }
+
+    /// Paired peers without a session, and configured addresses whose peer has none, that are due.
+    private func dueDials() async -> [Dial] {
+        let connected = await links.connectedPeerIDs
+        let now = Date()
+        var dials: [Dial] = []
+        for t in (try? endpoint.trustStore.peers()) ?? [] where !connected.contains(t.identity.id) {
+            let candidates = candidates(for: t)
+            if !candidates.isEmpty { dials.append(Dial(key: t.identity.id, peer: t.identity, candidates: candidates)) }
+        }
+        for e in settings.staticPeers where directory.staticOwner[e].map({ !connected.contains($0) }) ?? true {
+            dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e]))
+        }
+        let due = Set(directory.dialer.due(dials.map(\.key), at: now))
+        let chosen = dials.filter { due.contains($0.key) }
+        for d in chosen { directory.dialer.begin(d.key, attempts: d.candidates.count) }
+        return chosen
+    }
+
+    /// Where a paired peer may be: its last-known endpoints (newest first), its advert's
+    /// addresses, and what it told us in its last hello; at most six, no duplicates.
+    private func candidates(for peer: TrustedPeer) -> [PeerEndpoint] {
+        var all: [PeerEndpoint] = endpoint.trustStore.endpoints(ofPeer: peer.identity.id)
+        if let listed = directory.listing(fingerprint: peer.identity.fingerprint) {
+            let ordered = listed.addresses.filter { $0.family == .ipv4 } + listed.addresses.filter { $0.family != .ipv4 }
+            all += ordered.map { PeerEndpoint(host: $0.address, port: Int(listed.port)) }
+        }
+        all += directory.told[peer.identity.id] ?? []
+        var seen: Set<PeerEndpoint> = []
+        return Array(all.filter { seen.insert($0).inserted }.prefix(6))
+    }
+
+    /// One dial attempt ended. The round's first session is kept (unless one opened meanwhile,
+    /// from the peer's side or a request's); the others are closed.
+    private func dialed(_ key: String, at candidate: PeerEndpoint, session: LinkSession?) async {
+        let first = directory.dialer.attempted(key, ok: session != nil, at: Date(), jitter: Double.random(in: 0...1))
+        guard let session else { return }
+        guard first, await links.current(session.peer.id) == nil else {
+            await session.close()
+            return
+        }
+        if key.hasPrefix("static:") { directory.staticOwner[candidate] = session.peer.id }
+        logger.info("dialled a paired peer", metadata: ["peer.id": "\(session.peer.fingerprint)", "peer.address": "\(candidate)"])
+        await links.adopt(session)
+        await greet(session)
+    }
+
+    /// The side that opens a session says hello first; the answer says what the peer continues.
+    private func greet(_ session: LinkSession) async {
+        do throws(PeerRequestError) {
+            let greeting = ownHello()
+            let reply = try await links.request({ .hello(id: $0, greeting) }, on: session)
+            try greeted(reply, on: session)
+        } catch {
+            logger.notice("a peer did not answer our hello", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
         }
     }
 
-    func pinged(_ name: String, ok: Bool) {
-        let now = Date()
-        let was = directory.presence.isPresent(name, at: now)
-        if ok { directory.presence.answered(name, at: now) }
-        let isNow = directory.presence.isPresent(name, at: now)
-        if was != isNow { events.broadcast(isNow ? "peerPresent" : "peerAbsent", ["peer": .string(name)]) }
+    private func duePings() async -> [(String, LinkSession)] {
+        let connected = await links.connectedPeerIDs
+        var due: [(String, LinkSession)] = []
+        for id in directory.duePings(among: connected, at: Date(), interval: settings.pingInterval) {
+            if let s = await links.current(id) { due.append((id, s)) } else { directory.pinging.remove(id) }
+        }
+        return due
     }
 
-    /// Any message from a peer shows it is alive.
-    func heard(from peer: PeerIdentity) {
-        if let name = directory.listing(fingerprint: peer.fingerprint)?.name { pinged(name, ok: true) }
+    /// A ping that got no answer in time closes its session: a half-open connection must not stay
+    /// in use (TCP alone would keep it for many minutes).
+    private func pinged(_ peerID: String, session: LinkSession, timedOut: Bool) async {
+        directory.pinging.remove(peerID)
+        if timedOut {
+            logger.notice("a peer stopped answering pings; closing its session", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            await links.close(session, because: .pingTimeout)
+        }
+    }
+
+    /// A peer's first session authenticated, or its last one ended.
+    func presenceChanged(_ change: LinkPresence) async {
+        let now = Date()
+        switch change {
+        case .present(let peer, let session):
+            let address = session.remoteEndpoint?.description ?? "?"
+            directory.lastPing[peer.id] = now
+            logger.info("peer present", metadata: ["peer.id": "\(peer.fingerprint)", "peer.address": "\(address)"])
+            events.broadcast(
+                "peerPresent",
+                ["peer": .string(name(of: peer)), "reason": "session", "address": .string(address), "dialled": .bool(session.initiatedLocally)])
+            // A session we opened proves the address we dialled; one the peer opened comes from an
+            // ephemeral port, so its address is remembered with the port its hello gives.
+            if session.initiatedLocally, let remote = session.remoteEndpoint { remember(remote, of: peer) }
+        case .absent(let peer, let reason):
+            directory.pinging.remove(peer.id)
+            if reason == .goodbye { directory.dialer.leftNow(peer.id, at: now, jitter: Double.random(in: 0...1)) }
+            logger.info("peer absent", metadata: ["peer.id": "\(peer.fingerprint)", "reason": "\(reason.rawValue)"])
+            events.broadcast("peerAbsent", ["peer": .string(name(of: peer)), "reason": .string(reason.rawValue)])
+            waits.resumeAll(.look, with: ())
+        }
+    }
+
+    /// The machine's addresses changed, or it woke up: sessions whose local address is gone are
+    /// closed, and every peer without a session is dialled now.
+    func networkChanged(_ change: NetworkChange) async {
+        let local = Set(LocalAddresses.current().map(Self.withoutZone))
+        for id in await links.connectedPeerIDs {
+            for s in await links.sessions(of: id) {
+                if let here = s.localEndpoint?.host, !local.contains(Self.withoutZone(here)), here != "127.0.0.1", here != "::1" {
+                    await links.close(s, because: .closedHere)
+                }
+            }
+        }
+        // After a resume, every session may be dead: ping them all now.
+        if change == .resumed { directory.lastPing = [:] }
+        directory.dialer.resetAll()
+        logger.info("network changed; dialling paired peers", metadata: ["change": "\(change)"])
+        waits.resumeAll(.look, with: ())
+    }
+
+    private static func withoutZone(_ address: String) -> String { address.split(separator: "%").first.map(String.init) ?? address }
+
+    private func remember(_ where_: PeerEndpoint, of peer: PeerIdentity) {
+        do { try endpoint.trustStore.rememberEndpoint(where_, ofPeer: peer.id, at: Date()) } catch {
+            logger.warning("could not remember a peer's address", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+        }
+    }
+
+    /// A paired peer may be reached at this address now (a pairing by address): dial it.
+    func reachable(_ peer: PeerIdentity, at where_: PeerEndpoint) {
+        remember(where_, of: peer)
+        directory.dialer.reset(peer.id)
+        waits.resumeAll(.look, with: ())
     }
 
     // MARK: - Sessions and what peers tell us
@@ -190,16 +344,28 @@ public actor Peers: Service {
         await links.adopt(session)
     }
 
-    /// The peer's hello: what it continues. Refused if it speaks another protocol version.
-    func greeted(by peer: PeerIdentity, version: Int64, device: String, types: [String]) -> Bool {
-        guard version == PeerMessage.protocolVersion else { return false }
-        directory.capabilities[peer.id] = PeerCapabilities(device: device, types: Set(types))
+    /// The peer's hello: what it continues, and where its link listens. Refused if it speaks
+    /// another protocol version.
+    func greeted(by peer: PeerIdentity, hello: Hello, on session: LinkSession) -> Bool {
+        guard hello.protocolVersion == PeerMessage.protocolVersion else { return false }
+        directory.capabilities[peer.id] = PeerCapabilities(device: hello.device, types: Set(hello.types))
+        if let port = hello.port.map(Int.init) {
+            directory.told[peer.id] = hello.addresses.prefix(Hello.maxAddresses).compactMap { PeerEndpoint(parsing: $0, defaultPort: port) }
+                .map { PeerEndpoint(host: $0.host, port: port) }
+            if !session.initiatedLocally, let source = session.remoteEndpoint { remember(PeerEndpoint(host: source.host, port: port), of: peer) }
+        }
         return true
     }
 
     /// Our hello, as a request or as the answer to the peer's.
-    nonisolated func hello(id: Int64) -> PeerMessage {
-        .hello(id: id, protocolVersion: PeerMessage.protocolVersion, device: greeting.device, types: greeting.types)
+    func ownHello() -> Hello {
+        Hello(device: settings.device, types: settings.types, port: port == 0 ? nil : Int64(port), addresses: LocalAddresses.shareable())
+    }
+
+    /// The answer to a peer's hello: ours, or why the versions do not match.
+    func answer(hello: Hello, id: Int64, on session: LinkSession) -> PeerMessage {
+        guard greeted(by: session.peer, hello: hello, on: session) else { return PeerRequestHandler.unsupported(hello, id: id) }
+        return .hello(id: id, ownHello())
     }
 
     func capabilities(of peerID: String) -> PeerCapabilities? { directory.capabilities[peerID] }
@@ -253,8 +419,12 @@ public actor Peers: Service {
         directory.forget(peerID: peer.id)
     }
 
-    /// Closes the sessions with a peer (troubleshooting; the benchmark's cold trials).
-    func disconnect(_ peer: PeerIdentity) async { await links.drop(peerID: peer.id) }
+    /// Closes the sessions with a peer (troubleshooting; the benchmark's cold trials). The dialer
+    /// waits its backoff before dialling it again.
+    func disconnect(_ peer: PeerIdentity) async {
+        directory.dialer.leftNow(peer.id, at: Date(), jitter: Double.random(in: 0...1))
+        await links.drop(peerID: peer.id)
+    }
 
     func name(of identity: PeerIdentity) -> String {
         directory.listing(fingerprint: identity.fingerprint)?.name
@@ -268,24 +438,33 @@ public actor Peers: Service {
     // MARK: - Requests to peers
 
     /// Every peer we know of: listed ones, then paired ones not listed now.
-    func views(now: Date = Date()) async -> [PeerView] {
+    func views() async -> [PeerView] {
         let trusted = (try? endpoint.trustStore.peers()) ?? []
-        let connected = await links.connectedPeerIDs
         var views: [PeerView] = []
         var seen: Set<String> = []
         for peer in directory.discovered.values.sorted(by: { $0.name < $1.name }) {
             let t = peer.txt["fp"].flatMap { fp in trusted.first { $0.identity.fingerprint == fp } }
             if let t { seen.insert(t.identity.id) }
-            views.append(
-                PeerView(
-                    name: peer.name, trusted: t, discovered: peer,
-                    present: t != nil && directory.presence.isPresent(peer.name, at: now),
-                    connected: t.map { connected.contains($0.identity.id) } ?? false))
+            views.append(await view(name: peer.name, trusted: t, discovered: peer))
         }
-        for t in trusted where !seen.contains(t.identity.id) {
-            views.append(PeerView(name: t.name, trusted: t, discovered: nil, present: false, connected: connected.contains(t.identity.id)))
-        }
+        for t in trusted where !seen.contains(t.identity.id) { views.append(await view(name: t.name, trusted: t, discovered: nil)) }
         return views
+    }
+
+    private func view(name: String, trusted: TrustedPeer?, discovered: DiscoveredPeer?) async -> PeerView {
+        guard let trusted else { return PeerView(name: name, trusted: nil, discovered: discovered, present: false) }
+        let id = trusted.identity.id
+        let sessions = await links.sessions(of: id)
+        let current = await links.current(id)
+        let remembered = endpoint.trustStore.endpoints(ofPeer: id)
+        var v = PeerView(name: name, trusted: trusted, discovered: discovered, present: current != nil)
+        v.sessions = sessions.count
+        v.session = current.map { ($0.remoteEndpoint?.description ?? "?", $0.localEndpoint?.description ?? "?") }
+        v.remembered = remembered.first
+        if discovered != nil { v.foundBy.append("mdns") }
+        if directory.staticOwner.values.contains(id) { v.foundBy.append("static") }
+        if !remembered.isEmpty { v.foundBy.append("remembered") }
+        return v
     }
 
     /// Finds a peer by its advertised name, its paired name or its fingerprint.
@@ -312,38 +491,49 @@ public actor Peers: Service {
             throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
         }
         var peer = peer
-        if peer.discovered == nil, await !links.connectedPeerIDs.contains(trusted.identity.id),
-            let listed = await awaitListing(of: trusted.identity)
-        {
+        if peer.address == nil, await links.current(trusted.identity.id) == nil, let listed = await awaitListing(of: trusted.identity) {
             peer = listed
         }
-        let address = peer.address
         do throws(PeerRequestError) {
-            let (session, opened) = try await links.session(to: trusted.identity, host: address?.host, port: address?.port)
-            guard opened else { return try await links.request(make, on: session, timeout: timeout) }
-            // The side that opens a session says hello first. The request follows at once, without
-            // waiting for the peer's hello: the peer answers its hello before it reads the next
-            // message, so the session costs no extra round trip.
-            let hello = try await links.ask({ self.hello(id: $0) }, on: session)
-            let reply: PeerMessage
-            do { reply = try await links.request(make, on: session, timeout: timeout) } catch {
-                links.forget(hello)
-                throw error
-            }
-            try greeted(try await links.answer(hello), on: session)
-            return reply
+            return try await request(make, to: trusted.identity, at: peer.address, timeout: timeout)
         } catch {
+            // Both machines dialled at once and the session this request went out on was the one
+            // both closed: the other one is open, so the request goes again there, once.
+            if case .sessionClosed = error, let other = await links.current(trusted.identity.id), other.channel.isActive {
+                do throws(PeerRequestError) { return try await links.request(make, on: other, timeout: timeout) } catch {
+                    throw .failed(code: error.code, message: error.description)
+                }
+            }
             throw .failed(code: error.code, message: error.description)
         }
     }
 
+    private func request(
+        _ make: @escaping @Sendable (Int64) -> PeerMessage, to identity: PeerIdentity, at address: (host: String, port: Int)?, timeout: Duration
+    ) async throws(PeerRequestError) -> PeerMessage {
+        let (session, opened) = try await links.session(to: identity, host: address?.host, port: address?.port)
+        guard opened else { return try await links.request(make, on: session, timeout: timeout) }
+        // The side that opens a session says hello first. The request follows at once, without
+        // waiting for the peer's hello: the peer answers its hello before it reads the next
+        // message, so the session costs no extra round trip.
+        let greeting = ownHello()
+        let hello = try await links.ask({ .hello(id: $0, greeting) }, on: session)
+        let reply: PeerMessage
+        do { reply = try await links.request(make, on: session, timeout: timeout) } catch {
+            links.forget(hello)
+            throw error
+        }
+        try greeted(try await links.answer(hello), on: session)
+        return reply
+    }
+
     /// The peer's answer to our hello: its own.
     private func greeted(_ reply: PeerMessage, on session: LinkSession) throws(PeerRequestError) {
-        guard case .hello(_, let version, let device, let types) = reply else { throw .unexpectedReply("something else than its hello") }
-        if !greeted(by: session.peer, version: version, device: device, types: types) {
+        guard case .hello(_, let hello) = reply else { throw .unexpectedReply("something else than its hello") }
+        if !greeted(by: session.peer, hello: hello, on: session) {
             throw .refused(
                 code: "unsupported-version",
-                message: "\(device.terminalSafe) speaks peer protocol \(version); this machine speaks \(PeerMessage.protocolVersion)")
+                message: "\(hello.device.terminalSafe) speaks peer protocol \(hello.protocolVersion); this machine speaks \(PeerMessage.protocolVersion)")
         }
     }
 
@@ -352,7 +542,7 @@ public actor Peers: Service {
     func awaitListing(of identity: PeerIdentity) async -> PeerView? {
         let fingerprint = identity.fingerprint
         if directory.listing(fingerprint: fingerprint) == nil {
-            _ = await waits.wait(for: .listed(fingerprint: fingerprint), deadline: listingGrace)
+            _ = await waits.wait(for: .listed(fingerprint: fingerprint), deadline: settings.listingGrace)
         }
         return await views().first { $0.trusted?.identity.id == identity.id && $0.discovered != nil }
     }

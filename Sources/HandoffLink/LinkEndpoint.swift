@@ -279,7 +279,7 @@ public final class LinkEndpoint: Sendable {
             let peer = e.peer
             let bridge = SessionBridge(onControl: { [weak self] control in self?.handle(control, from: peer, channel: channel) })
             try ops.addHandler(bridge)
-            let session = LinkSession(peer: peer, channel: channel, bridge: bridge, maxFrame: configuration.maxFrame)
+            let session = LinkSession(peer: peer, channel: channel, bridge: bridge, maxFrame: configuration.maxFrame, initiatedLocally: isInitiator)
             let key = ObjectIdentifier(channel)
             open.withLockedValue { $0[key] = session }
             channel.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: key) } }

@@ -1,3 +1,4 @@
+import HandoffCore
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -9,17 +10,26 @@ public final class LinkSession: Sendable {
     public let channel: Channel
     public let messages: AsyncStream<[UInt8]>
     public let maxMessage: Int
+    /// True when this machine opened the connection: both ends agree on it, which is what lets
+    /// them keep the same one of two sessions opened at once (see `PeerLinks`).
+    public let initiatedLocally: Bool
     /// Why the session ended, once it has.
     public var closeReason: LinkError? { bridge.reason.withLockedValue { $0 } }
     let bridge: SessionBridge
 
-    init(peer: PeerIdentity, channel: Channel, bridge: SessionBridge, maxFrame: Int) {
+    init(peer: PeerIdentity, channel: Channel, bridge: SessionBridge, maxFrame: Int, initiatedLocally: Bool) {
         self.peer = peer
         self.channel = channel
+        self.initiatedLocally = initiatedLocally
         self.bridge = bridge
         maxMessage = Self.maxMessage(frame: maxFrame)
         messages = bridge.stream
     }
+
+    /// The peer's end: its address and port ("host:port", "[v6]:port").
+    public var remoteEndpoint: PeerEndpoint? { channel.remoteAddress.flatMap(PeerEndpoint.init(socketAddress:)) }
+    /// This machine's end.
+    public var localEndpoint: PeerEndpoint? { channel.localAddress.flatMap(PeerEndpoint.init(socketAddress:)) }
 
     /// The largest application message a frame of `frame` bytes carries.
     public static func maxMessage(frame: Int) -> Int { frame - 16 - 1 }

@@ -1,3 +1,4 @@
+import HandoffCore
 import Foundation
 
 /// A paired machine: its pinned public key, the name the user saw when pairing, and the
@@ -36,6 +37,12 @@ public protocol TrustStore: Sendable {
     func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws
     /// Addresses where currently paired peers authenticated at or after `since`.
     func rememberedAddresses(since: Date) -> Set<String>
+    /// Notes that the peer's link answered, authenticated, at `endpoint` (or that the peer told
+    /// us, on a session, that it listens there). The newest `endpointsKept` are kept; forgotten
+    /// with the peer.
+    func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: String, at: Date) throws
+    /// The peer's last-known endpoints, the most recently seen first.
+    func endpoints(ofPeer id: String) -> [PeerEndpoint]
 }
 
 extension TrustStore {
@@ -43,6 +50,18 @@ extension TrustStore {
     public static var addressMemory: TimeInterval { 30 * 86_400 }
     /// Writes only when the address is new or its record is older than this: not one fsync a session.
     public static var addressRefresh: TimeInterval { 86_400 }
+    /// An endpoint seen again within this is not written again: its order is already right.
+    public static var endpointRefresh: TimeInterval { 600 }
+    public static var endpointsKept: Int { 8 }
+
+    /// The endpoints to drop so that `limit` remain: the least recently seen.
+    public static func oldest(beyond limit: Int, in seen: [PeerEndpoint: Date]) -> [PeerEndpoint] {
+        Array(newestFirst(seen).dropFirst(limit))
+    }
+
+    public static func newestFirst(_ seen: [PeerEndpoint: Date]) -> [PeerEndpoint] {
+        seen.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.description < $1.key.description }.map(\.key)
+    }
 }
 
 /// The trust store in memory, for unit tests of the logic above it.
@@ -52,8 +71,19 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     private var own: AdvertisingKey?
     private var pending: [String: PeerIdentity] = [:]
     private var addresses: [String: [String: Date]] = [:]
+    private var endpointsSeen: [String: [PeerEndpoint: Date]] = [:]
 
     public init() {}
+
+    public func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: String, at: Date) {
+        lock.withLock {
+            guard byID[id] != nil else { return }
+            endpointsSeen[id, default: [:]][endpoint] = at
+            for e in Self.oldest(beyond: Self.endpointsKept, in: endpointsSeen[id]!) { endpointsSeen[id]?[e] = nil }
+        }
+    }
+
+    public func endpoints(ofPeer id: String) -> [PeerEndpoint] { lock.withLock { Self.newestFirst(endpointsSeen[id] ?? [:]) } }
 
     public func rememberAddress(_ address: String, ofPeer id: String, at: Date) {
         lock.withLock { if byID[id] != nil { addresses[id, default: [:]][address] = at } }
@@ -72,6 +102,7 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
         lock.withLock {
             if let p = byID.removeValue(forKey: id) { pending[id] = p.identity }
             addresses[id] = nil
+            endpointsSeen[id] = nil
             own = newKey
         }
     }

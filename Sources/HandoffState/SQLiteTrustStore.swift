@@ -1,3 +1,4 @@
+import HandoffCore
 import Foundation
 import GRDB
 import HandoffLink
@@ -17,6 +18,7 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
         var pending: [String: PeerIdentity] = [:]
         var own: AdvertisingKey?
         var addresses: [String: [String: Date]] = [:]
+        var endpoints: [String: [PeerEndpoint: Date]] = [:]
     }
 
     public init(database: StateDatabase) throws {
@@ -33,6 +35,10 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
             }
             for row in try Row.fetchAll(db, sql: "SELECT peerID, address, seenAt FROM peerAddress") {
                 c.addresses[row["peerID"], default: [:]][row["address"]] = Date(timeIntervalSince1970: row["seenAt"])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT peerID, host, port, seenAt FROM peerEndpoint") {
+                c.endpoints[row["peerID"], default: [:]][PeerEndpoint(host: row["host"], port: row["port"])] = Date(
+                    timeIntervalSince1970: row["seenAt"])
             }
             if let row = try Row.fetchOne(db, sql: "SELECT generation, key FROM ownKey WHERE name = 'advertising'") {
                 c.own = AdvertisingKey(generation: UInt32(row["generation"] as Int64), key: Array(row["key"] as Data))
@@ -80,12 +86,14 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO pendingUnpair (id, publicKey) SELECT id, publicKey FROM peer WHERE id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM peerAddress WHERE peerID = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM peerEndpoint WHERE peerID = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM peer WHERE id = ?", arguments: [id])
                 try Self.storeOwn(newKey, db)
             },
             then: { c in
                 if let p = c.peers.removeValue(forKey: id) { c.pending[id] = p.identity }
                 c.addresses[id] = nil
+                c.endpoints[id] = nil
                 c.own = newKey
             })
     }
@@ -126,6 +134,36 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
 
     public func rememberedAddresses(since: Date) -> Set<String> {
         lock.withLock { Set(cache.addresses.values.flatMap { $0.filter { $0.value >= since }.keys }) }
+    }
+
+    public func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: String, at: Date) throws {
+        let (fresh, evict) = lock.withLock { () -> (Bool, [PeerEndpoint]) in
+            guard cache.peers[id] != nil else { return (true, []) }
+            let known = cache.endpoints[id] ?? [:]
+            if let seen = known[endpoint], at.timeIntervalSince(seen) < Self.endpointRefresh { return (true, []) }
+            var next = known
+            next[endpoint] = at
+            return (false, Self.oldest(beyond: Self.endpointsKept, in: next))
+        }
+        if fresh { return }
+        try write(
+            { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO peerEndpoint (peerID, host, port, seenAt) VALUES (?, ?, ?, ?)",
+                    arguments: [id, endpoint.host, endpoint.port, at.timeIntervalSince1970])
+                for e in evict {
+                    try db.execute(
+                        sql: "DELETE FROM peerEndpoint WHERE peerID = ? AND host = ? AND port = ?", arguments: [id, e.host, e.port])
+                }
+            },
+            then: { c in
+                c.endpoints[id, default: [:]][endpoint] = at
+                for e in evict { c.endpoints[id]?[e] = nil }
+            })
+    }
+
+    public func endpoints(ofPeer id: String) -> [PeerEndpoint] {
+        lock.withLock { Self.newestFirst(cache.endpoints[id] ?? [:]) }
     }
 
     public func ownAdvertisingKey() throws -> AdvertisingKey {

@@ -66,6 +66,15 @@ public final class StateDatabase: Sendable {
                 t.primaryKey(["peerID", "address"])
             }
         }
+        m.registerMigration("v4: last-known link endpoints of paired peers") { db in
+            try db.create(table: "peerEndpoint") { t in
+                t.column("peerID", .text).notNull().references("peer", onDelete: .cascade)
+                t.column("host", .text).notNull()
+                t.column("port", .integer).notNull()
+                t.column("seenAt", .double).notNull()
+                t.primaryKey(["peerID", "host", "port"])
+            }
+        }
         return m
     }
 }

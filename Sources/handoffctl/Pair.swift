@@ -8,12 +8,14 @@ struct Pair: AsyncParsableCommand {
         abstract: "Pair with another machine, or accept a pairing (both show a 6-digit code to compare).",
         discussion: """
             Run `handoffctl pair --accept` on one machine, then `handoffctl pair NAME` on the other. \
+            On another subnet or over a VPN, where mDNS does not list it, give its address instead: \
+            `handoffctl pair HOST[:PORT]` (port 7340 unless given). \
             Both print the same code; confirm on both. --yes confirms without asking (for scripts that \
             compare the codes themselves).
             """)
     @OptionGroup var options: ClientOptions
 
-    @Argument(help: "The machine to pair with (its name in `handoffctl peers`).")
+    @Argument(help: "The machine to pair with: its name in `handoffctl peers`, or HOST[:PORT] (a name or address).")
     var peer: String?
 
     @Flag(help: "Wait for another machine to start pairing with this one (the window stays open up to --timeout).")

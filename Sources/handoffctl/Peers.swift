@@ -8,10 +8,12 @@ struct Peers: AsyncParsableCommand {
 
     func run() async throws {
         try await options.run(PeersRequest()) { peers in
-            var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS")
+            var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS", "FOUND BY")
             for p in peers.items {
-                let address = p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
-                t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe)
+                // Present: where the session goes. Otherwise where mDNS lists it.
+                let address = p.address ?? p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
+                let found = p.paired ? (p.foundBy.isEmpty ? "-" : p.foundBy.joined(separator: ",")) : (p.listed ? "mdns" : "-")
+                t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe, found)
             }
             t.print(empty: "No peers yet: is handoffd running on another machine of this network?")
         }

@@ -12,7 +12,7 @@ import Testing
     static let summary = ActivitySummary(activity, scene: UUID())
 
     static let all: [PeerMessage] = [
-        .hello(id: 1, protocolVersion: 1, device: "Küche", types: ["org.hawknotes.bookDetail"]),
+        .hello(id: 1, Hello(protocolVersion: 1, device: "Küche", types: ["org.hawknotes.bookDetail"])),
         .list(id: 2),
         .activities(id: 2, items: [summary, ActivitySummary(activityID: UUID(), type: "a.b", title: nil, scene: nil, version: 3)]),
         .fetch(id: 3, activityID: UUID()),

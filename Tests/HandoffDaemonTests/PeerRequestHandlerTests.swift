@@ -22,8 +22,8 @@ import Testing
         c.becomeCurrent(a, scene: nil, at: Date())
         let h = handler(c)
         #expect(
-            try await ask(h, .hello(id: 1, protocolVersion: 1, device: "B", types: []))
-                == .hello(id: 1, protocolVersion: 1, device: "A", types: [Self.type.rawValue]))
+            try await ask(h, .hello(id: 1, Hello(protocolVersion: 1, device: "B", types: [])))
+                == .hello(id: 1, Hello(protocolVersion: 1, device: "A", types: [Self.type.rawValue])))
         #expect(try await ask(h, .list(id: 2)) == .activities(id: 2, items: [ActivitySummary(a, scene: nil)]))
         #expect(try await ask(h, .fetch(id: 3, activityID: a.id)) == .activity(id: 3, activity: a))
         #expect(try await ask(h, .ping(id: 4)) == .pong(id: 4))
@@ -41,7 +41,7 @@ import Testing
             Issue.record("got \(String(describing: garbage))")
             return
         }
-        let oldVersion = try await ask(h, .hello(id: 1, protocolVersion: 9, device: "B", types: []))
+        let oldVersion = try await ask(h, .hello(id: 1, Hello(protocolVersion: 9, device: "B", types: [])))
         guard case .error(1, "unsupported-version", _)? = oldVersion else {
             Issue.record("got \(String(describing: oldVersion))")
             return
@@ -73,26 +73,5 @@ import Testing
         // An answer that is not newer is ignored.
         let stale = handler(c) { _ in UserActivity(type: Self.type) }
         #expect(try await ask(stale, .fetch(id: 3, activityID: a.id)) == .activity(id: 3, activity: a))
-    }
-}
-
-@Suite struct PeerPresenceTests {
-    @Test func presentOnlyWhileListedAndAnswering() {
-        var p = PeerPresence(freshness: 6)
-        let t0 = Date(timeIntervalSinceReferenceDate: 0)
-        p.listedByAvahi("b")
-        #expect(!p.isPresent("b", at: t0))
-        #expect(p.due(at: t0) == ["b"])
-        p.answered("b", at: t0)
-        #expect(p.isPresent("b", at: t0.addingTimeInterval(6)))
-        #expect(p.due(at: t0.addingTimeInterval(1)).isEmpty)
-        #expect(p.due(at: t0.addingTimeInterval(2)) == ["b"])
-        // A SIGKILLed peer stays listed by Avahi but stops answering: gone after the freshness window.
-        #expect(!p.isPresent("b", at: t0.addingTimeInterval(6.5)))
-        #expect(p.present(at: t0.addingTimeInterval(6.5)).isEmpty)
-        p.answered("c", at: t0)
-        #expect(!p.isPresent("c", at: t0))  // not listed by Avahi
-        p.removedByAvahi("b")
-        #expect(!p.isPresent("b", at: t0))
     }
 }

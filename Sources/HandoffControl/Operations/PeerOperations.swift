@@ -22,13 +22,23 @@ public struct PeerInfo: ControlItem, Equatable {
     public var addresses: [String]
     public var port: Int64?
     public var pairedName: String?
+    /// How this machine knows where the peer is: "mdns" (listed now), "static" (a configured
+    /// address), "remembered" (where it was last reached).
+    public var foundBy: [String]
+    /// The open session's far end ("host:port"), and its end here; nil when absent.
+    public var address: String?
+    public var localAddress: String?
+    /// Sessions open with the peer: 1 when present (2 only for a moment, when both dialled at once).
+    public var sessions: Int64
 
     public init(
         name: String, fingerprint: String?, paired: Bool, present: Bool, listed: Bool, connected: Bool,
-        addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil
+        addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil, foundBy: [String] = [], address: String? = nil,
+        localAddress: String? = nil, sessions: Int64 = 0
     ) {
         (self.name, self.fingerprint, self.paired, self.present, self.listed) = (name, fingerprint, paired, present, listed)
         (self.connected, self.addresses, self.port, self.pairedName) = (connected, addresses, port, pairedName)
+        (self.foundBy, self.address, self.localAddress, self.sessions) = (foundBy, address, localAddress, sessions)
     }
 
     public var object: PropertyListValue {
@@ -42,6 +52,12 @@ public struct PeerInfo: ControlItem, Equatable {
         if listed { w["addresses"] = .array(addresses.map(PropertyListValue.string)) }
         w.set("port", port)
         w.set("pairedName", pairedName)
+        if paired {
+            w["foundBy"] = .array(foundBy.map(PropertyListValue.string))
+            w.set("address", address)
+            w.set("localAddress", localAddress)
+            w.set("sessions", sessions)
+        }
         return w.object
     }
 
@@ -50,7 +66,9 @@ public struct PeerInfo: ControlItem, Equatable {
         self.init(
             name: try f.string("name"), fingerprint: try f.optionalString("fingerprint"), paired: try f.bool("paired"),
             present: try f.bool("present"), listed: try f.bool("listed"), connected: try f.bool("connected"),
-            addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"))
+            addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"),
+            foundBy: try f.strings("foundBy"), address: try f.optionalString("address"), localAddress: try f.optionalString("localAddress"),
+            sessions: try f.optionalInteger("sessions") ?? 0)
     }
 }
 

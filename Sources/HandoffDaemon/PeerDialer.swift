@@ -1,0 +1,67 @@
+import Foundation
+
+/// When to dial each paired peer (or configured address) that has no session: at once at start,
+/// then with a bounded, jittered backoff while it is unreachable. A network change, a resume, or
+/// the peer's advert appearing dials again at once. Pure state, kept by Peers.
+struct PeerDialer {
+    static let firstDelay: Double = 1
+    static let maxDelay: Double = 60
+
+    private struct Backoff {
+        var failures: Int
+        var next: Date
+    }
+
+    /// By dial key (a peer's identity id, or "static:" and an address). No entry: due now.
+    private var backoff: [String: Backoff] = [:]
+    /// Keys with attempts in flight, and how many of this round's attempts are still out.
+    private var rounds: [String: (outstanding: Int, succeeded: Bool)] = [:]
+
+    /// The delay after `failures` failed rounds, spread by `jitter` (0...1) to ±20 %.
+    static func delay(failures: Int, jitter: Double) -> Double {
+        let base = min(maxDelay, firstDelay * pow(2, Double(max(0, failures - 1))))
+        return base * (0.8 + 0.4 * jitter)
+    }
+
+    /// Which of `keys` are due at `now` (none in flight, backoff elapsed).
+    func due(_ keys: [String], at now: Date) -> [String] {
+        keys.filter { rounds[$0] == nil && (backoff[$0].map { $0.next <= now } ?? true) }
+    }
+
+    /// A round of `attempts` parallel dials starts for `key`.
+    mutating func begin(_ key: String, attempts: Int) { rounds[key] = (attempts, false) }
+
+    var inFlight: Int { rounds.count }
+
+    /// One attempt of the round ended; returns true when it was the round's first success (the
+    /// session to keep; later ones are closed).
+    mutating func attempted(_ key: String, ok: Bool, at now: Date, jitter: Double) -> Bool {
+        guard var round = rounds[key] else { return false }
+        let first = ok && !round.succeeded
+        round.succeeded = round.succeeded || ok
+        round.outstanding -= 1
+        if round.outstanding > 0 {
+            rounds[key] = round
+        } else {
+            rounds[key] = nil
+            if round.succeeded {
+                backoff[key] = nil
+            } else {
+                let failures = (backoff[key]?.failures ?? 0) + 1
+                backoff[key] = Backoff(failures: failures, next: now.addingTimeInterval(Self.delay(failures: failures, jitter: jitter)))
+            }
+        }
+        return first
+    }
+
+    /// The peer said goodbye: it is stopping, so the next try waits a first delay.
+    mutating func leftNow(_ key: String, at now: Date, jitter: Double) {
+        backoff[key] = Backoff(failures: 1, next: now.addingTimeInterval(Self.delay(failures: 1, jitter: jitter)))
+    }
+
+    /// Dial `key` at the next look (its advert appeared, or it gave a new address).
+    mutating func reset(_ key: String) { backoff[key] = nil }
+
+    /// Dial everything at the next look (the network changed, the machine woke up).
+    mutating func resetAll() { backoff = [:] }
+}

@@ -1,0 +1,112 @@
+import HandoffCore
+import HandoffLink
+
+/// Why a session with a peer ended: what `peerAbsent` reports when it was the last one.
+enum SessionEnd: String, Sendable {
+    /// The peer said goodbye: it is stopping.
+    case goodbye
+    /// The peer stopped answering pings: it crashed, slept or lost its network.
+    case pingTimeout = "ping-timeout"
+    /// The connection closed without a goodbye.
+    case connectionLost = "connection-lost"
+    /// Another session with the same peer is kept instead (see `SessionTable.choose`).
+    case replaced
+    /// Closed here: unpaired, `handoffctl disconnect`, our address went away, or shutdown.
+    case closedHere = "closed-here"
+}
+
+/// The open sessions with each paired peer, and which of them is used. Usually one per peer;
+/// two appear when both machines dial each other at the same moment, or when a peer dials again
+/// while an old session still looks open. Pure state, kept by PeerLinks.
+struct SessionTable {
+    struct Entry {
+        let session: LinkSession
+        let openedAt: ContinuousClock.Instant
+        var ending: SessionEnd?
+    }
+
+    /// Sessions opened within this of each other were opened at the same moment (a race), and
+    /// both ends keep the one their keys choose; after it, the newer one replaces the older.
+    static let raceWindow: Duration = .seconds(2)
+
+    /// By identity id, oldest first.
+    private var byPeer: [String: [Entry]] = [:]
+
+    /// How a session compares with another, for `choose`.
+    struct Candidate: Equatable {
+        let initiatedLocally: Bool
+        let openedAt: ContinuousClock.Instant
+    }
+
+    enum Keep: Equatable { case both, new, old }
+
+    /// Of an open session (`old`) and one just authenticated (`new`), which to keep. Both ends
+    /// must reach the same answer on their own, from what both know: who opened each session and
+    /// the two public keys (`localKeyIsLower`).
+    /// - Opened the same way: if we opened both, the newer replaces the older (we dialled again,
+    ///   e.g. because our address changed); if the peer did, it decides and we keep both.
+    /// - Opened from both ends at once (within `raceWindow`): the one opened by the machine with
+    ///   the lower key is kept, on both ends.
+    /// - Otherwise the newer replaces the older.
+    static func choose(old: Candidate, new: Candidate, localKeyIsLower: Bool) -> Keep {
+        if old.initiatedLocally == new.initiatedLocally { return new.initiatedLocally ? .new : .both }
+        if new.openedAt - old.openedAt < raceWindow {
+            let newOpenedByLower = new.initiatedLocally == localKeyIsLower
+            return newOpenedByLower ? .new : .old
+        }
+        return .new
+    }
+
+    /// Adds an authenticated session; returns the sessions to close (maybe the new one) and
+    /// whether the peer had none before.
+    mutating func add(_ session: LinkSession, at now: ContinuousClock.Instant, localKeyIsLower: Bool) -> (close: [LinkSession], first: Bool) {
+        let id = session.peer.id
+        var entries = byPeer[id] ?? []
+        let first = !entries.contains { $0.ending == nil }
+        var close: [LinkSession] = []
+        var keepNew = true
+        let new = Candidate(initiatedLocally: session.initiatedLocally, openedAt: now)
+        for i in entries.indices where entries[i].ending == nil {
+            let old = Candidate(initiatedLocally: entries[i].session.initiatedLocally, openedAt: entries[i].openedAt)
+            switch Self.choose(old: old, new: new, localKeyIsLower: localKeyIsLower) {
+            case .both: break
+            case .new:
+                entries[i].ending = .replaced
+                close.append(entries[i].session)
+            case .old: keepNew = false
+            }
+        }
+        entries.append(Entry(session: session, openedAt: now, ending: keepNew ? nil : .replaced))
+        if !keepNew { close.append(session) }
+        byPeer[id] = entries
+        return (close, first)
+    }
+
+    /// Notes why a session is being closed here (the first reason counts).
+    mutating func ending(_ session: LinkSession, _ reason: SessionEnd) {
+        guard var entries = byPeer[session.peer.id], let i = entries.firstIndex(where: { $0.session === session }) else { return }
+        if entries[i].ending == nil { entries[i].ending = reason }
+        byPeer[session.peer.id] = entries
+    }
+
+    /// A session's connection closed: why, and whether it was the peer's last one.
+    mutating func remove(_ session: LinkSession) -> (reason: SessionEnd, last: Bool)? {
+        let id = session.peer.id
+        guard var entries = byPeer[id], let i = entries.firstIndex(where: { $0.session === session }) else { return nil }
+        let reason = entries.remove(at: i).ending ?? .connectionLost
+        byPeer[id] = entries.isEmpty ? nil : entries
+        // A replaced session was never the one that made the peer present.
+        return (reason, reason != .replaced && !entries.contains { $0.ending == nil })
+    }
+
+    /// The session our requests to a peer use: the newest one kept.
+    func current(_ peerID: String) -> LinkSession? { byPeer[peerID]?.last { $0.ending == nil }?.session }
+
+    /// Every session with a peer that is not being closed.
+    func open(_ peerID: String) -> [LinkSession] { byPeer[peerID]?.filter { $0.ending == nil }.map(\.session) ?? [] }
+
+    /// Peers with a session kept open.
+    var peerIDs: Set<String> { Set(byPeer.compactMap { $0.value.contains { $0.ending == nil } ? $0.key : nil }) }
+
+    var all: [LinkSession] { byPeer.values.flatMap { $0.map(\.session) } }
+}
