@@ -5,7 +5,10 @@
 # address or process in the machine's own network namespace: veth pairs are made inside the
 # bridge namespace and their far ends moved straight into the host namespaces.
 #
-#   testhosts.sh up SET N            make hosts SET1..SETN (removes an older SET first)
+#   testhosts.sh up SET N [routed]   make hosts SET1..SETN (removes an older SET first); routed:
+#                                    each host on a subnet of its own, joined by a router namespace
+#                                    that forwards unicast only (no multicast crosses it)
+#   testhosts.sh readdr HOST N       move HOST's IPv4 address to .N of its subnet while it runs
 #   testhosts.sh down SET            remove every process, namespace and file of SET
 #   testhosts.sh exec HOST CMD...    run CMD inside HOST's network and mount namespaces
 #   testhosts.sh avahi HOST start|stop|kill|restart
@@ -120,16 +123,31 @@ dbus_ctl() {
   esac
 }
 
-host_up() {  # host_up SET INDEX
-  local set=$1 i=$2 host="$1$2" ns d br
+host_up() {  # host_up SET INDEX [routed]
+  local set=$1 i=$2 host="$1$2" ns d br addr
   ns=$(ns_of "$host"); br=$(ns_of "$set-br"); d=$(dir_of "$host")
   mkdir -p "$d"
   ip netns add "$ns"
   ip -n "$br" link add "v$i" type veth peer name eth0 netns "$ns"
-  ip -n "$br" link set "v$i" master br0 up
   ip -n "$ns" link set lo up
-  ip -n "$ns" addr add "10.213.$(set_number "$set").$i/24" dev eth0
-  ip -n "$ns" link set eth0 up
+  if [ "${3:-}" = routed ]; then
+    # Subnet 10.(220+i).S.0/24: the router is .254, the host .1.
+    local net="10.$((220 + i)).$(set_number "$set")"
+    ip -n "$br" addr add "$net.254/24" dev "v$i"
+    ip -n "$br" link set "v$i" up
+    addr="$net.1"
+    ip -n "$ns" addr add "$addr/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" route add default via "$net.254"
+  else
+    ip -n "$br" link set "v$i" master br0 up
+    addr="10.213.$(set_number "$set").$i"
+    ip -n "$ns" addr add "$addr/24" dev eth0
+    ip -n "$ns" link set eth0 up
+  fi
+  echo "$addr" > "$d/addr"
+  # Moving the primary address (readdr) must not take the new one with it.
+  ip netns exec "$ns" sysctl -qw net.ipv4.conf.eth0.promote_secondaries=1
   avahi_conf "$host" > "$d/avahi-daemon.conf"
   # The anchor holds the host's mount namespace (private /run/dbus, /run/avahi-daemon) alive.
   # Its stdio goes to /dev/null: a caller reading our output to EOF must not wait on it.
@@ -174,25 +192,43 @@ set_down() {
 cmd=${1:-}; shift || true
 case "$cmd" in
   up)
-    set=${1:?SET}; n=${2:?N}
+    set=${1:?SET}; n=${2:?N}; shape=${3:-}
     [[ "$set" =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "SET must be lowercase letters/digits, at most 8"
     [[ "$set" =~ [0-9]$ ]] && die "SET must not end in a digit"
+    [ -z "$shape" ] || [ "$shape" = routed ] || die "the shape is 'routed' or nothing"
     set_down "$set"
     mkdir -p "$STATE/$set"
     br=$(ns_of "$set-br")
     ip netns add "$br"
-    ip -n "$br" link add br0 type bridge
-    ip -n "$br" link set br0 type bridge mcast_snooping 0
-    ip -n "$br" link set br0 up
-    for i in $(seq 1 "$n"); do host_up "$set" "$i"; done
-    echo "testhosts: ${set}1..${set}${n} up"
+    ip -n "$br" link set lo up
+    if [ "$shape" = routed ]; then
+      # A router: forwards unicast between the hosts' subnets; no multicast routing, no reflector.
+      ip netns exec "$br" sysctl -qw net.ipv4.ip_forward=1
+    else
+      ip -n "$br" link add br0 type bridge
+      ip -n "$br" link set br0 type bridge mcast_snooping 0
+      ip -n "$br" link set br0 up
+    fi
+    for i in $(seq 1 "$n"); do host_up "$set" "$i" "$shape"; done
+    echo "testhosts: ${set}1..${set}${n} up${shape:+ ($shape)}"
     ;;
   down) set_down "${1:?SET}" ;;
   exec) host=${1:?HOST}; shift; in_host "$host" "$@" ;;
   avahi) avahi_ctl "${1:?HOST}" "${2:?action}" ;;
   dbus) dbus_ctl "${1:?HOST}" "${2:?action}" ;;
   pid) anchor_of "${1:?HOST}" ;;
-  addr) echo "10.213.$(set_number "$(set_of "$1")").${1##*[a-z]}" ;;
+  addr) cat "$(dir_of "${1:?HOST}")/addr" 2>/dev/null || die "no host $1" ;;
+  readdr)
+    host=${1:?HOST}; last=${2:?N}; d=$(dir_of "$host"); old=$(cat "$d/addr")
+    new="${old%.*}.$last"
+    ns=$(ns_of "$host")
+    ip -n "$ns" addr add "$new/24" dev eth0
+    ip -n "$ns" addr del "$old/24" dev eth0
+    # The default route (routed hosts) went with the old primary address; put it back.
+    [ "${old#10.213.}" = "$old" ] && { ip -n "$ns" route replace default via "${old%.*}.254"; }
+    echo "$new" > "$d/addr"
+    echo "$new"
+    ;;
   list) ls "$STATE" 2>/dev/null || true ;;
   *) sed -n '2,20p' "$0"; exit 2 ;;
 esac

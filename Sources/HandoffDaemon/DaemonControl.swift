@@ -43,6 +43,11 @@ struct DaemonControl: ControlOperations {
         case PairConfirmRequest.name:
             return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept) }
         case UnpairRequest.name: return try await answer(r) { (op: UnpairRequest) in try await pairing.unpair(op.peer) }
+        case ConnectRequest.name:
+            return try await answer(r) { (op: ConnectRequest) in
+                _ = try await peers.request(try await peers.resolve(op.peer)) { .ping(id: $0) }
+                return Done()
+            }
         case DisconnectRequest.name:
             return try await answer(r) { (op: DisconnectRequest) in
                 if let t = try await peers.resolve(op.peer).trusted { await peers.disconnect(t.identity) }

@@ -3,6 +3,7 @@ import HandoffAsync
 import HandoffCore
 import HandoffLink
 import Logging
+import NIOCore
 
 /// Why a request to a peer did not get an answer.
 public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -98,17 +99,23 @@ public actor PeerLinks {
     }
 
     /// Starts reading a session (one a peer opened, or one we opened). If the peer has another
-    /// one, the table says which to keep; the other is closed (both ends close the same one).
+    /// one, the table says which to keep; the other is retired: no new request goes out on it, and
+    /// it closes `retireAfter` later, so that what either end sent on it before it knew is still
+    /// answered (both ends retire the same one).
     public func adopt(_ session: LinkSession) async {
         let localKeyIsLower = endpoint.identity.identity.publicKey.lexicographicallyPrecedes(session.peer.publicKey)
-        let (close, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
+        let (retire, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
         adopted.continuation.yield(session)
         if first { presence.continuation.yield(.present(session.peer, session)) }
-        for s in close {
-            logger.debug("closing a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.local": "\(s.initiatedLocally)"])
-            await s.close()
+        for s in retire {
+            logger.info("closing a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.dialled": "\(s.initiatedLocally)"])
+            let channel = s.channel
+            channel.eventLoop.scheduleTask(in: Self.retireAfter) { channel.close(promise: nil) }
         }
     }
+
+    /// How long a retired session stays open for the answers already on their way.
+    static let retireAfter = TimeAmount.seconds(2)
 
     /// Closes one session, saying why when it was the peer's last (ping timeout, our address gone).
     func close(_ session: LinkSession, because reason: SessionEnd) async {

@@ -110,8 +110,12 @@ public actor Peers: Service {
                 for dial in await dueDials() {
                     for candidate in dial.candidates {
                         group.addTask {
-                            let session = try? await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
-                            await self.dialed(dial.key, at: candidate, session: session)
+                            do {
+                                let session = try await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
+                                await self.dialed(dial.key, at: candidate, session: session)
+                            } catch {
+                                await self.dialed(dial.key, at: candidate, session: nil, error: error)
+                            }
                         }
                     }
                 }
@@ -236,15 +240,18 @@ public actor Peers: Service {
         return Array(all.filter { seen.insert($0).inserted }.prefix(6))
     }
 
-    /// One dial attempt ended. The round's first session is kept (unless one opened meanwhile,
-    /// from the peer's side or a request's); the others are closed.
-    private func dialed(_ key: String, at candidate: PeerEndpoint, session: LinkSession?) async {
+    /// One dial attempt ended. Every session that authenticated is adopted: when the peer dialled
+    /// too, or another candidate address also answered, the session table keeps one on both ends.
+    private func dialed(_ key: String, at candidate: PeerEndpoint, session: LinkSession?, error: (any Error)? = nil) async {
         let first = directory.dialer.attempted(key, ok: session != nil, at: Date(), jitter: Double.random(in: 0...1))
-        guard let session else { return }
-        guard first, await links.current(session.peer.id) == nil else {
-            await session.close()
-            return
+        if case .unexpectedPeer(let expected, let got)? = error as? LinkError {
+            // Another machine took the address: nothing is stored, and the peer stays absent.
+            logger.notice(
+                "another machine answered at a paired peer's last-known address; refused",
+                metadata: ["peer.id": "\(expected)", "peer.address": "\(candidate)", "answered.id": "\(got)"])
         }
+        guard let session else { return }
+        if first { logger.debug("first dial of the round answered", metadata: ["peer.id": "\(session.peer.fingerprint)"]) }
         if key.hasPrefix("static:") { directory.staticOwner[candidate] = session.peer.id }
         logger.info("dialled a paired peer", metadata: ["peer.id": "\(session.peer.fingerprint)", "peer.address": "\(candidate)"])
         await links.adopt(session)

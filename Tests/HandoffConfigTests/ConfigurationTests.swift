@@ -86,9 +86,21 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(c.opener == ["/usr/bin/firefox", "--new-tab"])
     }
 
+    @Test func staticPeers() throws {
+        let c = try HandoffConfiguration(yaml: "peer_port: 7400\npeers: [192.0.2.7, \"192.0.2.8:7341\", \"[2001:db8::5]:7342\", laptop.example]")
+        #expect(
+            c.staticPeers == [
+                PeerEndpoint(host: "192.0.2.7", port: 7400), PeerEndpoint(host: "192.0.2.8", port: 7341),
+                PeerEndpoint(host: "2001:db8::5", port: 7342), PeerEndpoint(host: "laptop.example", port: 7400)
+            ])
+        #expect(try HandoffConfiguration(yaml: "device_name: x").staticPeers.isEmpty)
+    }
+
     @Test func daemonSettingErrorsNameTheirKey() {
         let cases: [(String, String)] = [
             ("peer_port: 70000", "peer_port"),
+            ("peers: [\"192.0.2.7:99999\"]", "peers"),
+            ("peers: [\"[2001:db8::1\"]", "peers"),
             ("state_directory: relative/dir", "state_directory"),
             ("log_level: loud", "log_level"),
             ("opener: [xdg-open]", "opener"),

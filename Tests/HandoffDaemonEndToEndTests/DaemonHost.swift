@@ -19,11 +19,12 @@ final class DaemonHost: @unchecked Sendable {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// `config` is YAML appended to the host's base configuration (types, handlers, opener).
-    init(_ hosts: TestHostSet, _ index: Int, name: String, config: String = DaemonHost.hawkNotesTypes) throws {
+    /// `instance` tells apart two daemons (two identities) made, one after the other, on one host.
+    init(_ hosts: TestHostSet, _ index: Int, name: String, config: String = DaemonHost.hawkNotesTypes, instance: String = "") throws {
         self.hosts = hosts
         self.index = index
         self.name = name
-        dir = "/tmp/handoffd-e2e/\(hosts.host(index))"
+        dir = "/tmp/handoffd-e2e/\(hosts.host(index))\(instance)"
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         hosts.removeOnTearDown(dir)

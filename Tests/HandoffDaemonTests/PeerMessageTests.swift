@@ -13,6 +13,8 @@ import Testing
 
     static let all: [PeerMessage] = [
         .hello(id: 1, Hello(protocolVersion: 1, device: "Küche", types: ["org.hawknotes.bookDetail"])),
+        .hello(id: 1, Hello(device: "B", types: [], port: 7340, addresses: ["192.0.2.4", "2001:db8::4"])),
+        .goodbye,
         .list(id: 2),
         .activities(id: 2, items: [summary, ActivitySummary(activityID: UUID(), type: "a.b", title: nil, scene: nil, version: 3)]),
         .fetch(id: 3, activityID: UUID()),
@@ -31,6 +33,19 @@ import Testing
     @Test(arguments: all)
     func roundTrips(_ message: PeerMessage) throws {
         #expect(try PeerMessage(decoding: message.encoded()) == message)
+    }
+
+    @Test func helloPortAndAddressesAreChecked() throws {
+        let base: [String: PropertyListValue] = ["type": "hello", "id": 1, "protocol": 1, "device": "B", "types": .array([])]
+        var badPort = base
+        badPort["port"] = 70_000
+        #expect(throws: PeerProtocolError.self) { try PeerMessage(decoding: Array(try CanonicalEncoder().encode(.dictionary(badPort)))) }
+        var many = base
+        many["port"] = 7340
+        many["addresses"] = .array((0...Hello.maxAddresses).map { .string("192.0.2.\($0)") })
+        #expect(throws: PeerProtocolError.self) { try PeerMessage(decoding: Array(try CanonicalEncoder().encode(.dictionary(many)))) }
+        // An older peer's hello (no port, no addresses) still reads.
+        #expect(try PeerMessage(decoding: Array(try CanonicalEncoder().encode(.dictionary(base)))) == .hello(id: 1, Hello(device: "B", types: [])))
     }
 
     @Test func unknownTypeIsNamed() throws {

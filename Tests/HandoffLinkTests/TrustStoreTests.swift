@@ -1,4 +1,5 @@
 import Foundation
+import HandoffCore
 import Testing
 @testable import HandoffLink
 @testable import HandoffState
@@ -120,5 +121,43 @@ func temporaryDirectory() throws -> URL {
         try store.unpin(id: bob.id, rotatingTo: .random(generation: 9))
         #expect(store.rememberedAddresses(since: .distantPast) == ["192.0.2.9"])
         #expect(try SQLiteTrustStore(database: try StateDatabase(directory: dir)).rememberedAddresses(since: .distantPast) == ["192.0.2.9"])
+    }
+}
+
+/// Issue 14: each paired peer's last-known endpoints, newest first, persisted, bounded, and
+/// forgotten with the peer.
+@Suite struct RememberedEndpointTests {
+    @Test func newestFirstPersistedBoundedAndForgottenOnUnpair() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bob = IdentityKey().identity
+        let t0 = Date()
+        do {
+            let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
+            try store.pin(TrustedPeer(identity: bob, name: "Bob", pairedAt: t0))
+            for i in 0..<10 { try store.rememberEndpoint(PeerEndpoint(host: "192.0.2.\(i)", port: 7340), ofPeer: bob.id, at: t0 + Double(i)) }
+            // Not paired: nothing is kept.
+            try store.rememberEndpoint(PeerEndpoint(host: "192.0.2.66", port: 7340), ofPeer: IdentityKey().identity.id, at: t0)
+        }
+        let store = try SQLiteTrustStore(database: try StateDatabase(directory: dir))
+        let kept = store.endpoints(ofPeer: bob.id)
+        #expect(kept.count == SQLiteTrustStore.endpointsKept)
+        #expect(kept.first == PeerEndpoint(host: "192.0.2.9", port: 7340))
+        #expect(!kept.contains(PeerEndpoint(host: "192.0.2.0", port: 7340)))
+        // Seen again much later: it moves to the front.
+        try store.rememberEndpoint(PeerEndpoint(host: "192.0.2.3", port: 7340), ofPeer: bob.id, at: t0 + 3_600)
+        #expect(store.endpoints(ofPeer: bob.id).first == PeerEndpoint(host: "192.0.2.3", port: 7340))
+        try store.unpin(id: bob.id, rotatingTo: .random(generation: 2))
+        #expect(store.endpoints(ofPeer: bob.id).isEmpty)
+        #expect(try SQLiteTrustStore(database: try StateDatabase(directory: dir)).endpoints(ofPeer: bob.id).isEmpty)
+    }
+
+    @Test func endpointsParse() {
+        #expect(PeerEndpoint(parsing: "192.0.2.1", defaultPort: 7340) == PeerEndpoint(host: "192.0.2.1", port: 7340))
+        #expect(PeerEndpoint(parsing: "host.example:80", defaultPort: 7340) == PeerEndpoint(host: "host.example", port: 80))
+        #expect(PeerEndpoint(parsing: "[fe80::1%eth0]:7341", defaultPort: 7340) == PeerEndpoint(host: "fe80::1%eth0", port: 7341))
+        #expect(PeerEndpoint(parsing: "2001:db8::1", defaultPort: 7340) == PeerEndpoint(host: "2001:db8::1", port: 7340))
+        #expect(PeerEndpoint(host: "2001:db8::1", port: 7340).description == "[2001:db8::1]:7340")
+        for bad in ["", ":7340", "host:0", "host:x", "[::1", "[::1]x", "a b"] { #expect(PeerEndpoint(parsing: bad, defaultPort: 7340) == nil, "\(bad)") }
     }
 }

@@ -25,11 +25,19 @@ public final class TestHostSet: @unchecked Sendable {
     private var down = false
 
     /// Makes hosts NAME1...NAMEcount. Names are random so that a crashed run cannot collide.
-    public init(count: Int) throws {
+    /// `routed`: each host on a subnet of its own behind a router namespace that forwards unicast
+    /// only, so that no multicast (mDNS) passes between them.
+    public init(count: Int, routed: Bool = false) throws {
         let letters = "abcdefghijklmnopqrstuvwxyz"
         name = "t" + String((0..<6).map { _ in letters.randomElement()! })
         self.count = count
-        try Self.script(["up", name, String(count)])
+        try Self.script(["up", name, String(count)] + (routed ? ["routed"] : []))
+    }
+
+    /// Moves host i's IPv4 address to .last of its subnet while everything keeps running; returns it.
+    @discardableResult
+    public func readdress(_ i: Int, to last: Int) throws -> String {
+        try Self.script(["readdr", host(i), String(last)]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public func host(_ i: Int) -> String { "\(name)\(i)" }

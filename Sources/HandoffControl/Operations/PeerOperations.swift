@@ -213,3 +213,14 @@ public struct DisconnectRequest: ControlOperation {
     public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
     public var arguments: [String: PropertyListValue] { ["peer": .string(peer)] }
 }
+
+/// `connect`: opens a session with a paired peer now, if none is open (troubleshooting, tests;
+/// the daemon dials paired peers by itself).
+public struct ConnectRequest: ControlOperation {
+    public typealias Result = Done
+    public static let name = "connect"
+    public var peer: String
+    public init(peer: String) { self.peer = peer }
+    public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
+    public var arguments: [String: PropertyListValue] { ["peer": .string(peer)] }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Issue 14: presence comes from the authenticated link. Real handoffd and avahi-daemon processes
+/// in test hosts; on the routed ones no multicast passes, so only the link can find the peer.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct PresenceEndToEndTests {
+    @Test func aRestartedPeerIsPresentAtOnceAndASIGTERMedOneGoneAtOnce() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
+        try await waitUntil("alpha remembers where beta listens", timeout: 5) {
+            try await a.peer("beta")?.dictionaryValue?["foundBy"]?.arrayValue?.contains("remembered") == true
+        }
+        let events = try await EventLog.watch(a)
+
+        // SIGTERM: B says goodbye on its session; A marks it absent without waiting for mDNS.
+        let process = try #require(b.process)
+        let signalled = ContinuousClock.now
+        process.signal(SIGTERM)
+        var absent: (event: ControlEvent, at: ContinuousClock.Instant)?
+        try await waitUntil("peerAbsent for beta", timeout: 5) {
+            absent = events.first("peerAbsent", after: signalled) { $0["peer"] == "beta" }
+            return absent != nil
+        }
+        #expect(process.waitForExit(timeout: 5) == 0)
+        let gone = try #require(absent)
+        #expect(gone.event.fields["reason"] == "goodbye")
+        let absentAfter = gone.at - signalled
+        #expect(absentAfter < .milliseconds(100), "peerAbsent \(absentAfter) after SIGTERM")
+
+        // B starts again with its state: it dials A at its last-known address at once.
+        let started = ContinuousClock.now
+        try await b.start(waitForAvahi: false)
+        var present: (event: ControlEvent, at: ContinuousClock.Instant)?
+        try await waitUntil("peerPresent for beta", timeout: 5) {
+            present = events.first("peerPresent", after: started) { $0["peer"] == "beta" }
+            return present != nil
+        }
+        let back = try #require(present)
+        #expect(back.event.fields["reason"] == "session")
+        let presentAfter = back.at - started
+        // From the moment B's process was started (its own start-up included; a debug build).
+        #expect(presentAfter < .milliseconds(1000), "peerPresent \(presentAfter) after B was started")
+        print("presence: absent \(absentAfter) after SIGTERM; present \(presentAfter) after B was started")
+        #expect(try await isPresent(a, "beta"))
+    }
+
+    @Test func twoSubnetsWithoutMulticastPairByAddressContinueAndReconnect() async throws {
+        let hosts = try TestHostSet(count: 2, routed: true)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
+        try await a.start()
+        try await b.start()
+        let addressB = try hosts.address(2)
+        try await pairByAddress(a, b, at: addressB)
+        try await waitUntil("each present to the other", timeout: 10) { try await bothPresent(a, b) }
+
+        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let id = try #require(jsonField(published.output, "activity"))
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0, "\(continued.output)")
+        #expect(continued.output.contains("Mira Thale"))
+
+        // Either side restarts: they find each other again by themselves, through the link.
+        for (restarted, other, name) in [(b, a, "beta"), (a, b, "alpha")] {
+            restarted.stop()
+            try await waitUntil("\(name) absent", timeout: 5) { try await !isPresent(other, name) }
+            try await restarted.start(waitForAvahi: false)
+            try await waitUntil("\(name) present again", timeout: 10) { try await isPresent(other, name) }
+        }
+        // After the restarts (activities live in memory, with their apps): a new one continues.
+        let next = try a.ctl(["publish", "--character", "Greta Lind", "--json"])
+        let nextID = try #require(jsonField(next.output, "activity"))
+        let again = try b.ctl(["continue", "alpha", nextID])
+        #expect(again.status == 0 && again.output.contains("Greta Lind"), "\(again.output)")
+        // mDNS never crossed the router: every bit of this went over the link.
+        #expect(try await a.peer("beta")?["listed"] == "false")
+        #expect(try await b.peer("alpha")?["listed"] == "false")
+        #expect(try await a.peer("beta")?.dictionaryValue?["foundBy"]?.arrayValue?.contains("mdns") == false)
+    }
+
+    @Test func aPeerWhoseAddressChangesIsReachedAtTheNewOne() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
+        let new = try hosts.readdress(2, to: 102)
+        let took = try await waitUntil("alpha's session with beta goes to \(new)", timeout: 10) {
+            guard let p = try await a.peer("beta") else { return false }
+            return p["present"] == "true" && p["address"]?.hasPrefix(new + ":") == true && p["sessions"] == "1"
+        }
+        print("presence: reached at the new address after \(took) s")
+        let published = try b.ctl(["publish", "--character", "Greta Lind", "--json"])
+        let id = try #require(jsonField(published.output, "activity"))
+        try await waitUntil("alpha lists beta's new activity", timeout: 5) {
+            try a.ctl(["activities", "--peer", "beta", "--json"]).output.contains(id)
+        }
+        #expect(a.process?.isRunning == true && b.process?.isRunning == true)
+    }
+
+    @Test func bothSidesDiallingAtOnceFiftyTimesKeepOneSession() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
+        let clientA = try await HandoffClient.connect(socketPath: a.socket)
+        let clientB = try await HandoffClient.connect(socketPath: b.socket)
+        for round in 0..<50 {
+            // Both drop the session and both dial again at the same moment (the daemons' own
+            // dialers may join in: the outcome must be one session whatever the order).
+            async let dropA = clientA.perform(DisconnectRequest(peer: "beta"))
+            async let dropB = clientB.perform(DisconnectRequest(peer: "alpha"))
+            _ = try await (dropA, dropB)
+            async let dialA = clientA.perform(ConnectRequest(peer: "beta"))
+            async let dialB = clientB.perform(ConnectRequest(peer: "alpha"))
+            _ = try await (dialA, dialB)
+            try await waitUntil("round \(round): one session, the same on both ends", timeout: 5) {
+                guard let pa = try await a.peer("beta"), let pb = try await b.peer("alpha") else { return false }
+                return pa["sessions"] == "1" && pb["sessions"] == "1" && pa["address"] != nil && pa["address"] == pb["localAddress"]
+                    && pa["localAddress"] == pb["address"]
+            }
+        }
+        await clientA.close()
+        await clientB.close()
+        // The tie-break really ran: some rounds opened two sessions and both ends closed the same one.
+        let duplicates = a.log.components(separatedBy: "closing a duplicate session").count - 1
+        print("presence: \(duplicates) duplicate sessions closed on alpha over 50 rounds")
+        #expect(duplicates > 0)
+    }
+
+    @Test func anotherMachineAtTheOldAddressIsRefusedAndNothingIsStored() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
+        let trustBefore = try a.ctl(["trust", "--json"]).output
+        b.stop()
+        try await waitUntil("beta absent", timeout: 5) { try await !isPresent(a, "beta") }
+        // Another machine (its own key) takes beta's address and port.
+        let c = try DaemonHost(hosts, 2, name: "gamma", instance: "-other")
+        try await c.start()
+        try await waitUntil("alpha dials beta's last-known address and meets gamma's key", timeout: 20) {
+            a.log.contains("another machine answered at a paired peer's last-known address; refused")
+        }
+        #expect(try await !isPresent(a, "beta"))
+        #expect(try a.ctl(["trust", "--json"]).output == trustBefore)
+        #expect(try c.ctl(["trust", "--json"]).output.contains("beta") == false)
+        #expect(try await c.peer("alpha")?["paired"] != "true")
+    }
+}
+
+private func bothPresent(_ a: DaemonHost, _ b: DaemonHost) async throws -> Bool {
+    let ab = try await isPresent(a, b.name)
+    let ba = try await isPresent(b, a.name)
+    return ab && ba
+}
+
+private func isPresent(_ host: DaemonHost, _ peer: String) async throws -> Bool { try await host.peer(peer)?["present"] == "true" }
+
+/// Pairs by address, as across a router: B opens its window, A names B's address.
+func pairByAddress(_ a: DaemonHost, _ b: DaemonHost, at address: String) async throws {
+    let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "30"])
+    var result: (status: Int32, output: String) = (1, "")
+    try await waitUntil("pairing \(a.name) with \(address)", timeout: 20) {
+        result = try a.ctl(["pair", address, "--yes", "--json"])
+        return result.status == 0
+    }
+    _ = accept.waitForExit(timeout: 10)
+    let codeA = jsonField(result.output, "code")
+    let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
+    guard let codeA, codeA == codeB else { throw TimedOut(what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-"))") }
+}

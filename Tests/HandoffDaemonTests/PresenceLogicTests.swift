@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import HandoffDaemon
+
+/// Issue 14: which of two sessions both ends keep, and when the dialer tries again.
+@Suite struct SessionChoiceTests {
+    typealias C = SessionTable.Candidate
+    static let t0 = ContinuousClock.now
+
+    @Test func aRaceKeepsTheSessionOpenedByTheLowerKeyOnBothEnds() {
+        // A (lower key) and B dial each other at once. A's view: old = A's dial, new = B's dial.
+        let onA = SessionTable.choose(
+            old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: Self.t0 + .milliseconds(3)),
+            localKeyIsLower: true)
+        #expect(onA == .old)
+        // B saw them in the other order: old = B's dial, new = A's dial. Same session kept: A's.
+        let onB = SessionTable.choose(
+            old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: Self.t0 + .milliseconds(1)),
+            localKeyIsLower: false)
+        #expect(onB == .new)
+        // Or in A's order on B too.
+        let onB2 = SessionTable.choose(
+            old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: Self.t0 + .milliseconds(1)),
+            localKeyIsLower: false)
+        #expect(onB2 == .old)
+    }
+
+    @Test func outsideTheRaceWindowTheNewerReplacesTheOlder() {
+        let later = Self.t0 + SessionTable.raceWindow + .milliseconds(1)
+        for lower in [true, false] {
+            #expect(SessionTable.choose(old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: later), localKeyIsLower: lower) == .new)
+            #expect(SessionTable.choose(old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: later), localKeyIsLower: lower) == .new)
+        }
+    }
+
+    @Test func theSameWayRoundTheDiallerDecides() {
+        #expect(SessionTable.choose(old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: Self.t0), localKeyIsLower: true) == .new)
+        #expect(SessionTable.choose(old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: Self.t0), localKeyIsLower: true) == .both)
+    }
+}
+
+@Suite struct PeerDialerTests {
+    static let t0 = Date(timeIntervalSinceReferenceDate: 0)
+
+    @Test func dueAtOnceThenBackedOffBoundedAndResetByNews() {
+        var d = PeerDialer()
+        #expect(d.due(["b"], at: Self.t0) == ["b"])
+        d.begin("b", attempts: 2)
+        #expect(d.due(["b"], at: Self.t0).isEmpty, "a round is in flight")
+        let r49 = d.attempted("b", ok: false, at: Self.t0, jitter: 0.5)
+        #expect(!r49)
+        #expect(d.due(["b"], at: Self.t0).isEmpty, "one attempt is still out")
+        let r53 = d.attempted("b", ok: false, at: Self.t0, jitter: 0.5)
+        #expect(!r53)
+        #expect(d.due(["b"], at: Self.t0 + 0.9).isEmpty)
+        #expect(d.due(["b"], at: Self.t0 + 1.0) == ["b"])
+        // Failures double the delay up to the bound.
+        var t = Self.t0
+        for _ in 0..<12 {
+            d.begin("b", attempts: 1)
+            _ = d.attempted("b", ok: false, at: t, jitter: 0.5)
+            t += 120
+        }
+        #expect(d.due(["b"], at: t - 120 + PeerDialer.maxDelay - 0.1).isEmpty)
+        #expect(d.due(["b"], at: t - 120 + PeerDialer.maxDelay) == ["b"])
+        d.reset("b")
+        #expect(d.due(["b"], at: t - 120) == ["b"])
+    }
+
+    @Test func theFirstSuccessOfARoundIsKeptAndClearsTheBackoff() {
+        var d = PeerDialer()
+        d.begin("b", attempts: 3)
+        let r74 = d.attempted("b", ok: false, at: Self.t0, jitter: 0)
+        #expect(!r74)
+        let r77 = d.attempted("b", ok: true, at: Self.t0, jitter: 0)
+        #expect(r77)
+        let r80 = d.attempted("b", ok: true, at: Self.t0, jitter: 0)
+        #expect(!r80, "a later success is closed")
+        #expect(d.due(["b"], at: Self.t0) == ["b"])
+    }
+
+    @Test func jitterSpreadsTheDelay() {
+        #expect(PeerDialer.delay(failures: 1, jitter: 0) == 0.8)
+        #expect(abs(PeerDialer.delay(failures: 1, jitter: 1) - 1.2) < 1e-9)
+        #expect(PeerDialer.delay(failures: 3, jitter: 0.5) == 4)
+        #expect(PeerDialer.delay(failures: 30, jitter: 0.5) == PeerDialer.maxDelay)
+    }
+
+    @Test func aGoodbyeWaitsAFirstDelay() {
+        var d = PeerDialer()
+        d.leftNow("b", at: Self.t0, jitter: 0.5)
+        #expect(d.due(["b"], at: Self.t0 + 0.5).isEmpty)
+        #expect(d.due(["b"], at: Self.t0 + 1) == ["b"])
+        d.resetAll()
+        d.leftNow("b", at: Self.t0, jitter: 0.5)
+        d.resetAll()
+        #expect(d.due(["b"], at: Self.t0) == ["b"])
+    }
+
+    @Test func pingsAreDueOncePerIntervalOneAtATime() {
+        var dir = PeerDirectory()
+        #expect(dir.duePings(among: ["a", "b"], at: Self.t0, interval: 2) == ["a", "b"])
+        #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 3, interval: 2).isEmpty, "both still out")
+        dir.pinging.remove("a")
+        #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 1, interval: 2).isEmpty)
+        #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 2, interval: 2) == ["a"])
+    }
+}
