@@ -143,6 +143,11 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// Waits for `key` not yet over.
     public func count(_ key: Key) -> Int { state.withLockedValue { s in s.slots.values.count { $0.key == key && $0.outcome == nil } } }
 
+    /// Waits registered by `owner` not yet over.
+    public func count(owner: ObjectIdentifier) -> Int {
+        state.withLockedValue { s in s.slots.values.count { $0.owner == owner && $0.outcome == nil } }
+    }
+
     /// Whether the wait for this ticket is still open.
     public func isWaiting(_ ticket: Ticket) -> Bool {
         state.withLockedValue { $0.slots[ticket.number]?.outcome == nil && $0.slots[ticket.number] != nil }

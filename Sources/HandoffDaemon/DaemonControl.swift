@@ -37,7 +37,11 @@ struct DaemonControl: ControlOperations {
         case StatusRequest.name: return try await answer(r) { (_: StatusRequest) in await status() }
         case PeersRequest.name: return try await answer(r) { (_: PeersRequest) in Listing(await peers.views().map(\.info)) }
         case TrustRequest.name: return try await answer(r) { (_: TrustRequest) in Listing(try peers.trusted().map(\.info)) }
-        case PairRequest.name: return try await answer(r) { (op: PairRequest) in try await pairing.start(with: op.peer, owner: client, defaultPort: daemon.configuration.peerPort == 0 ? 7340 : daemon.configuration.peerPort) }
+        case PairRequest.name:
+            return try await answer(r) { (op: PairRequest) in
+                try await pairing.start(
+                    with: op.peer, owner: client, defaultPort: daemon.configuration.peerPort == 0 ? 7340 : daemon.configuration.peerPort)
+            }
         case PairAcceptRequest.name:
             return try await answer(r) { (op: PairAcceptRequest) in try await pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
         case PairConfirmRequest.name:

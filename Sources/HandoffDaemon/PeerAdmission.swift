@@ -29,4 +29,7 @@ struct PeerAdmission {
     }
 
     mutating func closed(session: ObjectIdentifier) { inFlight[session] = nil }
+
+    /// The peer's requests on a session being served now.
+    func serving(session: ObjectIdentifier) -> Int { inFlight[session] ?? 0 }
 }

@@ -100,22 +100,25 @@ public actor PeerLinks {
 
     /// Starts reading a session (one a peer opened, or one we opened). If the peer has another
     /// one, the table says which to keep; the other is retired: no new request goes out on it, and
-    /// it closes `retireAfter` later, so that what either end sent on it before it knew is still
-    /// answered (both ends retire the same one).
+    /// `closeRetired` closes it once nothing is in flight on it (both ends retire the same one).
     public func adopt(_ session: LinkSession) async {
         let localKeyIsLower = endpoint.identity.identity.publicKey.lexicographicallyPrecedes(session.peer.publicKey)
-        let (retire, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
+        let (retired, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
         adopted.continuation.yield(session)
         if first { presence.continuation.yield(.present(session.peer, session)) }
-        for s in retire {
-            logger.info("closing a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.dialled": "\(s.initiatedLocally)"])
-            let channel = s.channel
-            channel.eventLoop.scheduleTask(in: Self.retireAfter) { channel.close(promise: nil) }
+        for s in retired {
+            logger.info("retiring a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.dialled": "\(s.initiatedLocally)"])
         }
     }
 
-    /// How long a retired session stays open for the answers already on their way.
-    static let retireAfter = TimeAmount.seconds(2)
+    /// Closes the retired sessions that are idle (none of our requests waits for an answer on
+    /// them, none of the peer's is being served) or have waited long enough.
+    func closeRetired() async {
+        let due = table.retiredToClose(at: .now) { s in
+            answers.count(owner: ObjectIdentifier(s)) == 0 && admission.serving(session: ObjectIdentifier(s)) == 0
+        }
+        for s in due { await s.close() }
+    }
 
     /// Closes one session, saying why when it was the peer's last (ping timeout, our address gone).
     func close(_ session: LinkSession, because reason: SessionEnd) async {

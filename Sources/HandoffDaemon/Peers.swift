@@ -119,6 +119,7 @@ public actor Peers: Service {
                         }
                     }
                 }
+                await links.closeRetired()
                 for (peerID, session) in await duePings() {
                     let timeout = settings.pingTimeout
                     group.addTask {
@@ -170,12 +171,16 @@ public actor Peers: Service {
             directory.avahi = .up(advertisedAs: name)
             logger.info("advertised", metadata: ["advert.name": "\(name)"])
         case .peerAppeared(let peer), .peerChanged(let peer):
+            let moved = directory.discovered[peer.name].map { $0.addresses != peer.addresses || $0.port != peer.port } ?? true
             let isNew = directory.listed(peer)
             if let fp = peer.txt["fp"] {
                 waits.resumeAll(.listed(fingerprint: fp), with: ())
                 if let trusted = trustedPeer(fingerprint: fp) {
                     // The advert is a hint of where to dial, never proof of who answers there.
-                    if isNew { directory.dialer.reset(trusted.identity.id) }
+                    if moved {
+                        directory.dialer.reset(trusted.identity.id)
+                        waits.resumeAll(.look, with: ())
+                    }
                     directory.advertRead(
                         AdvertTXT.read(peer.txt, key: trusted.advertisingKey), peerID: trusted.identity.id,
                         declared: Set(settings.types.map(AdvertTXT.typeHash)))
@@ -240,8 +245,9 @@ public actor Peers: Service {
         return Array(all.filter { seen.insert($0).inserted }.prefix(6))
     }
 
-    /// One dial attempt ended. Every session that authenticated is adopted: when the peer dialled
-    /// too, or another candidate address also answered, the session table keeps one on both ends.
+    /// One dial attempt ended. The round's first session is adopted (if the peer dialled us
+    /// meanwhile, the session table keeps one of the two on both ends); a later one of the same
+    /// round (another address of the same peer) is closed at once.
     private func dialed(_ key: String, at candidate: PeerEndpoint, session: LinkSession?, error: (any Error)? = nil) async {
         let first = directory.dialer.attempted(key, ok: session != nil, at: Date(), jitter: Double.random(in: 0...1))
         if case .unexpectedPeer(let expected, let got)? = error as? LinkError {
@@ -251,7 +257,10 @@ public actor Peers: Service {
                 metadata: ["peer.id": "\(expected)", "peer.address": "\(candidate)", "answered.id": "\(got)"])
         }
         guard let session else { return }
-        if first { logger.debug("first dial of the round answered", metadata: ["peer.id": "\(session.peer.fingerprint)"]) }
+        guard first else {
+            await session.close()
+            return
+        }
         if key.hasPrefix("static:") { directory.staticOwner[candidate] = session.peer.id }
         logger.info("dialled a paired peer", metadata: ["peer.id": "\(session.peer.fingerprint)", "peer.address": "\(candidate)"])
         await links.adopt(session)
@@ -269,11 +278,15 @@ public actor Peers: Service {
         }
     }
 
+    /// Every open session of each peer due a ping: a stale one the peer opened (it dialled again
+    /// from a new address, and its close never reached us) is found this way too.
     private func duePings() async -> [(String, LinkSession)] {
         let connected = await links.connectedPeerIDs
         var due: [(String, LinkSession)] = []
         for id in directory.duePings(among: connected, at: Date(), interval: settings.pingInterval) {
-            if let s = await links.current(id) { due.append((id, s)) } else { directory.pinging.remove(id) }
+            let sessions = await links.sessions(of: id)
+            if sessions.isEmpty { directory.pinging.remove(id) }
+            due += sessions.map { (id, $0) }
         }
         return due
     }
@@ -540,7 +553,8 @@ public actor Peers: Service {
         if !greeted(by: session.peer, hello: hello, on: session) {
             throw .refused(
                 code: "unsupported-version",
-                message: "\(hello.device.terminalSafe) speaks peer protocol \(hello.protocolVersion); this machine speaks \(PeerMessage.protocolVersion)")
+                message:
+                    "\(hello.device.terminalSafe) speaks peer protocol \(hello.protocolVersion); this machine speaks \(PeerMessage.protocolVersion)")
         }
     }
 

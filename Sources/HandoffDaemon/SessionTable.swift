@@ -23,11 +23,19 @@ struct SessionTable {
         let session: LinkSession
         let openedAt: ContinuousClock.Instant
         var ending: SessionEnd?
+        /// When the session was retired (replaced), and whether its close has begun.
+        var retiredAt: ContinuousClock.Instant?
+        var closing = false
     }
 
     /// Sessions opened within this of each other were opened at the same moment (a race), and
     /// both ends keep the one their keys choose; after it, the newer one replaces the older.
-    static let raceWindow: Duration = .seconds(2)
+    /// Simultaneous dials authenticate within a round trip or two of each other.
+    static let raceWindow: Duration = .seconds(1)
+    /// A retired session closes once nothing is in flight on it, and not before this (what the
+    /// peer sent before it retired the same session is still on its way) nor after `retireAtMost`.
+    static let retireAtLeast: Duration = .seconds(1)
+    static let retireAtMost: Duration = .seconds(60)
 
     /// By identity id, oldest first.
     private var byPeer: [String: [Entry]] = [:]
@@ -44,12 +52,17 @@ struct SessionTable {
     /// must reach the same answer on their own, from what both know: who opened each session and
     /// the two public keys (`localKeyIsLower`).
     /// - Opened the same way: if we opened both, the newer replaces the older (we dialled again,
-    ///   e.g. because our address changed); if the peer did, it decides and we keep both.
+    ///   e.g. because our address changed). If the peer opened both within `raceWindow`, it
+    ///   decides (it closes all but one of a round of parallel dials) and we keep both meanwhile;
+    ///   later than that, it dialled again and the older is stale (its close may never reach us
+    ///   when the peer's old address is gone).
     /// - Opened from both ends at once (within `raceWindow`): the one opened by the machine with
     ///   the lower key is kept, on both ends.
     /// - Otherwise the newer replaces the older.
     static func choose(old: Candidate, new: Candidate, localKeyIsLower: Bool) -> Keep {
-        if old.initiatedLocally == new.initiatedLocally { return new.initiatedLocally ? .new : .both }
+        if old.initiatedLocally == new.initiatedLocally {
+            return new.initiatedLocally || new.openedAt - old.openedAt >= raceWindow ? .new : .both
+        }
         if new.openedAt - old.openedAt < raceWindow {
             let newOpenedByLower = new.initiatedLocally == localKeyIsLower
             return newOpenedByLower ? .new : .old
@@ -57,7 +70,7 @@ struct SessionTable {
         return .new
     }
 
-    /// Adds an authenticated session; returns the sessions to close (maybe the new one) and
+    /// Adds an authenticated session; returns the sessions retired (maybe the new one) and
     /// whether the peer had none before.
     mutating func add(_ session: LinkSession, at now: ContinuousClock.Instant, localKeyIsLower: Bool) -> (close: [LinkSession], first: Bool) {
         let id = session.peer.id
@@ -72,14 +85,33 @@ struct SessionTable {
             case .both: break
             case .new:
                 entries[i].ending = .replaced
+                entries[i].retiredAt = now
                 close.append(entries[i].session)
             case .old: keepNew = false
             }
         }
-        entries.append(Entry(session: session, openedAt: now, ending: keepNew ? nil : .replaced))
+        entries.append(Entry(session: session, openedAt: now, ending: keepNew ? nil : .replaced, retiredAt: keepNew ? nil : now))
         if !keepNew { close.append(session) }
         byPeer[id] = entries
         return (close, first)
+    }
+
+    /// Retired sessions due to close at `now`: `idle` says whether nothing is in flight on one.
+    mutating func retiredToClose(at now: ContinuousClock.Instant, idle: (LinkSession) -> Bool) -> [LinkSession] {
+        var due: [LinkSession] = []
+        for (id, entries) in byPeer {
+            var changed = entries
+            for i in changed.indices {
+                guard let at = changed[i].retiredAt, !changed[i].closing else { continue }
+                let age = now - at
+                if age >= Self.retireAtMost || (age >= Self.retireAtLeast && idle(changed[i].session)) {
+                    changed[i].closing = true
+                    due.append(changed[i].session)
+                }
+            }
+            byPeer[id] = changed
+        }
+        return due
     }
 
     /// Notes why a session is being closed here (the first reason counts).

@@ -105,6 +105,36 @@ struct PresenceEndToEndTests {
         #expect(a.process?.isRunning == true && b.process?.isRunning == true)
     }
 
+    @Test func aPulledCableIsFoundByPingsAndThePluggedOneByTheNetworkChange() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
+        let events = try await EventLog.watch(a)
+        // B's link goes down: no goodbye and no FIN reach A, and TCP alone would keep the
+        // session for many minutes. A's pings stop being answered.
+        let pulled = ContinuousClock.now
+        try hosts.run(2, ["ip", "link", "set", "eth0", "down"])
+        var absent: (event: ControlEvent, at: ContinuousClock.Instant)?
+        try await waitUntil("alpha marks beta absent", timeout: 12) {
+            absent = events.first("peerAbsent", after: pulled) { $0["peer"] == "beta" }
+            return absent != nil
+        }
+        let gone = try #require(absent)
+        #expect(gone.event.fields["reason"] == "ping-timeout")
+        #expect(gone.at - pulled < .seconds(10), "absent \(gone.at - pulled) after the cable was pulled")
+        #expect(try await a.peer("beta")?["sessions"] == "0", "the dead session is closed")
+        // Plugged in again: B's kernel reports the link (rtnetlink) and B dials A at once.
+        let plugged = ContinuousClock.now
+        try hosts.run(2, ["ip", "link", "set", "eth0", "up"])
+        var back: (event: ControlEvent, at: ContinuousClock.Instant)?
+        try await waitUntil("alpha sees beta again", timeout: 10) {
+            back = events.first("peerPresent", after: plugged) { $0["peer"] == "beta" }
+            return back != nil
+        }
+        print("presence: cable pulled -> absent after \(gone.at - pulled); plugged -> present after \(try #require(back).at - plugged)")
+    }
+
     @Test func bothSidesDiallingAtOnceFiftyTimesKeepOneSession() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
@@ -130,8 +160,8 @@ struct PresenceEndToEndTests {
         await clientA.close()
         await clientB.close()
         // The tie-break really ran: some rounds opened two sessions and both ends closed the same one.
-        let duplicates = a.log.components(separatedBy: "closing a duplicate session").count - 1
-        print("presence: \(duplicates) duplicate sessions closed on alpha over 50 rounds")
+        let duplicates = a.log.components(separatedBy: "retiring a duplicate session").count - 1
+        print("presence: \(duplicates) duplicate sessions retired on alpha over 50 rounds")
         #expect(duplicates > 0)
     }
 

@@ -28,14 +28,30 @@ import Testing
     @Test func outsideTheRaceWindowTheNewerReplacesTheOlder() {
         let later = Self.t0 + SessionTable.raceWindow + .milliseconds(1)
         for lower in [true, false] {
-            #expect(SessionTable.choose(old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: later), localKeyIsLower: lower) == .new)
-            #expect(SessionTable.choose(old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: later), localKeyIsLower: lower) == .new)
+            #expect(
+                SessionTable.choose(
+                    old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: later), localKeyIsLower: lower)
+                    == .new)
+            #expect(
+                SessionTable.choose(
+                    old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: later), localKeyIsLower: lower)
+                    == .new)
         }
     }
 
     @Test func theSameWayRoundTheDiallerDecides() {
-        #expect(SessionTable.choose(old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: Self.t0), localKeyIsLower: true) == .new)
-        #expect(SessionTable.choose(old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: Self.t0), localKeyIsLower: true) == .both)
+        #expect(
+            SessionTable.choose(
+                old: C(initiatedLocally: true, openedAt: Self.t0), new: C(initiatedLocally: true, openedAt: Self.t0), localKeyIsLower: true) == .new)
+        #expect(
+            SessionTable.choose(
+                old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: Self.t0), localKeyIsLower: true)
+                == .both)
+        // The peer dialled again long after: its old session is stale.
+        let later = Self.t0 + SessionTable.raceWindow
+        #expect(
+            SessionTable.choose(
+                old: C(initiatedLocally: false, openedAt: Self.t0), new: C(initiatedLocally: false, openedAt: later), localKeyIsLower: true) == .new)
     }
 }
 

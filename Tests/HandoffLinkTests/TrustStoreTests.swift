@@ -158,6 +158,8 @@ func temporaryDirectory() throws -> URL {
         #expect(PeerEndpoint(parsing: "[fe80::1%eth0]:7341", defaultPort: 7340) == PeerEndpoint(host: "fe80::1%eth0", port: 7341))
         #expect(PeerEndpoint(parsing: "2001:db8::1", defaultPort: 7340) == PeerEndpoint(host: "2001:db8::1", port: 7340))
         #expect(PeerEndpoint(host: "2001:db8::1", port: 7340).description == "[2001:db8::1]:7340")
-        for bad in ["", ":7340", "host:0", "host:x", "[::1", "[::1]x", "a b"] { #expect(PeerEndpoint(parsing: bad, defaultPort: 7340) == nil, "\(bad)") }
+        for bad in ["", ":7340", "host:0", "host:x", "[::1", "[::1]x", "a b"] {
+            #expect(PeerEndpoint(parsing: bad, defaultPort: 7340) == nil, "\(bad)")
+        }
     }
 }
