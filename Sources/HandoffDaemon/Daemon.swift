@@ -105,6 +105,7 @@ public final class Daemon: Sendable {
     public func prepare(listeningOn host: String = "0.0.0.0") async throws {
         let port = try await peers.listen(host: host, port: configuration.peerPort)
         await peers.links.setServer(PeerServer(peers: peers, activities: activities, continuations: continuations, logger: logger).serve)
+        await peers.dialAtOnce()
         try await activities.startAdvertising(port: port)
         logger.info(
             "handoffd started",

@@ -54,6 +54,8 @@ public actor Peers: Service {
     private var directory = PeerDirectory()
     private var phase = Phase.idle
     private let waits = Waiters<PeerWait, Void>()
+    /// The dials `dialAtOnce` started before `run()`: `run()` takes them over.
+    private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
 
     init(endpoint: LinkEndpoint, settings: PeersSettings, discovery: any Discovery, events: ControlEvents, logger: Logger) {
         self.endpoint = endpoint
@@ -79,6 +81,16 @@ public actor Peers: Service {
     /// The paired peers, as the trust store holds them.
     nonisolated func trusted() throws -> [TrustedPeer] { try endpoint.trustStore.peers() }
 
+    /// Starts dialling every paired peer due now, in the prelude right after `listen`: a
+    /// restarted machine is present to its peers before its services even run.
+    func dialAtOnce() async {
+        for dial in await dueDials() {
+            for candidate in dial.candidates {
+                started.append((dial.key, candidate, endpoint.startConnect(host: candidate.host, port: candidate.port, expecting: dial.peer)))
+            }
+        }
+    }
+
     var port: Int { if case .listening(let p) = phase { p } else { 0 } }
     var avahi: AvahiState { directory.avahi }
 
@@ -97,6 +109,10 @@ public actor Peers: Service {
             group.addTask {
                 for await change in links.presence.stream.cancelOnGracefulShutdown() { await self.presenceChanged(change) }
             }
+            for (key, candidate, future) in started {
+                group.addTask { await self.dialed(key, at: candidate, outcome: await Self.outcome { try await future.get() }) }
+            }
+            started = []
             if let changes {
                 group.addTask {
                     for await change in changes.cancelOnGracefulShutdown() { await self.networkChanged(change) }
@@ -110,12 +126,10 @@ public actor Peers: Service {
                 for dial in await dueDials() {
                     for candidate in dial.candidates {
                         group.addTask {
-                            do {
-                                let session = try await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
-                                await self.dialed(dial.key, at: candidate, session: session)
-                            } catch {
-                                await self.dialed(dial.key, at: candidate, session: nil, error: error)
+                            let outcome = await Self.outcome {
+                                try await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
                             }
+                            await self.dialed(dial.key, at: candidate, outcome: outcome)
                         }
                     }
                 }
@@ -245,12 +259,17 @@ public actor Peers: Service {
         return Array(all.filter { seen.insert($0).inserted }.prefix(6))
     }
 
+    private static func outcome(_ dial: @Sendable () async throws -> LinkSession) async -> Result<LinkSession, any Error> {
+        do { return .success(try await dial()) } catch { return .failure(error) }
+    }
+
     /// One dial attempt ended. The round's first session is adopted (if the peer dialled us
     /// meanwhile, the session table keeps one of the two on both ends); a later one of the same
     /// round (another address of the same peer) is closed at once.
-    private func dialed(_ key: String, at candidate: PeerEndpoint, session: LinkSession?, error: (any Error)? = nil) async {
+    private func dialed(_ key: String, at candidate: PeerEndpoint, outcome: Result<LinkSession, any Error>) async {
+        let session = try? outcome.get()
         let first = directory.dialer.attempted(key, ok: session != nil, at: Date(), jitter: Double.random(in: 0...1))
-        if case .unexpectedPeer(let expected, let got)? = error as? LinkError {
+        if case .failure(let error) = outcome, case .unexpectedPeer(let expected, let got)? = error as? LinkError {
             // Another machine took the address: nothing is stored, and the peer stays absent.
             logger.notice(
                 "another machine answered at a paired peer's last-known address; refused",

@@ -64,11 +64,20 @@ public final class LinkEndpoint: Sendable {
 
     /// Opens a session to a paired peer. Fails if its key is not pinned (or is not `peer`).
     public func connect(host: String, port: Int, expecting peer: PeerIdentity? = nil) async throws -> LinkSession {
+        try await startConnect(host: host, port: port, expecting: peer).get()
+    }
+
+    /// Starts opening a session and returns at once; the future completes with the session or
+    /// the failure. (handoffd dials paired peers this way as soon as it listens, before its
+    /// services run.)
+    public func startConnect(host: String, port: Int, expecting peer: PeerIdentity? = nil) -> EventLoopFuture<LinkSession> {
         let promise = group.next().makePromise(of: LinkEstablished.self)
         let machine = LinkHandshakeMachine(role: .initiator, mode: .session, identity: identity, localName: name, policy: policy(expecting: peer))
-        _ = try await connectChannel(host: host, port: port, machine: machine, promise: promise)
-        guard case .session(let s) = try await promise.futureResult.get() else { throw LinkError.closed }
-        return s
+        bootstrap(machine: machine, promise: promise).connect(host: host, port: port).whenFailure { promise.fail($0) }
+        return promise.futureResult.flatMapThrowing { established in
+            guard case .session(let s) = established else { throw LinkError.closed }
+            return s
+        }
     }
 
     /// Starts pairing with the machine at host:port, whose window must be open.
@@ -198,20 +207,21 @@ public final class LinkEndpoint: Sendable {
         host: String, port: Int, machine: LinkHandshakeMachine,
         promise: EventLoopPromise<LinkEstablished>
     ) async throws -> Channel {
-        do {
-            return try await ClientBootstrap(group: promise.futureResult.eventLoop)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connectTimeout(configuration.handshakeTimeout)
-                .channelInitializer { [self] channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try self.addLinkHandlers(channel, machine: machine, isInitiator: true, source: nil, promise: promise)
-                    }
-                }
-                .connect(host: host, port: port).get()
-        } catch {
+        do { return try await bootstrap(machine: machine, promise: promise).connect(host: host, port: port).get() } catch {
             promise.fail(error)
             throw error
         }
+    }
+
+    private func bootstrap(machine: LinkHandshakeMachine, promise: EventLoopPromise<LinkEstablished>) -> ClientBootstrap {
+        ClientBootstrap(group: promise.futureResult.eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(configuration.handshakeTimeout)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try self.addLinkHandlers(channel, machine: machine, isInitiator: true, source: nil, promise: promise)
+                }
+            }
     }
 
     private func acceptInitializer(_ channel: Channel) throws {
