@@ -115,7 +115,7 @@ public actor Pairing: Service {
         let address = dialAfterPairing.removeValue(forKey: id)
         switch outcome {
         case .success(let trusted):
-            if let address { await peers.reachable(trusted.identity, at: address) }
+            await peers.paired(trusted.identity, at: address)
             logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
             events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
             return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint)

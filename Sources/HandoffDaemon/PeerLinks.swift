@@ -111,6 +111,13 @@ public actor PeerLinks {
         }
     }
 
+    /// The peer greeted us on a session it opened: the older ones it opened are retired.
+    func chosenByPeer(_ session: LinkSession) {
+        for s in table.chosenByPeer(session, at: .now) {
+            logger.info("retiring a session the peer replaced", metadata: ["peer.id": "\(s.peer.fingerprint)"])
+        }
+    }
+
     /// Closes the retired sessions that are idle (none of our requests waits for an answer on
     /// them, none of the peer's is being served) or have waited long enough.
     func closeRetired() async {

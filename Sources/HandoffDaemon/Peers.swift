@@ -280,7 +280,14 @@ public actor Peers: Service {
             await session.close()
             return
         }
-        if key.hasPrefix("static:") { directory.staticOwner[candidate] = session.peer.id }
+        if key.hasPrefix("static:") {
+            directory.staticOwner[candidate] = session.peer.id
+            // A configured address of a peer already present (found another way): nothing new.
+            if await links.current(session.peer.id) != nil {
+                await session.close()
+                return
+            }
+        }
         logger.info("dialled a paired peer", metadata: ["peer.id": "\(session.peer.fingerprint)", "peer.address": "\(candidate)"])
         await links.adopt(session)
         await greet(session)
@@ -346,8 +353,10 @@ public actor Peers: Service {
     /// The machine's addresses changed, or it woke up: sessions whose local address is gone are
     /// closed, and every peer without a session is dialled now.
     func networkChanged(_ change: NetworkChange) async {
-        let local = Set(LocalAddresses.current().map(Self.withoutZone))
+        // When the addresses cannot be read, the pings find the sessions that are really dead.
+        let local = LocalAddresses.current().map { Set($0.map(Self.withoutZone)) }
         for id in await links.connectedPeerIDs {
+            guard let local else { break }
             for s in await links.sessions(of: id) {
                 if let here = s.localEndpoint?.host, !local.contains(Self.withoutZone(here)), here != "127.0.0.1", here != "::1" {
                     await links.close(s, because: .closedHere)
@@ -369,10 +378,12 @@ public actor Peers: Service {
         }
     }
 
-    /// A paired peer may be reached at this address now (a pairing by address): dial it.
-    func reachable(_ peer: PeerIdentity, at where_: PeerEndpoint) {
-        remember(where_, of: peer)
+    /// A pairing succeeded: the new peer is dialled now, at `where_` if the pairing went there
+    /// (by address), and so are the configured addresses (one of them may be this peer's).
+    func paired(_ peer: PeerIdentity, at where_: PeerEndpoint?) {
+        if let where_ { remember(where_, of: peer) }
         directory.dialer.reset(peer.id)
+        for e in settings.staticPeers { directory.dialer.reset("static:\(e)") }
         waits.resumeAll(.look, with: ())
     }
 
@@ -402,8 +413,9 @@ public actor Peers: Service {
     }
 
     /// The answer to a peer's hello: ours, or why the versions do not match.
-    func answer(hello: Hello, id: Int64, on session: LinkSession) -> PeerMessage {
+    func answer(hello: Hello, id: Int64, on session: LinkSession) async -> PeerMessage {
         guard greeted(by: session.peer, hello: hello, on: session) else { return PeerRequestHandler.unsupported(hello, id: id) }
+        if !session.initiatedLocally { await links.chosenByPeer(session) }
         return .hello(id: id, ownHello())
     }
 

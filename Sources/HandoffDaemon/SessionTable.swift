@@ -114,6 +114,23 @@ struct SessionTable {
         return due
     }
 
+    /// The peer greeted us on a session it opened: that is the one it chose (it greets only the
+    /// session it keeps), so the older ones it opened are retired: a stale one whose close never
+    /// reached us (the peer's old address is gone) does not wait for the pings.
+    mutating func chosenByPeer(_ session: LinkSession, at now: ContinuousClock.Instant) -> [LinkSession] {
+        guard var entries = byPeer[session.peer.id], let mine = entries.firstIndex(where: { $0.session === session }),
+            entries[mine].ending == nil
+        else { return [] }
+        var retired: [LinkSession] = []
+        for i in entries.indices where i < mine && entries[i].ending == nil && !entries[i].session.initiatedLocally {
+            entries[i].ending = .replaced
+            entries[i].retiredAt = now
+            retired.append(entries[i].session)
+        }
+        byPeer[session.peer.id] = entries
+        return retired
+    }
+
     /// Notes why a session is being closed here (the first reason counts).
     mutating func ending(_ session: LinkSession, _ reason: SessionEnd) {
         guard var entries = byPeer[session.peer.id], let i = entries.firstIndex(where: { $0.session === session }) else { return }

@@ -8,10 +8,12 @@ import Foundation
 /// what tells whether a session's local end still exists after the network changed.
 public enum LocalAddresses {
     /// Every address of an interface that is up, loopback excluded. IPv6 link-local ones carry
-    /// their zone (`fe80::1%eth0`): without it they cannot be dialled.
-    public static func current() -> Set<String> {
+    /// their zone (`fe80::1%eth0`): without it they cannot be dialled. nil when getifaddrs fails
+    /// (it needs a netlink socket, which a sandbox may refuse).
+    public static func current() -> Set<String>? {
         var head: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&head) == 0, let first = head else { return [] }
+        guard getifaddrs(&head) == 0 else { return nil }
+        guard let first = head else { return [] }
         defer { freeifaddrs(head) }
         var found: Set<String> = []
         var cursor: UnsafeMutablePointer<ifaddrs>? = first
@@ -31,6 +33,6 @@ public enum LocalAddresses {
 
     /// The ones worth telling a peer: link-local IPv6 zones name our interfaces, not the peer's.
     public static func shareable() -> [String] {
-        current().filter { !$0.lowercased().hasPrefix("fe80") }.sorted()
+        (current() ?? []).filter { !$0.lowercased().hasPrefix("fe80") }.sorted()
     }
 }

@@ -46,8 +46,10 @@ struct PresenceEndToEndTests {
         let back = try #require(present)
         #expect(back.event.fields["reason"] == "session")
         let presentAfter = back.at - started
-        // From the moment B's process was started (its own start-up included; a debug build).
-        #expect(presentAfter < .milliseconds(1000), "peerPresent \(presentAfter) after B was started")
+        // From the moment B's process was spawned: its own start-up is included, in a debug build
+        // on a busy machine (about 90 ms here); scripts/bench-presence.sh measures the release
+        // build (46.6 ms p50), where the 50 ms target applies.
+        #expect(presentAfter < .milliseconds(250), "peerPresent \(presentAfter) after B was started")
         print("presence: absent \(absentAfter) after SIGTERM; present \(presentAfter) after B was started")
         #expect(try await isPresent(a, "beta"))
     }
@@ -84,6 +86,27 @@ struct PresenceEndToEndTests {
         #expect(try await a.peer("beta")?["listed"] == "false")
         #expect(try await b.peer("alpha")?["listed"] == "false")
         #expect(try await a.peer("beta")?.dictionaryValue?["foundBy"]?.arrayValue?.contains("mdns") == false)
+    }
+
+    @Test func aConfiguredAddressIsDialledAndShownAsStatic() async throws {
+        let hosts = try TestHostSet(count: 2, routed: true)
+        defer { hosts.tearDown() }
+        let addressA = try hosts.address(1), addressB = try hosts.address(2)
+        let a = try DaemonHost(hosts, 1, name: "alpha", config: DaemonHost.hawkNotesTypes + "peers: [\"\(addressB)\"]\n")
+        let b = try DaemonHost(hosts, 2, name: "beta")
+        try await a.start()
+        try await b.start()
+        // B pairs with A by A's address; A has B's address in its configuration.
+        try await pairByAddress(b, a, at: addressA)
+        try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
+        try await waitUntil("alpha shows beta found at its configured address", timeout: 10) {
+            try await a.peer("beta")?.dictionaryValue?["foundBy"]?.arrayValue?.contains("static") == true
+        }
+        a.stop()
+        try await a.start(waitForAvahi: false)
+        try await waitUntil("beta present to alpha again", timeout: 10) { try await bothPresent(a, b) }
+        try await waitUntil("one session", timeout: 5) { try await a.peer("beta")?["sessions"] == "1" }
+        #expect(try await a.peer("beta")?["address"]?.hasPrefix(addressB + ":") == true)
     }
 
     @Test func aPeerWhoseAddressChangesIsReachedAtTheNewOne() async throws {
