@@ -127,9 +127,14 @@ func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
         return result.status == 0
     }
     _ = accept.waitForExit(timeout: 10)
+    accept.waitForOutputEnd(timeout: 5)
     let codeA = jsonField(result.output, "code")
     let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
-    guard let codeA, codeA == codeB else { throw TimedOut(what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-"))") }
+    guard let codeA, codeA == codeB else {
+        let err = (try? String(contentsOfFile: b.dir + "/handoffctl.err", encoding: .utf8)) ?? ""
+        throw TimedOut(
+            what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-")); the accepting side printed \(accept.output) and \(err)")
+    }
     // The accepting side need not have resolved A's advert to pair. handoffd waits briefly for it
     // when asked to reach A; the tests wait here so that their own time limits measure the rest.
     try await waitUntil("\(b.name) lists \(a.name)", timeout: 10) { try await b.lists(a.name) }

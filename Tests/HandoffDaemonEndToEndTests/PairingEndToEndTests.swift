@@ -13,6 +13,7 @@ struct PairingEndToEndTests {
         _ = try await waitUntil("the pairing window to open", timeout: 10) {
             let child = try hosts.spawn(1, BuiltProducts.path("handoff-rogue-peer"), ["pair", name, "127.0.0.1", "7340", decision])
             _ = child.waitForExit(timeout: 20)
+            child.waitForOutputEnd(timeout: 5)
             lines = child.output
             return !(lines.first ?? "").contains("not accepting")
         }
@@ -46,6 +47,7 @@ struct PairingEndToEndTests {
         let code = try #require(rogue.first { $0.hasPrefix("code ") }?.dropFirst(5)).description
         let fingerprint = try #require(rogue.first { $0.hasPrefix("fingerprint ") }?.dropFirst(12)).description
         #expect(accept.waitForExit(timeout: 15) == 0)
+        accept.waitForOutputEnd(timeout: 5)
         let lines = accept.output
         let codeLine = try #require(lines.firstIndex { $0.hasPrefix("Code: ") })
         #expect(lines[codeLine] == "Code: \(code)")

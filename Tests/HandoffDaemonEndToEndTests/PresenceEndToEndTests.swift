@@ -226,7 +226,12 @@ func pairByAddress(_ a: DaemonHost, _ b: DaemonHost, at address: String) async t
         return result.status == 0
     }
     _ = accept.waitForExit(timeout: 10)
+    accept.waitForOutputEnd(timeout: 5)
     let codeA = jsonField(result.output, "code")
     let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
-    guard let codeA, codeA == codeB else { throw TimedOut(what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-"))") }
+    guard let codeA, codeA == codeB else {
+        let err = (try? String(contentsOfFile: b.dir + "/handoffctl.err", encoding: .utf8)) ?? ""
+        throw TimedOut(
+            what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-")); the accepting side printed \(accept.output) and \(err)")
+    }
 }

@@ -87,6 +87,10 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits until the output is read to its end (the process closed it), or `timeout` passes: an
+    /// exited process's last lines may still be on their way to `output`.
+    public func waitForOutputEnd(timeout: Double) { _ = waitForLine(timeout: timeout) { _ in false } }
+
     /// As `waitForLine`, for output lines that are JSON objects.
     public func waitForJSON(from: Int = 0, timeout: Double, _ match: (JSONLine) -> Bool) -> JSONLine? {
         waitForLine(from: from, timeout: timeout) { line in JSONLine(line).map(match) ?? false }.flatMap { JSONLine($0.line, index: $0.index) }
