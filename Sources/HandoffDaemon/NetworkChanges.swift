@@ -47,18 +47,23 @@ private final class SourceBox: @unchecked Sendable {
 /// Notices a resume from suspend: CLOCK_BOOTTIME counts the time asleep, CLOCK_MONOTONIC does
 /// not, so their difference jumps by the time the machine slept.
 struct SuspendDetector {
+    private let gap: () -> Double
     private var lastGap: Double
 
-    init() { lastGap = Self.gap() }
+    /// `gap`: CLOCK_BOOTTIME less CLOCK_MONOTONIC, in seconds (tests give their own).
+    init(gap: @escaping () -> Double = SuspendDetector.clockGap) {
+        self.gap = gap
+        lastGap = gap()
+    }
 
     /// True when the machine slept (more than `threshold` seconds) since the last call.
     mutating func resumed(threshold: Double = 2) -> Bool {
-        let gap = Self.gap()
-        defer { lastGap = gap }
-        return gap - lastGap > threshold
+        let now = gap()
+        defer { lastGap = now }
+        return now - lastGap > threshold
     }
 
-    private static func gap() -> Double {
+    static func clockGap() -> Double {
         var boot = timespec(), mono = timespec()
         clock_gettime(CLOCK_BOOTTIME, &boot)
         clock_gettime(CLOCK_MONOTONIC, &mono)

@@ -122,3 +122,23 @@ import Testing
         #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 2, interval: 2) == ["a"])
     }
 }
+
+@Suite struct SuspendDetectorTests {
+    @Test func aJumpOfTheBootClockOverTheMonotonicOneIsAResume() {
+        final class Clock: @unchecked Sendable { var gap = 100.0 }
+        let clock = Clock()
+        var d = SuspendDetector { clock.gap }
+        var looks: [Bool] = []
+        looks.append(d.resumed())
+        clock.gap += 0.5  // drift, not sleep
+        looks.append(d.resumed())
+        clock.gap += 30  // slept half a minute
+        looks.append(d.resumed())
+        looks.append(d.resumed())  // once per sleep
+        #expect(looks == [false, false, true, false])
+        // The real clocks: no sleep between two looks.
+        var real = SuspendDetector()
+        let slept = real.resumed()
+        #expect(!slept)
+    }
+}
