@@ -116,14 +116,16 @@ extension PropertyListValue {
     }
 }
 
-/// Pairs two daemons through handoffctl, as a person would (both confirm; the codes must match).
-func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
-    try await waitUntil("\(a.name) lists \(b.name)", timeout: 10) { try await a.lists(b.name) }
+/// Pairs two daemons through handoffctl, as a person would (both confirm; the codes must match):
+/// A names B as mDNS lists it, or, with `address`, by B's address (as across a router).
+func pair(_ a: DaemonHost, _ b: DaemonHost, at address: String? = nil) async throws {
+    if address == nil { try await waitUntil("\(a.name) lists \(b.name)", timeout: 10) { try await a.lists(b.name) } }
+    let target = address ?? b.name
     let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "30"])
     // Until B's window is open, A's attempt is refused; it is retried until the deadline.
     var result: (status: Int32, output: String) = (1, "")
-    try await waitUntil("pairing \(a.name) with \(b.name)", timeout: 20) {
-        result = try a.ctl(["pair", b.name, "--yes", "--json"])
+    try await waitUntil("pairing \(a.name) with \(target)", timeout: 20) {
+        result = try a.ctl(["pair", target, "--yes", "--json"])
         return result.status == 0
     }
     _ = accept.waitForExit(timeout: 10)
@@ -137,7 +139,7 @@ func pair(_ a: DaemonHost, _ b: DaemonHost) async throws {
     }
     // The accepting side need not have resolved A's advert to pair. handoffd waits briefly for it
     // when asked to reach A; the tests wait here so that their own time limits measure the rest.
-    try await waitUntil("\(b.name) lists \(a.name)", timeout: 10) { try await b.lists(a.name) }
+    if address == nil { try await waitUntil("\(b.name) lists \(a.name)", timeout: 10) { try await b.lists(a.name) } }
 }
 
 /// Two daemons, alpha on host 1 and beta on host 2, started and paired.

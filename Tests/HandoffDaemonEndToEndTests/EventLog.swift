@@ -32,6 +32,19 @@ final class EventLog: @unchecked Sendable {
 
     var all: [ControlEvent] { lock.withLock { events } }
 
+    /// Waits for the first event named `name` matching `match` that arrives after `since`.
+    func first(
+        _ name: String, after since: ContinuousClock.Instant, timeout: Double,
+        where match: @escaping @Sendable ([String: PropertyListValue]) -> Bool = { _ in true }
+    ) async throws -> (event: ControlEvent, at: ContinuousClock.Instant) {
+        var found: (event: ControlEvent, at: ContinuousClock.Instant)?
+        try await waitUntil("event \(name)", timeout: timeout) {
+            found = self.first(name, after: since, where: match)
+            return found != nil
+        }
+        return found!
+    }
+
     /// The first event named `name` matching `match` that arrived after `since`, and when.
     func first(_ name: String, after since: ContinuousClock.Instant, where match: ([String: PropertyListValue]) -> Bool = { _ in true })
         -> (event: ControlEvent, at: ContinuousClock.Instant)?

@@ -24,13 +24,8 @@ struct PresenceEndToEndTests {
         let process = try #require(b.process)
         let signalled = ContinuousClock.now
         process.signal(SIGTERM)
-        var absent: (event: ControlEvent, at: ContinuousClock.Instant)?
-        try await waitUntil("peerAbsent for beta", timeout: 5) {
-            absent = events.first("peerAbsent", after: signalled) { $0["peer"] == "beta" }
-            return absent != nil
-        }
+        let gone = try await events.first("peerAbsent", after: signalled, timeout: 5) { $0["peer"] == "beta" }
         #expect(process.waitForExit(timeout: 5) == 0)
-        let gone = try #require(absent)
         #expect(gone.event.fields["reason"] == "goodbye")
         let absentAfter = gone.at - signalled
         #expect(absentAfter < .milliseconds(100), "peerAbsent \(absentAfter) after SIGTERM")
@@ -38,12 +33,7 @@ struct PresenceEndToEndTests {
         // B starts again with its state: it dials A at its last-known address at once.
         let started = ContinuousClock.now
         try await b.start(waitForAvahi: false)
-        var present: (event: ControlEvent, at: ContinuousClock.Instant)?
-        try await waitUntil("peerPresent for beta", timeout: 5) {
-            present = events.first("peerPresent", after: started) { $0["peer"] == "beta" }
-            return present != nil
-        }
-        let back = try #require(present)
+        let back = try await events.first("peerPresent", after: started, timeout: 5) { $0["peer"] == "beta" }
         #expect(back.event.fields["reason"] == "session")
         let presentAfter = back.at - started
         // From the moment B's process was spawned: its own start-up is included, in a debug build
@@ -61,7 +51,7 @@ struct PresenceEndToEndTests {
         try await a.start()
         try await b.start()
         let addressB = try hosts.address(2)
-        try await pairByAddress(a, b, at: addressB)
+        try await pair(a, b, at: addressB)
         try await waitUntil("each present to the other", timeout: 10) { try await bothPresent(a, b) }
 
         let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
@@ -97,7 +87,7 @@ struct PresenceEndToEndTests {
         try await a.start()
         try await b.start()
         // B pairs with A by A's address; A has B's address in its configuration.
-        try await pairByAddress(b, a, at: addressA)
+        try await pair(b, a, at: addressA)
         try await waitUntil("both present", timeout: 10) { try await bothPresent(a, b) }
         try await waitUntil("alpha shows beta found at its configured address", timeout: 10) {
             try await a.peer("beta")?.dictionaryValue?["foundBy"]?.arrayValue?.contains("static") == true
@@ -138,24 +128,15 @@ struct PresenceEndToEndTests {
         // session for many minutes. A's pings stop being answered.
         let pulled = ContinuousClock.now
         try hosts.run(2, ["ip", "link", "set", "eth0", "down"])
-        var absent: (event: ControlEvent, at: ContinuousClock.Instant)?
-        try await waitUntil("alpha marks beta absent", timeout: 12) {
-            absent = events.first("peerAbsent", after: pulled) { $0["peer"] == "beta" }
-            return absent != nil
-        }
-        let gone = try #require(absent)
+        let gone = try await events.first("peerAbsent", after: pulled, timeout: 12) { $0["peer"] == "beta" }
         #expect(gone.event.fields["reason"] == "ping-timeout")
         #expect(gone.at - pulled < .seconds(10), "absent \(gone.at - pulled) after the cable was pulled")
         #expect(try await a.peer("beta")?["sessions"] == "0", "the dead session is closed")
         // Plugged in again: B's kernel reports the link (rtnetlink) and B dials A at once.
         let plugged = ContinuousClock.now
         try hosts.run(2, ["ip", "link", "set", "eth0", "up"])
-        var back: (event: ControlEvent, at: ContinuousClock.Instant)?
-        try await waitUntil("alpha sees beta again", timeout: 10) {
-            back = events.first("peerPresent", after: plugged) { $0["peer"] == "beta" }
-            return back != nil
-        }
-        print("presence: cable pulled -> absent after \(gone.at - pulled); plugged -> present after \(try #require(back).at - plugged)")
+        let back = try await events.first("peerPresent", after: plugged, timeout: 10) { $0["peer"] == "beta" }
+        print("presence: cable pulled -> absent after \(gone.at - pulled); plugged -> present after \(back.at - plugged)")
     }
 
     @Test func bothSidesDiallingAtOnceFiftyTimesKeepOneSession() async throws {
@@ -216,22 +197,3 @@ private func bothPresent(_ a: DaemonHost, _ b: DaemonHost) async throws -> Bool 
 }
 
 private func isPresent(_ host: DaemonHost, _ peer: String) async throws -> Bool { try await host.peer(peer)?["present"] == "true" }
-
-/// Pairs by address, as across a router: B opens its window, A names B's address.
-func pairByAddress(_ a: DaemonHost, _ b: DaemonHost, at address: String) async throws {
-    let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "30"])
-    var result: (status: Int32, output: String) = (1, "")
-    try await waitUntil("pairing \(a.name) with \(address)", timeout: 20) {
-        result = try a.ctl(["pair", address, "--yes", "--json"])
-        return result.status == 0
-    }
-    _ = accept.waitForExit(timeout: 10)
-    accept.waitForOutputEnd(timeout: 5)
-    let codeA = jsonField(result.output, "code")
-    let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
-    guard let codeA, codeA == codeB else {
-        let err = (try? String(contentsOfFile: b.dir + "/handoffctl.err", encoding: .utf8)) ?? ""
-        throw TimedOut(
-            what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-")); the accepting side printed \(accept.output) and \(err)")
-    }
-}
