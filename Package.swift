@@ -172,7 +172,8 @@ let package = Package(
             name: "HandoffLinkTests",
             dependencies: [
                 "HandoffLink", "HandoffState",
-                .product(name: "NIOEmbedded", package: "swift-nio")
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
         .testTarget(
             name: "HandoffDaemonTests",

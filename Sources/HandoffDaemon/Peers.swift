@@ -276,7 +276,7 @@ public actor Peers: Service {
                 metadata: ["peer.id": "\(expected)", "peer.address": "\(candidate)", "answered.id": "\(got)"])
         }
         guard let session else { return }
-        guard first else {
+        guard first, phase != .stopped else {
             await session.close()
             return
         }

@@ -27,6 +27,9 @@ public final class LinkEndpoint: Sendable {
     private let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
     /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
     private let open = NIOLockedValueBox<[ObjectIdentifier: LinkSession]>([:])
+    /// Connections we are opening (TCP connect or handshake under way): closed by `shutdown`, so
+    /// that a dial to an address that drops packets does not hold up the stop for its timeout.
+    private let dialling = NIOLockedValueBox<(stopped: Bool, channels: [ObjectIdentifier: Channel])>((false, [:]))
 
     public init(
         identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
@@ -178,6 +181,11 @@ public final class LinkEndpoint: Sendable {
             return c
         }
         try? await ch?.close()
+        let pending = dialling.withLockedValue { d -> [Channel] in
+            d.stopped = true
+            return Array(d.channels.values)
+        }
+        for channel in pending { channel.close(promise: nil) }
         sessionsIn.finish()
         pairingsIn.finish()
     }
@@ -219,6 +227,13 @@ public final class LinkEndpoint: Sendable {
             .connectTimeout(configuration.handshakeTimeout)
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let key = ObjectIdentifier(channel)
+                    let stopped = dialling.withLockedValue { d in
+                        if !d.stopped { d.channels[key] = channel }
+                        return d.stopped
+                    }
+                    if stopped { throw LinkError.closed }
+                    promise.futureResult.whenComplete { [dialling] _ in _ = dialling.withLockedValue { $0.channels.removeValue(forKey: key) } }
                     try self.addLinkHandlers(channel, machine: machine, isInitiator: true, source: nil, promise: promise)
                 }
             }

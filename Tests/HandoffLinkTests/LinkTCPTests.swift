@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
@@ -261,5 +262,34 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         let next = try await b.endpoint.unpair(a.identity)
         #expect(next.generation == before.generation + 1)
         await #expect(throws: LinkError.self) { try await a.endpoint.connect(host: "127.0.0.1", port: b.port) }
+    }
+}
+
+/// Issue 14: a dial that hangs (the other end accepts TCP and never answers the handshake, as an
+/// address that drops packets would hold it for the whole timeout) ends at once when the endpoint
+/// shuts down, so that SIGTERM is not held up by it.
+@Suite struct DialAtShutdownTests {
+    @Test func aHangingDialEndsWhenTheEndpointShutsDown() async throws {
+        let accepted = NIOLockedValueBox(0)
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                accepted.withLockedValue { $0 += 1 }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { silent.close(promise: nil) }
+        let node = try await Node.start("a")
+        let dial = node.endpoint.startConnect(host: "127.0.0.1", port: silent.localAddress!.port!, expecting: IdentityKey().identity)
+        let started = ContinuousClock.now
+        // The TCP connection is up and the handshake is waiting for an answer that never comes.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while accepted.withLockedValue({ $0 }) == 0 {
+            #expect(ContinuousClock.now < deadline, "the silent server never accepted the dial")
+            if ContinuousClock.now >= deadline { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await node.endpoint.shutdown()
+        await #expect(throws: (any Error).self) { try await dial.get() }
+        #expect(ContinuousClock.now - started < .seconds(2), "the dial waited for its timeout")
     }
 }
