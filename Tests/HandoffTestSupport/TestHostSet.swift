@@ -75,7 +75,13 @@ public final class TestHostSet: @unchecked Sendable {
         }
         for c in kids { c.stop() }
         _ = try? Self.script(["down", name])
-        for path in lock.withLock({ scratch }) { try? FileManager.default.removeItem(atPath: path) }
+        let paths = lock.withLock { scratch }
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
+        // Their parents too (such as /tmp/handoffd-e2e), once no other set uses them: rmdir
+        // removes only an empty directory.
+        for parent in Set(paths.map { ($0 as NSString).deletingLastPathComponent }) where parent.hasPrefix("/tmp/") {
+            rmdir(parent)
+        }
     }
 
     /// Removes `path` when the hosts are torn down.
