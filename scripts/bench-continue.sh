@@ -24,10 +24,7 @@ cleanup() {
   end_daemons_and_hosts
 }
 trap cleanup EXIT
-scripts/testhosts.sh up "$SET" 2 >/dev/null
-start_daemon 1 alpha
-start_daemon 2 beta
-pair_daemons alpha beta >/dev/null
+paired_hosts
 ctl alpha publish --character "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 pa=$(daemon_pid alpha); pb=$(daemon_pid beta)

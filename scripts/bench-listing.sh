@@ -19,10 +19,7 @@ WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 LOG_LEVEL=notice
 source scripts/lib-daemons.sh
 trap end_daemons_and_hosts EXIT
-scripts/testhosts.sh up "$SET" 2 >/dev/null
-start_daemon 1 alpha
-start_daemon 2 beta
-pair_daemons alpha beta >/dev/null
+paired_hosts
 echo "== $N trials each, release build, A = ${SET}1 (alpha), B = ${SET}2 (beta)"
 # The advert trials first: a burst of TXT changes (every open trial makes one) leaves B's Avahi
 # missing later ones for a while (docs/ARCHITECTURE.md, "Discovery"), which would not measure

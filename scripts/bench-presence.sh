@@ -27,10 +27,7 @@ finish() {
   end_daemons_and_hosts
 }
 trap finish EXIT
-scripts/testhosts.sh up "$SET" 2 >/dev/null
-start_daemon 1 alpha
-start_daemon 2 beta
-pair_daemons alpha beta >/dev/null
+paired_hosts
 
 present_on_alpha() { ctl alpha peers --json | tr -d '\n' | tr '}' '\n' | grep '"name" : "beta"' | grep -q '"present" : true'; }
 until_true() {  # until_true SECONDS WHAT COMMAND...

@@ -62,6 +62,15 @@ pair_daemons() {
   echo "$ca"
 }
 
+# paired_hosts: test hosts SET1 and SET2, handoffd alpha on the first and beta on the second,
+# paired (the benchmarks' common start).
+paired_hosts() {
+  scripts/testhosts.sh up "$SET" 2 >/dev/null
+  start_daemon 1 alpha
+  start_daemon 2 beta
+  pair_daemons alpha beta >/dev/null
+}
+
 # stop_daemons NAME...: SIGTERM each daemon by the PID it reports, then its launcher.
 stop_daemons() {
   local name pid
