@@ -147,6 +147,8 @@ let package = Package(
                 "HandoffClient", "HandoffCore",
                 .product(name: "NIOPosix", package: "swift-nio")
             ]),
+        // Private advert figures: TXT size, recognition cost with many paired keys.
+        .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffDaemon", "HandoffLink"]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(
             name: "handoff-link-bench",
