@@ -148,7 +148,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio")
             ]),
         // Private advert figures: TXT size, recognition cost with many paired keys.
-        .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffDaemon", "HandoffLink"]),
+        .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffDaemon", "HandoffDiscovery", "HandoffLink"]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(
             name: "handoff-link-bench",

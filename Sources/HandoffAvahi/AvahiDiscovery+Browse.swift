@@ -81,7 +81,7 @@ extension AvahiDiscovery {
         lookups[key]?.failures = 0
         let own =
             flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
-            || (flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0 && name == machine.nameInUse && machine.groupActive)
+            || (flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0 && isOwnName(name))
         let peerAddress = address.map(Self.peerAddress(interface: interface))
         let events = table.resolved(key, hostName: hostName, address: peerAddress, port: port, txt: txt, isOwn: own)
         for case .foreignService(let n, let reason) in events {

@@ -56,10 +56,10 @@ extension AvahiDiscovery {
             if reportedProblem != nil { logger.notice("discovery available again: avahi-daemon answers over D-Bus") }
             reportedProblem = nil
             logger.debug("avahi client running", metadata: ["avahi.version": "\(String(cString: avahi_client_get_version_string(c)))"])
-            execute(machine.clientBecameRunning())
+            for slot in AdvertSlot.allCases { execute(machines[slot]!.clientBecameRunning(), slot: slot) }
             startBrowsing()
         case AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
-            execute(machine.serverNotRunning())
+            for slot in AdvertSlot.allCases { execute(machines[slot]!.serverNotRunning(), slot: slot) }
         case AVAHI_CLIENT_CONNECTING:
             if reportedProblem == nil {
                 reportedProblem = "waiting"
@@ -81,7 +81,7 @@ extension AvahiDiscovery {
     /// The client's group, browser, resolvers and record browsers die with it; drop our pointers
     /// and everything the peers table learnt through them.
     func forgetClientObjects(reason: String) {
-        group = nil
+        groups = [:]
         browser = nil
         for lookup in lookups.values {
             if let t = lookup.retryTimer {
@@ -91,7 +91,7 @@ extension AvahiDiscovery {
         }
         lookups = [:]
         recordBrowsers = [:]
-        execute(machine.clientLost(reason: reason))
+        for slot in AdvertSlot.allCases { execute(machines[slot]!.clientLost(reason: reason), slot: slot) }
         emit(table.removeAll())
     }
 

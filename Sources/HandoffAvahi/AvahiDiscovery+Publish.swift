@@ -2,15 +2,19 @@ import CAvahi
 import HandoffDiscovery
 import Logging
 
-/// Carries out the advertiser machine's actions on the entry group.
+/// Carries out each advertiser machine's actions on its own entry group.
 extension AvahiDiscovery {
-    func execute(_ actions: [AdvertiserMachine.Action]) {
+    func execute(_ actions: [AdvertiserMachine.Action], slot: AdvertSlot) {
         for action in actions {
             switch action {
             case .addService(let name, let port, let txt):
                 guard let client else { continue }
-                if group == nil { group = avahi_entry_group_new(client, entryGroupCallback, context) }
-                guard let group else {
+                if groups[slot] == nil {
+                    creatingGroup = slot
+                    groups[slot] = avahi_entry_group_new(client, entryGroupCallback, context)
+                    creatingGroup = nil
+                }
+                guard let group = groups[slot] else {
                     emit(
                         .failure(
                             .avahi(
@@ -26,7 +30,7 @@ extension AvahiDiscovery {
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
                     logger.info("service name taken locally; renaming", metadata: ["service.name": "\(name)"])
-                    execute(machine.collision())
+                    execute(machines[slot]!.collision(), slot: slot)
                     return
                 }
                 if rc < 0 {
@@ -34,11 +38,11 @@ extension AvahiDiscovery {
                     return
                 }
             case .commit:
-                guard let group else { continue }
+                guard let group = groups[slot] else { continue }
                 let rc = avahi_entry_group_commit(group)
                 if rc < 0 { emit(.failure(.avahi(code: rc, message: avahiErrorText(rc), during: "committing the service"))) }
             case .updateTXT(let name, let txt):
-                guard let group else { continue }
+                guard let group = groups[slot] else { continue }
                 let rc = AvahiStrings.withList(txt.strings) { list in
                     avahi_entry_group_update_service_txt_strlst(
                         group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
@@ -46,32 +50,35 @@ extension AvahiDiscovery {
                 }
                 if rc < 0 { emit(.failure(.avahi(code: rc, message: avahiErrorText(rc), during: "updating the TXT record"))) }
             case .resetGroup:
-                if let group { avahi_entry_group_reset(group) }
+                if let group = groups[slot] { avahi_entry_group_reset(group) }
             case .discardGroup:
                 // Freeing withdraws the records (peers get the goodbye) and forgets the group's
                 // commit count.
-                if let group { avahi_entry_group_free(group) }
-                group = nil
+                if let group = groups[slot] { avahi_entry_group_free(group) }
+                groups[slot] = nil
             case .emit(let event):
-                if case .published(let name) = event { logger.info("advertising", metadata: ["service.name": "\(name)"]) }
-                emit(event)
+                if case .published(let name) = event {
+                    logger.info("advertising", metadata: ["service.name": "\(name)", "advert.slot": "\(slot)"])
+                }
+                // The client's comings and goings are reported once, by the main advert's machine.
+                if slot == .main || { if case .failure = event { true } else { false } }() { emit(event) }
             }
         }
     }
 
     func entryGroupStateChanged(_ g: OpaquePointer, _ state: AvahiEntryGroupState) {
         // Inside avahi_entry_group_new the pointer is not stored yet.
-        if group == nil { group = g }
-        guard g == group else { return }
+        if let creating = creatingGroup, groups[creating] == nil { groups[creating] = g }
+        guard let slot = groups.first(where: { $0.value == g })?.key else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            execute(machine.groupEstablished())
+            execute(machines[slot]!.groupEstablished(), slot: slot)
         case AVAHI_ENTRY_GROUP_COLLISION:
-            logger.info("service name collision on the network; renaming", metadata: ["service.name": "\(machine.nameInUse ?? "")"])
-            execute(machine.collision())
+            logger.info("service name collision on the network; renaming", metadata: ["service.name": "\(machines[slot]!.nameInUse ?? "")"])
+            execute(machines[slot]!.collision(), slot: slot)
         case AVAHI_ENTRY_GROUP_FAILURE:
             let code = client.map { avahi_client_errno($0) } ?? -1
-            execute(machine.groupFailed(code: code, message: avahiErrorText(code)))
+            execute(machines[slot]!.groupFailed(code: code, message: avahiErrorText(code)), slot: slot)
         default:
             break
         }

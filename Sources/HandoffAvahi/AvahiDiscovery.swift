@@ -22,9 +22,12 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     // Guarded by the poll lock.
     var client: OpaquePointer?
-    var group: OpaquePointer?
+    var groups: [AdvertSlot: OpaquePointer] = [:]
+    /// The slot whose group avahi_entry_group_new is creating (its first callback comes before
+    /// the pointer is returned).
+    var creatingGroup: AdvertSlot?
     var browser: OpaquePointer?
-    var machine: AdvertiserMachine
+    var machines: [AdvertSlot: AdvertiserMachine]
     var table = PeerTable()
     var lookups: [PeerTable.InstanceKey: Lookup] = [:]
     var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
@@ -58,10 +61,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             throw .avahi(code: -1, message: "out of memory", during: "creating the Avahi poll thread")
         }
         self.poll = poll
-        // Milliseconds since 1970: grows across restarts, so peers holding our old TXT take the new one.
-        machine = AdvertiserMachine(
-            initialSequence: UInt64(Date().timeIntervalSince1970 * 1000),
-            alternativeName: avahiAlternativeServiceName)
+        machines = Dictionary(uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: avahiAlternativeServiceName)) })
         context = Unmanaged.passRetained(self).toOpaque()
         // Before the poll thread runs no lock is needed; callbacks fire inside avahi_client_new.
         makeClient()
@@ -74,36 +74,39 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     public var peers: [DiscoveredPeer] { locked { table.peers } }
 
     /// The name our advert holds once established; differs from the requested one after a collision.
-    public var nameInUse: String? { locked { machine.nameInUse } }
+    public var nameInUse: String? { locked { machines[.main]!.nameInUse } }
 
-    public func publish(_ advert: ServiceAdvert) throws(DiscoveryError) {
+    public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in
             if stopped { throw .stopped }
-            execute(try machine.publish(advert))
+            execute(try machines[slot]!.publish(advert), slot: slot)
         }
     }
 
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in
             if stopped { throw .stopped }
-            execute(try machine.updateTXT(txt))
+            execute(try machines[.main]!.updateTXT(txt), slot: .main)
         }
     }
 
-    public func withdraw() { locked { execute(machine.withdraw()) } }
+    public func withdraw(slot: AdvertSlot) { locked { execute(machines[slot]!.withdraw(), slot: slot) } }
+
+    /// One of our own adverts holds this name now.
+    func isOwnName(_ name: String) -> Bool { machines.values.contains { $0.groupActive && $0.nameInUse == name } }
 
     /// Withdraws the advert (avahi sends the goodbye), frees the client and stops the poll thread.
     public func shutdown() {
         let wasRunning: Bool = locked {
             if stopped { return false }
             stopped = true
-            execute(machine.withdraw())
+            for slot in AdvertSlot.allCases { execute(machines[slot]!.withdraw(), slot: slot) }
             for t in timers.keys { freeTimeout(t) }
             timers = [:]
             // Freeing the client frees its group, browsers and resolvers too.
             if let client { avahi_client_free(client) }
             client = nil
-            group = nil
+            groups = [:]
             browser = nil
             lookups = [:]
             recordBrowsers = [:]

@@ -49,6 +49,12 @@ extension HandoffConfiguration {
                 return e
             }
         }
+        if let seconds = raw.advert_rotation_seconds {
+            guard (2...86_400).contains(seconds) else {
+                throw .invalid(file: file, key: "advert_rotation_seconds", reason: "must be between 2 and 86400 (a day); the default is 900")
+            }
+            advertRotationSeconds = seconds
+        }
         if let names = raw.interfaces, !names.isEmpty {
             // Restricting the link and the advert to some interfaces protected nothing the
             // authenticated link does not: trust comes from the pinned keys, never from the

@@ -13,6 +13,9 @@ public struct HandoffConfiguration: Sendable {
     /// Addresses dialled for paired peers that mDNS cannot list (another subnet, a VPN). A
     /// machine found there is a peer only if its key is pinned; the address is never trusted.
     public var staticPeers: [PeerEndpoint]
+    /// How often the private advert takes a new random name and new material (it also does at
+    /// every unpair and address change).
+    public var advertRotationSeconds: Int
     /// Settings read and not applied, each with why and what to do instead (logged at start).
     public var notices: [String]
     public var stateDirectory: String
@@ -37,6 +40,7 @@ public struct HandoffConfiguration: Sendable {
         deviceName = Self.defaultDeviceName
         peerPort = 7340
         staticPeers = []
+        advertRotationSeconds = 15 * 60
         notices = []
         stateDirectory = "/var/lib/handoffd"
         runtimeDirectory = "/run/handoffd"

@@ -36,5 +36,14 @@ public struct PeerEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     public var isIPv6: Bool { host.contains(":") }
 
+    /// The text is an IP address (with or without a port), not a name.
+    public static func isAddressLiteral(_ text: String) -> Bool {
+        guard let e = PeerEndpoint(parsing: text, defaultPort: 1) else { return false }
+        let host = e.host.split(separator: "%").first.map(String.init) ?? e.host
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

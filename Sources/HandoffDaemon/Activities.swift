@@ -10,7 +10,9 @@ import ServiceLifecycle
 
 /// The activities this machine offers (becomeCurrent, resign, invalidate), the app that published
 /// each, the advert that carries them, and the answers to peers that list or fetch them. `run()`
-/// rewrites the advert when an activity expires, and withdraws it at shutdown.
+/// rewrites the advert when an activity expires, rotates it when its time is up or the machine's
+/// addresses change, keeps the pairing advert in step with the pairing window, and withdraws
+/// both at shutdown.
 public actor Activities: Service {
     private let configuration: HandoffConfiguration
     private let peers: Peers
@@ -23,6 +25,9 @@ public actor Activities: Service {
     private var owners: [UUID: ControlClient] = [:]
     /// needsSave questions to apps, by token.
     private let refreshes = Waiters<String, UserActivity>()
+    /// The machine's addresses at the last rotation: a change rotates the advert, so that an
+    /// observer cannot link the machine's adverts across networks.
+    private var addresses = LocalAddresses.current()
 
     init(configuration: HandoffConfiguration, advert: Advert, peers: Peers, events: ControlEvents, logger: Logger) {
         self.configuration = configuration
@@ -40,6 +45,12 @@ public actor Activities: Service {
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             if advert.isStale(current.advertised(at: Date())) { await changed() }
+            if advert.rotationDue(at: .now) { rotate(.interval) }
+            if let now = LocalAddresses.current(), now != addresses {
+                addresses = now
+                rotate(.addressesChanged)
+            }
+            pairingWindowChanged()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
         }
         refreshes.endAll()
@@ -107,10 +118,29 @@ public actor Activities: Service {
         for (id, owner) in owners where owner.key == client.key { owners[id] = nil }
     }
 
-    /// Our advertising key changed (unpairing): the tokens are sealed anew.
-    func rekeyed() {
-        do { try advert.update(advertised: current.advertised(at: Date())) } catch {
-            logger.error("could not update the advert", metadata: ["error": "\(error)"])
+    /// Our advertising key changed (unpairing): the advert rotates, sealed with the new key, so
+    /// that the former peer can neither read nor follow it.
+    func rekeyed() { rotate(.unpaired) }
+
+    /// The pairing window opened or closed: the pairing advert follows (the run loop checks too,
+    /// for a window that ran out).
+    func pairingWindowChanged() {
+        let open = peers.isPairingWindowOpen
+        guard open != advert.pairingPublished else { return }
+        do {
+            try advert.pairingWindow(open: open)
+            logger.info(open ? "pairing advert published" : "pairing advert withdrawn")
+        } catch {
+            logger.error("could not change the pairing advert", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func rotate(_ reason: AdvertRotation.Reason) {
+        do {
+            try advert.rotate(advertised: current.advertised(at: Date()))
+            logger.info("advert rotated", metadata: ["advert.reason": "\(reason.rawValue)"])
+        } catch {
+            logger.error("could not rotate the advert", metadata: ["error": "\(error)"])
         }
     }
 

@@ -90,8 +90,8 @@ public final class Daemon: Sendable {
         activities = Activities(
             configuration: configuration,
             advert: Advert(
-                discovery: parts.discovery, trustStore: parts.trustStore, instanceName: configuration.deviceName,
-                fingerprint: identity.identity.fingerprint),
+                discovery: parts.discovery, trustStore: parts.trustStore, deviceName: configuration.deviceName,
+                rotationInterval: .seconds(configuration.advertRotationSeconds)),
             peers: peers, events: events, logger: logger)
         continuations = Continuations(
             configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,

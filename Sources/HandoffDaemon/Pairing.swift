@@ -50,7 +50,7 @@ public actor Pairing: Service {
     func start(with name: String, owner: ControlClient, defaultPort: Int) async throws(ControlError) -> PairingCode {
         let target: (name: String, address: PeerEndpoint)
         do throws(ControlError) {
-            let peer = try await peers.resolve(name)
+            let peer = try await peers.resolveForPairing(name)
             guard let address = peer.address else {
                 throw .failed(
                     code: "peer-unreachable",
@@ -79,9 +79,15 @@ public actor Pairing: Service {
             throw .failed(code: "pairing-locked", message: "pairing is locked for 5 minutes after three failed attempts; try again later")
         }
         endpoint.openPairingWindow()
+        // The pairing advert (this machine's name) is out only while the window is open.
+        await activities.pairingWindowChanged()
         let outcome = await accepts.wait(for: .incoming, owner: owner.key, deadline: timeout)
+        await activities.pairingWindowChanged()
         guard case .value(let session) = outcome else {
-            if accepts.count(.incoming) == 0 { endpoint.closePairingWindow() }
+            if accepts.count(.incoming) == 0 {
+                endpoint.closePairingWindow()
+                await activities.pairingWindowChanged()
+            }
             if case .ended = outcome {
                 throw .failed(
                     code: "pairing-window-closed",
@@ -112,6 +118,7 @@ public actor Pairing: Service {
         if accept { p.session.confirm() } else { p.session.reject() }
         let outcome = await p.session.outcome()
         afterPairing(succeeded: (try? outcome.get()) != nil)
+        await activities.pairingWindowChanged()
         let address = dialAfterPairing.removeValue(forKey: id)
         switch outcome {
         case .success(let trusted):

@@ -36,11 +36,25 @@ enum AvahiState: Equatable {
     var isUp: Bool { if case .up = self { true } else { false } }
 }
 
+/// A listed advert that a paired peer's key recognised (PrivateAdvert).
+struct AdvertRecognition: Equatable {
+    let peerID: String
+    /// The sealed sequence of the record held: an older record that still lingers is not taken.
+    var sequence: UInt64
+    /// When it was recognised, in this directory's count: after a rotation whose goodbye was
+    /// lost, the newer advert of a peer wins.
+    var order: UInt64
+}
+
 /// The peers this machine knows of and what it knows about them: Avahi's listing, when to dial
 /// and ping them, declared types and activities. Pure state, changed only by `Peers`.
 struct PeerDirectory {
-    /// By advertised instance name.
+    /// By advertised instance name (random for private adverts): every handoffd advert listed,
+    /// recognised or not.
     private(set) var discovered: [String: DiscoveredPeer] = [:]
+    /// By instance name: the adverts a paired peer's key recognised.
+    private(set) var recognised: [String: AdvertRecognition] = [:]
+    private var recognitions: UInt64 = 0
     var dialer = PeerDialer()
     /// By identity id: when the current session was last pinged, and pings out now.
     var lastPing: [String: Date] = [:]
@@ -56,26 +70,50 @@ struct PeerDirectory {
     var avahi = AvahiState.unknown
 
     /// Returns true when the peer is new.
+    @discardableResult
     mutating func listed(_ peer: DiscoveredPeer) -> Bool {
         let isNew = discovered[peer.name] == nil
         discovered[peer.name] = peer
         return isNew
     }
 
-    mutating func withdrawn(_ name: String) {
+    /// Returns the peer whose advert it was, if it was recognised.
+    @discardableResult
+    mutating func withdrawn(_ name: String) -> String? {
         discovered[name] = nil
+        return recognised.removeValue(forKey: name)?.peerID
     }
 
-    /// The listed instance that advertises this identity.
-    func listing(fingerprint: String) -> DiscoveredPeer? { discovered.values.first { $0.txt["fp"] == fingerprint } }
+    /// A listed advert's record was recognised as `peerID`'s. False when it is older than the
+    /// record already held for that advert (two records coexist for a moment after an update).
+    mutating func recognise(_ name: String, peerID: String, sequence: UInt64) -> Bool {
+        if let held = recognised[name], held.peerID == peerID, sequence < held.sequence { return false }
+        recognitions += 1
+        recognised[name] = AdvertRecognition(peerID: peerID, sequence: sequence, order: recognitions)
+        return true
+    }
+
+    /// The advert's record is no paired peer's (any more: the peer was unpaired, or rotated its key).
+    mutating func unrecognised(_ name: String) { recognised[name] = nil }
+
+    /// The listed advert of this paired peer: the one recognised last.
+    func listing(peerID: String) -> DiscoveredPeer? {
+        recognised.filter { $0.value.peerID == peerID }.max { $0.value.order < $1.value.order }.flatMap { discovered[$0.key] }
+    }
+
+    /// A pairing advert (the name shown while that machine's pairing window is open).
+    func pairingListing(named name: String) -> DiscoveredPeer? {
+        discovered[name].flatMap { $0.txt[Advert.pairingKey] == "1" ? $0 : nil }
+    }
+
+    var pairingListings: [DiscoveredPeer] {
+        discovered.values.filter { $0.txt[Advert.pairingKey] == "1" && recognised[$0.name] == nil }.sorted { $0.name < $1.name }
+    }
 
     /// The advert's sealed tokens, opened with our copy of the peer's advertising key: what it
-    /// offers of the types we declare (`declared`: their type hashes). An advert we cannot read
-    /// (no key, another generation) tells nothing.
-    mutating func advertRead(_ reading: AdvertTXT.Reading, peerID: String, declared: Set<[UInt8]>) {
-        let advertised = reading.tokens.map { tokens in
-            Set(tokens.filter { declared.contains($0.typeHash) }.map { RemoteActivities.key($0.activityID, $0.version) })
-        }
+    /// offers of the types we declare (`declared`: their type hashes).
+    mutating func advertRead(_ tokens: [AdvertTXT.Token], peerID: String, declared: Set<[UInt8]>) {
+        let advertised = Set(tokens.filter { declared.contains($0.typeHash) }.map { RemoteActivities.key($0.activityID, $0.version) })
         remote[peerID, default: RemoteActivities()].advertised = advertised
     }
 
@@ -95,6 +133,7 @@ struct PeerDirectory {
 
     /// A peer unpaired or gone: nothing of what it said is kept.
     mutating func forget(peerID: String) {
+        recognised = recognised.filter { $0.value.peerID != peerID }
         capabilities[peerID] = nil
         remote[peerID] = nil
         told[peerID] = nil

@@ -20,7 +20,7 @@ struct PeerView: Sendable {
 
     var connected: Bool { present }
 
-    var fingerprint: String? { trusted?.identity.fingerprint ?? discovered?.txt["fp"] }
+    var fingerprint: String? { trusted?.identity.fingerprint }
 
     /// Where to open a session: the advert's address (IPv4 first), else the last-known one.
     var address: (host: String, port: Int)? {

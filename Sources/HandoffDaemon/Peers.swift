@@ -12,8 +12,10 @@ import ServiceLifecycle
 enum PeerWait: Hashable, Sendable {
     /// The Avahi client is up (start-up's readiness).
     case avahiUp
-    /// Discovery lists the peer with this key fingerprint.
-    case listed(fingerprint: String)
+    /// Discovery lists an advert that this paired peer's key recognises.
+    case listed(peerID: String)
+    /// Discovery lists a pairing advert under this name.
+    case pairingListed(name: String)
     /// The dial and ping loop's next look (woken early by a network change or an advert).
     case look
 }
@@ -49,6 +51,9 @@ public actor Peers: Service {
     public nonisolated let links: PeerLinks
     private var settings: PeersSettings
     private let discovery: any Discovery
+    /// The paired peers' advertising keys the recogniser was built from.
+    private var advertKeys: [(peerID: String, key: AdvertisingKey)] = []
+    private var recogniser = PrivateAdvert.Recogniser(keys: [])
     private let events: ControlEvents
     private let logger: Logger
     private var directory = PeerDirectory()
@@ -77,6 +82,7 @@ public actor Peers: Service {
     }
 
     nonisolated var fingerprint: String { endpoint.identity.identity.fingerprint }
+    nonisolated var isPairingWindowOpen: Bool { endpoint.isPairingWindowOpen }
 
     /// The paired peers, as the trust store holds them.
     nonisolated func trusted() throws -> [TrustedPeer] { try endpoint.trustStore.peers() }
@@ -168,7 +174,12 @@ public actor Peers: Service {
 
     func waiting(for reason: PeerWait) -> Int { waits.count(reason) }
 
-    func discovered(_ name: String) -> DiscoveredPeer? { directory.discovered[name] }
+    /// The listed advert of the paired peer of this name, or the pairing advert under this name.
+    func discovered(_ name: String) -> DiscoveredPeer? {
+        refreshRecognition()
+        if let t = ((try? endpoint.trustStore.peers()) ?? []).first(where: { $0.name == name }) { return directory.listing(peerID: t.identity.id) }
+        return directory.pairingListing(named: name)
+    }
 
     // MARK: - Discovery
 
@@ -185,37 +196,87 @@ public actor Peers: Service {
             directory.avahi = .up(advertisedAs: name)
             logger.info("advertised", metadata: ["advert.name": "\(name)"])
         case .peerAppeared(let peer), .peerChanged(let peer):
+            refreshRecognition()
             let moved = directory.discovered[peer.name].map { $0.addresses != peer.addresses || $0.port != peer.port } ?? true
-            let isNew = directory.listed(peer)
-            if let fp = peer.txt["fp"] {
-                waits.resumeAll(.listed(fingerprint: fp), with: ())
-                if let trusted = trustedPeer(fingerprint: fp) {
-                    // The advert is a hint of where to dial, never proof of who answers there.
-                    if moved {
-                        directory.dialer.reset(trusted.identity.id)
-                        waits.resumeAll(.look, with: ())
-                    }
-                    directory.advertRead(
-                        AdvertTXT.read(peer.txt, key: trusted.advertisingKey), peerID: trusted.identity.id,
-                        declared: Set(settings.types.map(AdvertTXT.typeHash)))
-                }
-            }
-            if isNew {
-                waits.resumeAll(.look, with: ())
-                logger.info("peer listed", metadata: ["peer.name": "\(peer.name)"])
-                events.broadcast("peerAppeared", ["peer": .string(peer.name)])
-            } else {
-                events.broadcast("peerChanged", ["peer": .string(peer.name), "seq": .integer(Int64(bitPattern: peer.sequence))])
-            }
+            read(peer, moved: moved)
         case .peerRemoved(let name):
-            directory.withdrawn(name)
-            logger.info("peer withdrawn", metadata: ["peer.name": "\(name)"])
-            events.broadcast("peerRemoved", ["peer": .string(name)])
+            let wasPairing = directory.pairingListing(named: name) != nil
+            if let peerID = directory.withdrawn(name) {
+                // After a rotation the old advert goes before the new one is announced: the peer
+                // is unlisted until then (its sessions, and so its presence, are untouched).
+                if directory.listing(peerID: peerID) == nil {
+                    let shown = displayName(peerID: peerID)
+                    logger.info("paired peer's advert withdrawn", metadata: ["peer.id": "\(peerID)"])
+                    events.broadcast("peerRemoved", ["peer": .string(shown)])
+                }
+            } else if wasPairing {
+                events.broadcast("peerRemoved", ["peer": .string(name), "pairing": .bool(true)])
+            }
         case .foreignService(let name, let reason):
             logger.debug("ignoring a foreign _handoff._tcp service", metadata: ["service.name": "\(name)", "reason": "\(reason)"])
         case .failure(let error):
             logger.error("discovery failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Reads a listed advert: a paired peer's (its key recognises the record), a pairing advert
+    /// (a name shown while that machine's window is open), or a stranger's, kept unshown in case
+    /// a pairing later gives us its key. Recognition rests on the keys only: nothing in the clear
+    /// can claim to be a paired peer.
+    private func read(_ listing: DiscoveredPeer, moved: Bool) {
+        var peer = listing
+        let isNew = directory.discovered[peer.name] == nil
+        let before = directory.recognised[peer.name]?.peerID
+        if let (peerID, contents) = recogniser.recognise(peer.txt) {
+            if directory.recognise(peer.name, peerID: peerID, sequence: contents.sequence) {
+                directory.advertRead(contents.tokens, peerID: peerID, declared: Set(settings.types.map(AdvertTXT.typeHash)))
+            } else if let held = directory.discovered[peer.name] {
+                // An older record lingering beside the newer one: keep the newer one's TXT.
+                peer.txt = held.txt
+            }
+            directory.listed(peer)
+            waits.resumeAll(.listed(peerID: peerID), with: ())
+            // The advert is a hint of where to dial, never proof of who answers there.
+            if moved || before != peerID {
+                directory.dialer.reset(peerID)
+                waits.resumeAll(.look, with: ())
+            }
+            let shown = displayName(peerID: peerID)
+            if before != peerID {
+                logger.info("paired peer's advert recognised", metadata: ["peer.id": "\(peerID)"])
+                events.broadcast("peerAppeared", ["peer": .string(shown)])
+            } else {
+                events.broadcast("peerChanged", ["peer": .string(shown)])
+            }
+            return
+        }
+        if before != nil { directory.unrecognised(peer.name) }
+        directory.listed(peer)
+        if peer.txt[Advert.pairingKey] == "1" {
+            waits.resumeAll(.pairingListed(name: peer.name), with: ())
+            if isNew {
+                logger.info("pairing advert listed", metadata: ["peer.name": "\(peer.name)"])
+                events.broadcast("peerAppeared", ["peer": .string(peer.name), "pairing": .bool(true)])
+            }
+        } else if isNew {
+            logger.debug("an advert no paired key recognises is listed")
+        }
+    }
+
+    /// Rebuilds the recogniser when the paired peers' advertising keys changed (a pairing, an
+    /// unpair, a peer's new key arriving over the link), and reads every listed advert again.
+    func refreshRecognition() {
+        let trusted = (try? endpoint.trustStore.peers()) ?? []
+        let keys = trusted.compactMap { t in t.advertisingKey.map { (peerID: t.identity.id, key: $0) } }
+        guard keys.map(\.peerID) != advertKeys.map(\.peerID) || keys.map(\.key) != advertKeys.map(\.key) else { return }
+        advertKeys = keys
+        recogniser = PrivateAdvert.Recogniser(keys: keys)
+        for listing in directory.discovered.values.sorted(by: { $0.name < $1.name }) { read(listing, moved: false) }
+    }
+
+    /// How a paired peer is shown: the name it was paired under.
+    func displayName(peerID: String) -> String {
+        ((try? endpoint.trustStore.peers()) ?? []).first { $0.identity.id == peerID }?.name ?? peerID
     }
 
     // MARK: - Presence
@@ -250,7 +311,7 @@ public actor Peers: Service {
     /// addresses, and what it told us in its last hello; at most six, no duplicates.
     private func candidates(for peer: TrustedPeer) -> [PeerEndpoint] {
         var all: [PeerEndpoint] = endpoint.trustStore.endpoints(ofPeer: peer.identity.id)
-        if let listed = directory.listing(fingerprint: peer.identity.fingerprint) {
+        if let listed = directory.listing(peerID: peer.identity.id) {
             let ordered = listed.addresses.filter { $0.family == .ipv4 } + listed.addresses.filter { $0.family != .ipv4 }
             all += ordered.map { PeerEndpoint(host: $0.address, port: Int(listed.port)) }
         }
@@ -478,27 +539,21 @@ public actor Peers: Service {
     }
 
     func name(of identity: PeerIdentity) -> String {
-        directory.listing(fingerprint: identity.fingerprint)?.name
-            ?? (try? endpoint.trustStore.peer(withKey: identity.publicKey))??.name ?? identity.fingerprint
-    }
-
-    func trustedPeer(fingerprint: String) -> TrustedPeer? {
-        ((try? endpoint.trustStore.peers()) ?? []).first { $0.identity.fingerprint == fingerprint }
+        (try? endpoint.trustStore.peer(withKey: identity.publicKey))??.name ?? identity.fingerprint
     }
 
     // MARK: - Requests to peers
 
-    /// Every peer we know of: listed ones, then paired ones not listed now.
+    /// Every peer we know of: paired ones (with their advert, if one is listed), then the pairing
+    /// adverts of machines whose window is open. Adverts no paired key recognises are not shown:
+    /// they name nothing.
     func views() async -> [PeerView] {
-        let trusted = (try? endpoint.trustStore.peers()) ?? []
+        refreshRecognition()
         var views: [PeerView] = []
-        var seen: Set<String> = []
-        for peer in directory.discovered.values.sorted(by: { $0.name < $1.name }) {
-            let t = peer.txt["fp"].flatMap { fp in trusted.first { $0.identity.fingerprint == fp } }
-            if let t { seen.insert(t.identity.id) }
-            views.append(await view(name: peer.name, trusted: t, discovered: peer))
+        for t in (try? endpoint.trustStore.peers()) ?? [] {
+            views.append(await view(name: t.name, trusted: t, discovered: directory.listing(peerID: t.identity.id)))
         }
-        for t in trusted where !seen.contains(t.identity.id) { views.append(await view(name: t.name, trusted: t, discovered: nil)) }
+        for listing in directory.pairingListings { views.append(await view(name: listing.name, trusted: nil, discovered: listing)) }
         return views
     }
 
@@ -532,6 +587,16 @@ public actor Peers: Service {
             code: "unknown-peer",
             message: "no peer named '\(text)' is listed or paired"
                 + (known.isEmpty ? "; none is visible yet (see `handoffctl peers`)" : " (known: \(known))"))
+    }
+
+    /// Finds the machine to pair with: a peer by name, waiting up to `listingGrace` for its
+    /// pairing advert (its window may have opened a moment ago), unless the text is an address.
+    func resolveForPairing(_ text: String) async throws(ControlError) -> PeerView {
+        do throws(ControlError) { return try await resolve(text) } catch {
+            if PeerEndpoint.isAddressLiteral(text) { throw error }
+            _ = await waits.wait(for: .pairingListed(name: text), deadline: settings.listingGrace)
+            return try await resolve(text)
+        }
     }
 
     /// Sends a request to a paired peer, opening a session (and greeting the peer) if needed.
@@ -592,9 +657,9 @@ public actor Peers: Service {
     /// The view of a paired peer once discovery lists it, waiting up to `listingGrace` for its
     /// advert; nil if it is still not listed.
     func awaitListing(of identity: PeerIdentity) async -> PeerView? {
-        let fingerprint = identity.fingerprint
-        if directory.listing(fingerprint: fingerprint) == nil {
-            _ = await waits.wait(for: .listed(fingerprint: fingerprint), deadline: settings.listingGrace)
+        refreshRecognition()
+        if directory.listing(peerID: identity.id) == nil {
+            _ = await waits.wait(for: .listed(peerID: identity.id), deadline: settings.listingGrace)
         }
         return await views().first { $0.trusted?.identity.id == identity.id && $0.discovered != nil }
     }

@@ -5,7 +5,7 @@ import HandoffLink
 
 /// The private advert's TXT (issue 15): what anyone on the network reads is a format version and
 /// opaque bytes that change with every record:
-///   v  the format (2)
+///   v  the format (2; the discovery layer adds it, HandoffTXT)
 ///   n  the record's random salt (16 bytes, base64url)
 ///   m  the recognition tag: 8 bytes of HMAC under a key derived from our advertising key and `n`
 ///   b  one sealed blob of a fixed size: the advert's sequence number and up to four activity
@@ -15,7 +15,7 @@ import HandoffLink
 /// opens the blob. Nothing stable, counted or clocked is in the clear, and no two records share a
 /// field but `v`.
 public enum PrivateAdvert {
-    public static let formatVersion = "2"
+    public static let formatVersion = HandoffTXT.version
     static let tagBytes = 8
     static let maxTokens = CurrentActivities.maxCurrent
     static let tokenBytes = 24
@@ -44,7 +44,7 @@ public enum PrivateAdvert {
         plain += [UInt8](repeating: 0, count: plainBytes - plain.count)
         let box = try! ChaChaPoly.seal(plain, using: sealKey(key, salt: salt), nonce: zeroNonce, authenticating: Array(formatVersion.utf8))
         return try TXTRecord([
-            .init("v", formatVersion), .init("n", AdvertTXT.base64url(salt)),
+            .init("n", AdvertTXT.base64url(salt)),
             .init("m", AdvertTXT.base64url(tag(Recogniser.tagKey(key), salt: salt))),
             .init("b", AdvertTXT.base64url(Array(box.ciphertext) + Array(box.tag)))
         ])
@@ -63,7 +63,7 @@ public enum PrivateAdvert {
         /// Whose record this is, and what it says; nil for a machine we are not paired with, or
         /// whose current key we do not hold.
         public func recognise(_ txt: TXTRecord) -> (peerID: String, contents: Contents)? {
-            guard txt["v"] == formatVersion, let salt = txt["n"].flatMap(AdvertTXT.unbase64url), salt.count == AdvertisingKey.saltBytes,
+            guard let salt = txt["n"].flatMap(AdvertTXT.unbase64url), salt.count == AdvertisingKey.saltBytes,
                 let tag = txt["m"].flatMap(AdvertTXT.unbase64url), tag.count == tagBytes,
                 let sealed = txt["b"].flatMap(AdvertTXT.unbase64url), sealed.count == plainBytes + 16
             else { return nil }

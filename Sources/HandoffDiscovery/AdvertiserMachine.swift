@@ -21,24 +21,19 @@ public struct AdvertiserMachine: Sendable {
     public private(set) var desired: ServiceAdvert?
     /// The name asked of Avahi: the desired one, or Avahi's alternative after a collision.
     public private(set) var nameInUse: String?
-    /// The full TXT as published, with txtvers and seq.
+    /// The full TXT as published, with `v`.
     public private(set) var publishedTXT: TXTRecord?
-    public private(set) var sequence: UInt64
     public private(set) var isClientRunning = false
     /// The service is in an entry group (registering or established).
     public private(set) var groupActive = false
     private let alternativeName: @Sendable (String) -> String
 
-    /// `initialSequence` should grow across restarts (a clock reading), so that peers that still
-    /// hold an old record take the new one.
-    public init(initialSequence: UInt64, alternativeName: @escaping @Sendable (String) -> String) {
-        sequence = initialSequence
+    public init(alternativeName: @escaping @Sendable (String) -> String) {
         self.alternativeName = alternativeName
     }
 
     public mutating func publish(_ advert: ServiceAdvert) throws(DiscoveryError) -> [Action] {
-        let txt = try compose(advert.txt, sequence: sequence + 1)
-        sequence += 1
+        let txt = try compose(advert.txt)
         if desired?.instanceName != advert.instanceName { nameInUse = advert.instanceName }
         desired = advert
         publishedTXT = txt
@@ -50,8 +45,7 @@ public struct AdvertiserMachine: Sendable {
 
     public mutating func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) -> [Action] {
         guard var d = desired else { return [] }
-        let full = try compose(txt, sequence: sequence + 1)
-        sequence += 1
+        let full = try compose(txt)
         d.txt = txt
         desired = d
         publishedTXT = full
@@ -114,7 +108,7 @@ public struct AdvertiserMachine: Sendable {
         [.emit(.failure(.avahi(code: code, message: message, during: "registering the service")))]
     }
 
-    private func compose(_ txt: TXTRecord, sequence: UInt64) throws(DiscoveryError) -> TXTRecord {
-        do throws(TXTError) { return try HandoffTXT.compose(txt, sequence: sequence) } catch { throw .txt(error) }
+    private func compose(_ txt: TXTRecord) throws(DiscoveryError) -> TXTRecord {
+        do throws(TXTError) { return try HandoffTXT.compose(txt) } catch { throw .txt(error) }
     }
 }

@@ -27,7 +27,7 @@ public struct DiscoveredPeer: Sendable, Equatable {
     public var port: UInt16
     /// IPv4 first, then IPv6.
     public var addresses: [PeerAddress]
-    /// The TXT with the highest sequence number seen, including `txtvers` and `seq`.
+    /// The TXT last seen, `v` included. Two records may coexist for a while after an update:
+    /// the layer above keeps the newer one by what is sealed in it.
     public var txt: TXTRecord
-    public var sequence: UInt64
 }

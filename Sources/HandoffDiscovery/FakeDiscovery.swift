@@ -11,7 +11,9 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let network: FakeNetwork
     private let lock = NSLock()
-    private var machine: AdvertiserMachine
+    private var machines: [AdvertSlot: AdvertiserMachine]
+    /// The name each slot holds on the fake network.
+    private var registered: [AdvertSlot: String] = [:]
     private var table = PeerTable()
     private var avahiRunning = false
     private var stopped = false
@@ -21,34 +23,35 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
         self.hostName = hostName
         self.address = address ?? "fake:\(hostName)"
         (events, continuation) = AsyncStream.makeStream()
-        machine = AdvertiserMachine(initialSequence: 0, alternativeName: fakeAlternativeServiceName)
+        machines = Dictionary(uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: fakeAlternativeServiceName)) })
         if avahiRunning { setAvahiRunning(true) }
     }
 
     public var peers: [DiscoveredPeer] { lock.withLock { table.peers } }
     /// The name our advert holds now, if it is established.
-    public var nameInUse: String? { lock.withLock { machine.groupActive ? machine.nameInUse : nil } }
+    public var nameInUse: String? { nameInUse(.main) }
+    public func nameInUse(_ slot: AdvertSlot) -> String? { lock.withLock { machines[slot]!.groupActive ? machines[slot]!.nameInUse : nil } }
 
-    public func publish(_ advert: ServiceAdvert) throws(DiscoveryError) {
+    public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         let actions = try lockedThrowing { () throws(DiscoveryError) in
             if stopped { throw DiscoveryError.stopped }
-            return try machine.publish(advert)
+            return try machines[slot]!.publish(advert)
         }
-        execute(actions)
+        execute(actions, slot: slot)
     }
 
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
         let actions = try lockedThrowing { () throws(DiscoveryError) in
             if stopped { throw DiscoveryError.stopped }
-            return try machine.updateTXT(txt)
+            return try machines[.main]!.updateTXT(txt)
         }
-        execute(actions)
+        execute(actions, slot: .main)
     }
 
-    public func withdraw() { execute(lock.withLock { machine.withdraw() }) }
+    public func withdraw(slot: AdvertSlot) { execute(lock.withLock { machines[slot]!.withdraw() }, slot: slot) }
 
     public func shutdown() {
-        withdraw()
+        for slot in AdvertSlot.allCases { withdraw(slot: slot) }
         lock.withLock { stopped = true }
         network.detach(self)
         continuation.finish()
@@ -58,19 +61,23 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public func setAvahiRunning(_ running: Bool) {
         if running {
             let existing = network.attach(self)
-            let actions = lock.withLock { () -> [AdvertiserMachine.Action] in
-                avahiRunning = true
-                return machine.clientBecameRunning()
+            for slot in AdvertSlot.allCases {
+                let actions = lock.withLock { () -> [AdvertiserMachine.Action] in
+                    avahiRunning = true
+                    return machines[slot]!.clientBecameRunning()
+                }
+                execute(actions, slot: slot)
             }
-            execute(actions)
             for (name, reg) in existing where reg.owner != ObjectIdentifier(self) { networkResolved(name: name, registration: reg) }
         } else {
             network.detach(self)
             let (actions, removed) = lock.withLock {
                 avahiRunning = false
-                return (machine.clientLost(reason: "avahi-daemon stopped"), table.removeAll())
+                registered = [:]
+                return (machines[.main]!.clientLost(reason: "avahi-daemon stopped"), table.removeAll())
             }
-            execute(actions)
+            _ = lock.withLock { machines[.pairing]!.clientLost(reason: "avahi-daemon stopped") }
+            execute(actions, slot: .main)
             for e in removed { continuation.yield(e) }
         }
     }
@@ -81,22 +88,23 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
         return try body()
     }
 
-    private func execute(_ actions: [AdvertiserMachine.Action]) {
+    private func execute(_ actions: [AdvertiserMachine.Action], slot: AdvertSlot) {
         for action in actions {
             switch action {
             case .addService(let name, let port, let txt):
                 if !network.register(name: name, owner: self, port: port, txt: txt) {
-                    execute(lock.withLock { machine.collision() })
+                    execute(lock.withLock { machines[slot]!.collision() }, slot: slot)
                     return
                 }
+                lock.withLock { registered[slot] = name }
             case .commit:
-                execute(lock.withLock { machine.groupEstablished() })
+                execute(lock.withLock { machines[slot]!.groupEstablished() }, slot: slot)
             case .updateTXT(let name, let txt):
                 network.updateTXT(name: name, owner: self, txt: txt)
             case .resetGroup, .discardGroup:
-                network.unregister(owner: self)
+                if let name = lock.withLock({ registered.removeValue(forKey: slot) }) { network.unregister(owner: self, name: name) }
             case .emit(let event):
-                continuation.yield(event)
+                if slot == .main { continuation.yield(event) }
             }
         }
     }

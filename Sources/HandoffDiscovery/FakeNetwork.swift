@@ -52,10 +52,11 @@ public final class FakeNetwork: @unchecked Sendable {
         for m in others { m.networkTXT(name: name, txt: txt) }
     }
 
-    func unregister(owner: FakeDiscovery) {
+    /// Withdraws the owner's registrations: all of them, or the one under `name`.
+    func unregister(owner: FakeDiscovery, name: String? = nil) {
         let id = ObjectIdentifier(owner)
         let (names, others): ([String], [FakeDiscovery]) = lock.withLock {
-            let names = registrations.filter { $0.value.owner == id }.map(\.key)
+            let names = registrations.filter { $0.value.owner == id && (name == nil || $0.key == name) }.map(\.key)
             for n in names { registrations[n] = nil }
             return (names, members.values.filter { $0 !== owner })
         }

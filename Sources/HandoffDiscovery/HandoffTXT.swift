@@ -1,22 +1,22 @@
-/// The keys the discovery layer itself owns in every handoffd TXT record.
+/// The one key the discovery layer itself owns in every handoffd TXT record: the format version.
+/// Nothing else is in the clear (issue 15): no sequence, no clock. Which of two coexisting
+/// records is newer is for the layer above to tell, from what is sealed inside them.
 public enum HandoffTXT {
-    public static let versionKey = "txtvers"
-    public static let sequenceKey = "seq"
-    public static let version = "1"
-    public static let reservedKeys: Set<String> = [versionKey, sequenceKey]
+    public static let versionKey = "v"
+    public static let version = "2"
+    public static let reservedKeys: Set<String> = [versionKey]
 
-    /// The record as published: our keys first, then the caller's entries.
-    public static func compose(_ caller: TXTRecord, sequence: UInt64) throws(TXTError) -> TXTRecord {
+    /// The record as published: the version first, then the caller's entries.
+    public static func compose(_ caller: TXTRecord) throws(TXTError) -> TXTRecord {
         for e in caller.entries where reservedKeys.contains(e.key.lowercased()) { throw .reservedKey(e.key) }
-        return try TXTRecord([TXTRecord.Entry(versionKey, version), TXTRecord.Entry(sequenceKey, String(sequence))] + caller.entries)
+        return try TXTRecord([TXTRecord.Entry(versionKey, version)] + caller.entries)
     }
 
-    /// The sequence number of a received handoffd record, or why it is not one.
-    public static func sequence(of txt: TXTRecord) -> Result<UInt64, ForeignReason> {
-        guard let v = txt[versionKey] else { return .failure(ForeignReason("no \(versionKey)")) }
-        guard v == version else { return .failure(ForeignReason("\(versionKey)=\(v) is not \(version)")) }
-        guard let s = txt[sequenceKey], let n = UInt64(s) else { return .failure(ForeignReason("no numeric \(sequenceKey)")) }
-        return .success(n)
+    /// Why a received record is not a handoffd record of this format, or nil if it is one.
+    public static func foreignReason(_ txt: TXTRecord) -> ForeignReason? {
+        guard let v = txt[versionKey] else { return ForeignReason("no \(versionKey)") }
+        guard v == version else { return ForeignReason("\(versionKey)=\(v) is not \(version)") }
+        return nil
     }
 
     public struct ForeignReason: Error, Sendable, Equatable {

@@ -1,5 +1,5 @@
 /// The browse side as a pure state machine: resolved instances per (interface, protocol) merged
-/// into one peer per name, the highest TXT sequence number kept, foreign publishers set apart.
+/// into one peer per name, the TXT last seen kept, foreign publishers set apart.
 public struct PeerTable: Sendable {
     public struct InstanceKey: Sendable, Hashable {
         public let name: String
@@ -31,19 +31,15 @@ public struct PeerTable: Sendable {
         if isOwn { return [] }
         instances[key.name, default: [:]][key] = address
         let txt = TXTRecord(received: strings)
-        let sequence: UInt64
-        switch HandoffTXT.sequence(of: txt) {
-        case .failure(let reason):
+        if let reason = HandoffTXT.foreignReason(txt) {
             guard peersByName[key.name] == nil, foreign.insert(key.name).inserted else { return [] }
             return [.foreignService(name: key.name, reason: reason.text)]
-        case .success(let s):
-            sequence = s
         }
         foreign.remove(key.name)
         guard var peer = peersByName[key.name] else {
             let peer = DiscoveredPeer(
                 name: key.name, hostName: hostName, port: port,
-                addresses: address.map { [$0] } ?? [], txt: txt, sequence: sequence)
+                addresses: address.map { [$0] } ?? [], txt: txt)
             peersByName[key.name] = peer
             return [.peerAppeared(peer)]
         }
@@ -51,21 +47,17 @@ public struct PeerTable: Sendable {
         peer.hostName = hostName
         peer.port = port
         if let address, !peer.addresses.contains(address) { peer.addresses = (peer.addresses + [address]).sorted() }
-        if sequence > peer.sequence {
-            peer.sequence = sequence
-            peer.txt = txt
-        }
+        peer.txt = txt
         peersByName[key.name] = peer
         return peer == before ? [] : [.peerChanged(peer)]
     }
 
-    /// A TXT record seen by the record browser; old and new records coexist for a while, so only a
-    /// higher sequence number counts.
+    /// A TXT record seen by the record browser. Old and new records coexist for a while, so this
+    /// may be the older one: the layer above tells by what is sealed in it.
     public mutating func txtSeen(name: String, strings: [[UInt8]]) -> [DiscoveryEvent] {
         guard var peer = peersByName[name] else { return [] }
         let txt = TXTRecord(received: strings)
-        guard case .success(let sequence) = HandoffTXT.sequence(of: txt), sequence > peer.sequence else { return [] }
-        peer.sequence = sequence
+        guard HandoffTXT.foreignReason(txt) == nil, txt != peer.txt else { return [] }
         peer.txt = txt
         peersByName[name] = peer
         return [.peerChanged(peer)]

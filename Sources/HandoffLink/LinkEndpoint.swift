@@ -102,6 +102,9 @@ public final class LinkEndpoint: Sendable {
 
     public func closePairingWindow() { coordinator.closeWindow() }
 
+    /// The window is open now (opened, not yet used by a pairing, not run out).
+    public var isPairingWindowOpen: Bool { coordinator.windowCloses.map { $0 > Date() } ?? false }
+
     public var isPairingLocked: Bool { coordinator.isLocked() }
 
     /// Forgets a peer and rotates our advertising key in one durable step. The new key goes to

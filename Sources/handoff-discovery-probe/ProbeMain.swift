@@ -112,7 +112,7 @@ enum Output {
         var txt: [String: String] = [:]
         for e in peer.txt.entries { txt[e.key] = e.value.map { String(decoding: $0, as: UTF8.self) } ?? "" }
         return [
-            "name": peer.name, "host": peer.hostName, "port": Int(peer.port), "seq": peer.sequence,
+            "name": peer.name, "host": peer.hostName, "port": Int(peer.port),
             "addresses": peer.addresses.map(\.description), "txt": txt
         ]
     }

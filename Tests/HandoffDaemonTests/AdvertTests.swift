@@ -59,57 +59,71 @@ import Testing
     }
 }
 
-@Suite struct AdvertTXTTests {
-    let key = AdvertisingKey.random(generation: 3)
-    let fingerprint = IdentityKey().identity.fingerprint
+/// Issue 15: the adverts as this machine publishes them, over the in-memory discovery.
+@Suite struct AdvertTests {
+    let network = FakeNetwork()
 
-    func tokens(_ n: Int) -> [AdvertTXT.Token] {
-        (0..<n).map { AdvertTXT.Token(activityID: UUID(), type: "org.hawknotes.characterDetail", version: UInt64($0 + 1)) }
+    func advert(_ discovery: FakeDiscovery, rotation: Duration = .seconds(900)) -> Advert {
+        Advert(discovery: discovery, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: rotation)
     }
 
-    @Test func pairedPeersReadTheTokens() throws {
-        let t = tokens(4)
-        let record = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
-        let reading = AdvertTXT.read(record, key: key)
-        #expect(reading.tokens == t)
-        #expect(reading.fingerprint == fingerprint && reading.keyGeneration == 3 && reading.protocolVersion == 1)
+    func entries(_ n: Int) -> [CurrentActivities.Entry] {
+        var c = CurrentActivities()
+        for _ in 0..<n { c.becomeCurrent(UserActivity(type: try! ActivityType("org.hawknotes.bookDetail")), scene: UUID(), at: Date()) }
+        return c.advertised(at: Date())
     }
 
-    @Test func fitsTheDiscoveryLimitsWithTheLayersOwnKeys() throws {
-        let record = try AdvertTXT.record(tokens: tokens(4), key: key, fingerprint: fingerprint)
-        let full = try HandoffTXT.compose(record, sequence: UInt64(Date().timeIntervalSince1970 * 1000))
-        #expect(full.byteCount <= TXTRecord.maxRecordBytes)
+    @Test func thePrivateAdvertShowsNoNameAndOnlyOpaqueFields() throws {
+        let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
+        var a = advert(mine)
+        try a.publish(port: 7340, advertised: entries(3))
+        let listed = try #require(seen.peers.first)
+        #expect(listed.name == a.instanceName && listed.name != "alices-laptop")
+        #expect(listed.txt.entries.map(\.key) == ["v", "n", "m", "b"])
+        #expect(!listed.txt.description.contains("alices") && !listed.txt.description.contains("hawknotes"))
     }
 
-    @Test func strangersAndOldKeysLearnNothing() throws {
-        let t = tokens(2)
-        let record = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
-        #expect(AdvertTXT.read(record, key: nil).tokens == nil)
-        #expect(AdvertTXT.read(record, key: AdvertisingKey.random(generation: 3)).tokens == nil)
-        #expect(AdvertTXT.read(record, key: key.rotated()).tokens == nil)
-        // Nothing in the record names the activities or their types.
-        let text = record.description
-        for token in t { #expect(!text.contains(token.activityID.uuidString)) }
-        #expect(!text.contains("hawknotes"))
+    @Test func aRotationReplacesEveryField() throws {
+        let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
+        var a = advert(mine, rotation: .seconds(60))
+        let t0 = ContinuousClock.now
+        try a.publish(port: 7340, advertised: entries(1))
+        let before = try #require(seen.peers.first)
+        #expect(!a.rotationDue(at: t0 + .seconds(30)))
+        #expect(a.rotationDue(at: t0 + .seconds(61)))
+        try a.rotate(advertised: entries(1), at: t0 + .seconds(61))
+        let after = try #require(seen.peers.first)
+        // The old instance is gone: one advert at a time.
+        #expect(seen.peers.count == 1)
+        #expect(after.name != before.name)
+        for key in ["n", "m", "b"] { #expect(after.txt[key] != before.txt[key], "\(key) repeated across the rotation") }
+        #expect(!a.rotationDue(at: t0 + .seconds(62)))
     }
 
-    /// Issue 11, item 6: the nonce came from the wall clock, so a clock stepped back across a
-    /// restart repeated (key, nonce) and a clock before 1970 trapped. Records now carry a random
-    /// salt: two records never share one whatever the clock does, and none holds a clock value.
-    @Test func saltsAreRandomAndNeverRepeat() throws {
-        var seen = Set<String>()
-        for _ in 0..<2_000 {
-            let record = try AdvertTXT.record(tokens: tokens(1), key: key, fingerprint: fingerprint)
-            let n = try #require(record["n"])
-            #expect(UInt64(n) == nil)
-            #expect(AdvertTXT.unbase64url(n)?.count == AdvertisingKey.saltBytes)
-            #expect(seen.insert(n).inserted)
-        }
-        // The same token under the same key, sealed twice, never gives the same ciphertext.
-        let t = tokens(1)
-        let a = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
-        let b = try AdvertTXT.record(tokens: t, key: key, fingerprint: fingerprint)
-        #expect(a["t0"] != b["t0"])
-        #expect(AdvertTXT.read(a, key: key).tokens == t && AdvertTXT.read(b, key: key).tokens == t)
+    @Test func thePairingAdvertIsOutOnlyWhileTheWindowIsOpen() throws {
+        let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
+        var a = advert(mine)
+        // Before the link listens there is no port to advertise: nothing.
+        try a.pairingWindow(open: true)
+        #expect(mine.nameInUse(.pairing) == nil)
+        try a.publish(port: 7340, advertised: [])
+        try a.pairingWindow(open: true)
+        #expect(mine.nameInUse(.pairing) == "alices-laptop")
+        let pairing = try #require(seen.peers.first { $0.name == "alices-laptop" })
+        #expect(pairing.txt.entries.map(\.key) == ["v", Advert.pairingKey])
+        // The private advert stays as it was.
+        #expect(seen.peers.count == 2 && mine.nameInUse == a.instanceName)
+        try a.pairingWindow(open: false)
+        #expect(mine.nameInUse(.pairing) == nil)
+        #expect(seen.peers.map(\.name) == [a.instanceName])
+        a.withdraw()
+        #expect(seen.peers.isEmpty)
+    }
+
+    @Test func theRecordFitsTheDiscoveryLimitsWithFourActivities() throws {
+        let record = try PrivateAdvert.record(
+            .init(sequence: .max, tokens: entries(4).map { AdvertTXT.Token(activityID: $0.activity.id, type: $0.activity.type.rawValue, version: .max) }),
+            key: .random(generation: .max))
+        #expect(try HandoffTXT.compose(record).byteCount <= TXTRecord.maxRecordBytes)
     }
 }

@@ -17,8 +17,9 @@ func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon, Loopba
     let network = FakeNetwork()
     let a = try await LoopbackDaemon("alpha", on: network)
     let b = try await LoopbackDaemon("beta", on: network, avahiRunning: betaAdvertised)
-    a.trust.pin(TrustedPeer(identity: b.identity.identity, name: "beta", pairedAt: Date()))
-    b.trust.pin(TrustedPeer(identity: a.identity.identity, name: "alpha", pairedAt: Date()))
+    // As after pairing and a first session: each holds the other's advertising key.
+    a.trust.pin(TrustedPeer(identity: b.identity.identity, name: "beta", pairedAt: Date(), advertisingKey: b.trust.ownAdvertisingKey()))
+    b.trust.pin(TrustedPeer(identity: a.identity.identity, name: "alpha", pairedAt: Date(), advertisingKey: a.trust.ownAdvertisingKey()))
     return (a, b)
 }
 
@@ -35,7 +36,7 @@ func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon, Loopba
                     .dictionaryValue?["listed"] == .bool(false))
 
             let listing = Task { try await a.request("activities", ["peer": "beta"]) }
-            let waitingForBeta = PeerWait.listed(fingerprint: b.identity.identity.fingerprint)
+            let waitingForBeta = PeerWait.listed(peerID: b.identity.identity.id)
             try await waitUntil("alpha waits for beta's advert", timeout: 5) { await a.daemon.peers.waiting(for: waitingForBeta) == 1 }
             b.discovery.setAvahiRunning(true)
             #expect(await Timeout.race(.seconds(10)) { try? await listing.value } == .array([]))
@@ -56,7 +57,7 @@ func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon, Loopba
             }
             #expect(code == "peer-unreachable")
             #expect(message.contains("not listed on the network"), "\(message)")
-            #expect(await a.daemon.peers.waiting(for: .listed(fingerprint: b.identity.identity.fingerprint)) == 0)
+            #expect(await a.daemon.peers.waiting(for: .listed(peerID: b.identity.identity.id)) == 0)
         }
     }
 

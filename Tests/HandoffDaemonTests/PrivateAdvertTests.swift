@@ -39,7 +39,8 @@ import Testing
         for n in 0...4 {
             // The same contents twice, and every count of activities.
             for _ in 0..<2 {
-                let txt = try PrivateAdvert.record(.init(sequence: 7, tokens: Array(repeating: Self.tokens[0], count: n)), key: key)
+                let txt = try HandoffTXT.compose(
+                    try PrivateAdvert.record(.init(sequence: 7, tokens: Array(repeating: Self.tokens[0], count: n)), key: key))
                 sizes.insert(txt.byteCount)
                 for k in ["n", "m", "b"] {
                     let value = try #require(txt[k])

@@ -3,32 +3,31 @@ import Testing
 
 @Suite struct AdvertiserMachineTests {
     typealias A = AdvertiserMachine.Action
-    func machine() -> AdvertiserMachine { AdvertiserMachine(initialSequence: 100, alternativeName: fakeAlternativeServiceName) }
+    func machine() -> AdvertiserMachine { AdvertiserMachine(alternativeName: fakeAlternativeServiceName) }
     func advert(_ name: String = "alpha", txt: TXTRecord = .empty) -> ServiceAdvert { try! ServiceAdvert(instanceName: name, port: 7000, txt: txt) }
-    func full(_ seq: UInt64, _ txt: TXTRecord = .empty) -> TXTRecord { try! HandoffTXT.compose(txt, sequence: seq) }
+    func full(_ txt: TXTRecord = .empty) -> TXTRecord { try! HandoffTXT.compose(txt) }
 
     @Test func publishWaitsForTheClient() throws {
         var m = machine()
         #expect(try m.publish(advert()).isEmpty)
-        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(101)), .commit])
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full()), .commit])
         #expect(m.groupEstablished() == [.emit(.published(name: "alpha"))])
     }
 
     @Test func publishWhileRunning() throws {
         var m = machine()
         #expect(m.clientBecameRunning() == [.emit(.avahiUp)])
-        #expect(try m.publish(advert()) == [.addService(name: "alpha", port: 7000, txt: full(101)), .commit])
+        #expect(try m.publish(advert()) == [.addService(name: "alpha", port: 7000, txt: full()), .commit])
         // A second publish replaces the first in the same group.
-        #expect(try m.publish(advert("beta")) == [.discardGroup, .addService(name: "beta", port: 7000, txt: full(102)), .commit])
+        #expect(try m.publish(advert("beta")) == [.discardGroup, .addService(name: "beta", port: 7000, txt: full()), .commit])
     }
 
-    @Test func txtUpdatesInPlaceAndRaisesTheSequence() throws {
+    @Test func txtUpdatesInPlace() throws {
         var m = machine()
         _ = m.clientBecameRunning()
         _ = try m.publish(advert())
         let txt = try TXTRecord(["tok": "1"])
-        #expect(try m.updateTXT(txt) == [.updateTXT(name: "alpha", txt: full(102, txt))])
-        #expect(m.sequence == 102)
+        #expect(try m.updateTXT(txt) == [.updateTXT(name: "alpha", txt: full(txt))])
         #expect(m.desired?.txt == txt)
     }
 
@@ -36,27 +35,26 @@ import Testing
         var m = machine()
         _ = m.clientBecameRunning()
         _ = try m.publish(advert())
-        let big = try TXTRecord(["a": String(repeating: "x", count: 250), "b": String(repeating: "x", count: 130)])
+        let big = try TXTRecord(["a": String(repeating: "x", count: 250), "b": String(repeating: "x", count: 144)])
         let e = #expect(throws: DiscoveryError.self) { try m.updateTXT(big) }
         guard case .txt(.recordTooLarge)? = e else {
             Issue.record("got \(String(describing: e))")
             return
         }
-        #expect(m.sequence == 101)
-        #expect(m.publishedTXT == full(101))
+        #expect(m.publishedTXT == full())
     }
 
     @Test func collisionTakesTheAlternativeNameAndKeepsIt() throws {
         var m = machine()
         _ = m.clientBecameRunning()
         _ = try m.publish(advert())
-        #expect(m.collision() == [.resetGroup, .addService(name: "alpha #2", port: 7000, txt: full(101)), .commit])
-        #expect(m.collision() == [.resetGroup, .addService(name: "alpha #3", port: 7000, txt: full(101)), .commit])
+        #expect(m.collision() == [.resetGroup, .addService(name: "alpha #2", port: 7000, txt: full()), .commit])
+        #expect(m.collision() == [.resetGroup, .addService(name: "alpha #3", port: 7000, txt: full()), .commit])
         #expect(m.groupEstablished() == [.emit(.published(name: "alpha #3"))])
         // The taken name survives a TXT update and a reconnect.
-        #expect(try m.updateTXT(.empty) == [.updateTXT(name: "alpha #3", txt: full(102))])
+        #expect(try m.updateTXT(.empty) == [.updateTXT(name: "alpha #3", txt: full())])
         _ = m.clientLost(reason: "x")
-        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha #3", port: 7000, txt: full(102)), .commit])
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha #3", port: 7000, txt: full()), .commit])
     }
 
     @Test func disconnectReplaysTheDesiredStateOnANewClient() throws {
@@ -69,7 +67,7 @@ import Testing
         let txt = try TXTRecord(["tok": "9"])
         #expect(try m.updateTXT(txt).isEmpty)
         #expect(m.clientLost(reason: "again").isEmpty)
-        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(102, txt)), .commit])
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(txt)), .commit])
     }
 
     @Test func hostNameReRegistrationResetsThenReplays() throws {
@@ -77,7 +75,7 @@ import Testing
         _ = m.clientBecameRunning()
         _ = try m.publish(advert())
         #expect(m.serverNotRunning() == [.resetGroup])
-        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full(101)), .commit])
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha", port: 7000, txt: full()), .commit])
     }
 
     @Test func withdraw() throws {
