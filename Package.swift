@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "HandoffAvahi",
             dependencies: [
-                "CAvahi", "HandoffDiscovery",
+                "CAvahi", "HandoffCore", "HandoffDiscovery",
                 .product(name: "Logging", package: "swift-log")
             ]),
         // Publishes and browses through HandoffAvahi, driven by stdin, events as JSON lines on stdout:

@@ -156,7 +156,7 @@ def main():
             # Raw floor: avahi-publish on A, the kept-open avahi-browse on B.
             rname = f"raw-{i}"
             t0 = time.monotonic_ns()
-            pub = Child(a_host, ["avahi-publish", "-s", rname, "_handoff._tcp", "6001", "txtvers=1", "seq=1"])
+            pub = Child(a_host, ["avahi-publish", "-s", rname, "_handoff._tcp", "6001", "v=2"])
             arrived, _ = browse.wait(lambda line: line.startswith("=;") and f";{rname};" in line)
             raw.append(arrived - t0)
             pub.stop()

@@ -21,6 +21,7 @@ PACKAGES=(
   systemd-container     # systemd-nspawn (without recommends: libnss-mymachines edits nsswitch.conf)
   dpkg-dev              # dpkg-shlibdeps: the package's library dependencies
   lintian               # checks the .deb
+  python3-zeroconf      # an mDNS browser that is not Avahi: the privacy test's stranger
 )
 
 missing=()

@@ -1,4 +1,5 @@
 import CAvahi
+import HandoffCore
 import HandoffDiscovery
 import Logging
 
@@ -22,10 +23,11 @@ extension AvahiDiscovery {
                                 during: "creating an entry group")))
                     return
                 }
+                let target = machines[slot]!.desired?.hostName.flatMap { publishAddresses(as: $0 + ".local", in: group) }
                 let rc = AvahiStrings.withList(txt.strings) { list in
                     avahi_entry_group_add_service_strlst(
                         group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                        AvahiPublishFlags(0), name, serviceType, nil, nil, port, list)
+                        AvahiPublishFlags(0), name, serviceType, nil, target, port, list)
                 }
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
@@ -64,6 +66,26 @@ extension AvahiDiscovery {
                 if slot == .main || { if case .failure = event { true } else { false } }() { emit(event) }
             }
         }
+    }
+
+    /// Publishes this machine's addresses under `host` in the group (without reverse records,
+    /// which the system host name holds); returns `host` if at least one was, else nil (the
+    /// SRV record then points at the system host name, and the log says why).
+    func publishAddresses(as host: String, in group: OpaquePointer) -> String? {
+        var published = 0
+        for a in InterfaceAddresses.current() ?? [] {
+            var address = AvahiAddress()
+            guard avahi_address_parse(a.bare, AvahiProtocol(AVAHI_PROTO_UNSPEC), &address) != nil else { continue }
+            let rc = avahi_entry_group_add_address(
+                group, AvahiIfIndex(a.interfaceIndex), address.proto, AvahiPublishFlags(AVAHI_PUBLISH_NO_REVERSE.rawValue), host, &address)
+            if rc < 0 {
+                logger.notice("could not publish an address for the advert's host name", metadata: ["avahi.error": "\(avahiErrorText(rc))"])
+            } else {
+                published += 1
+            }
+        }
+        if published == 0 { logger.notice("the advert points at the system host name: no address could be published under a random one") }
+        return published > 0 ? host : nil
     }
 
     func entryGroupStateChanged(_ g: OpaquePointer, _ state: AvahiEntryGroupState) {

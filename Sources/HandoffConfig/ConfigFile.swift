@@ -50,7 +50,8 @@ struct ConfigFile: Decodable {
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
         "": [
-            "device_name", "peer_port", "peers", "advert_rotation_seconds", "interfaces", "state_directory", "runtime_directory", "log_level", "library",
+            "device_name", "peer_port", "peers", "advert_rotation_seconds", "interfaces", "state_directory", "runtime_directory", "log_level",
+            "library",
             "limits", "activity_types", "handlers", "opener"
         ],
         "limits": [

@@ -37,7 +37,8 @@ struct Advert {
     var instanceName: String { rotation.instanceName }
 
     mutating func publish(port: Int, advertised: [CurrentActivities.Entry]) throws {
-        try discovery.publish(try ServiceAdvert(instanceName: rotation.instanceName, port: UInt16(port), txt: record(advertised)))
+        try discovery.publish(
+            try ServiceAdvert(instanceName: rotation.instanceName, port: UInt16(port), txt: record(advertised), hostName: rotation.hostName))
         phase = .published(port: port)
     }
 

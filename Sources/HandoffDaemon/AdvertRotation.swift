@@ -1,7 +1,7 @@
 import Foundation
 
-/// When the private advert changes as a whole (issue 15): a new random instance name, a new
-/// sequence, new salts. Every `interval`, at every unpair and when the machine's addresses
+/// When the private advert changes as a whole (issue 15): a new random instance name and SRV
+/// host name, a new sequence, new salts. Every `interval`, at every unpair and when the machine's addresses
 /// change, so that nothing an observer saw before a rotation links to what it sees after. Pure
 /// state, to be kept by Activities with the advert.
 struct AdvertRotation {
@@ -13,6 +13,9 @@ struct AdvertRotation {
 
     let interval: Duration
     private(set) var instanceName: String
+    /// The SRV record's target (under .local), published with this machine's addresses: the
+    /// system host name is not in the advert.
+    private(set) var hostName: String
     private(set) var rotatedAt: ContinuousClock.Instant
     /// Sealed in each record, so that a paired machine keeps the newest of two records that
     /// coexist for a while; it starts again at every rotation (the name is new too).
@@ -21,6 +24,7 @@ struct AdvertRotation {
     init(interval: Duration = .seconds(15 * 60), now: ContinuousClock.Instant = .now) {
         self.interval = interval
         instanceName = Self.randomName()
+        hostName = Self.randomName()
         rotatedAt = now
     }
 
@@ -28,6 +32,7 @@ struct AdvertRotation {
 
     mutating func rotate(at now: ContinuousClock.Instant) {
         instanceName = Self.randomName()
+        hostName = Self.randomName()
         rotatedAt = now
         sequence = 0
     }

@@ -6,13 +6,18 @@ public struct ServiceAdvert: Sendable, Equatable {
     public let instanceName: String
     public let port: UInt16
     public var txt: TXTRecord
+    /// The SRV record's target, a name under `.local` published with this machine's addresses
+    /// (a random one per rotation, so that the advert does not point at the system host name);
+    /// nil for the system host name.
+    public let hostName: String?
 
     /// The name must be 1-63 bytes of UTF-8 without control characters (a DNS label).
-    public init(instanceName: String, port: UInt16, txt: TXTRecord = .empty) throws(DiscoveryError) {
+    public init(instanceName: String, port: UInt16, txt: TXTRecord = .empty, hostName: String? = nil) throws(DiscoveryError) {
         try Self.check(name: instanceName)
         self.instanceName = instanceName
         self.port = port
         self.txt = txt
+        self.hostName = hostName
     }
 
     public static func check(name: String) throws(DiscoveryError) {

@@ -96,9 +96,16 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(try HandoffConfiguration(yaml: "device_name: x").staticPeers.isEmpty)
     }
 
+    @Test func advertRotation() throws {
+        #expect(try HandoffConfiguration(yaml: "device_name: x").advertRotationSeconds == 900)
+        #expect(try HandoffConfiguration(yaml: "advert_rotation_seconds: 4").advertRotationSeconds == 4)
+    }
+
     @Test func daemonSettingErrorsNameTheirKey() {
         let cases: [(String, String)] = [
             ("peer_port: 70000", "peer_port"),
+            ("advert_rotation_seconds: 1", "advert_rotation_seconds"),
+            ("advert_rotation_seconds: 100000", "advert_rotation_seconds"),
             ("peers: [\"192.0.2.7:99999\"]", "peers"),
             ("peers: [\"[2001:db8::1\"]", "peers"),
             ("state_directory: relative/dir", "state_directory"),

@@ -117,9 +117,9 @@ extension PropertyListValue {
 }
 
 /// Pairs two daemons through handoffctl, as a person would (both confirm; the codes must match):
-/// A names B as mDNS lists it, or, with `address`, by B's address (as across a router).
+/// A names B as B's pairing advert shows it (published while B's window is open), or, with
+/// `address`, by B's address (as across a router).
 func pair(_ a: DaemonHost, _ b: DaemonHost, at address: String? = nil) async throws {
-    if address == nil { try await waitUntil("\(a.name) lists \(b.name)", timeout: 10) { try await a.lists(b.name) } }
     let target = address ?? b.name
     let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "30"])
     // Until B's window is open, A's attempt is refused; it is retried until the deadline.
@@ -152,6 +152,9 @@ func startPaired(_ hosts: TestHostSet, configA: String = DaemonHost.hawkNotesTyp
     try await pair(a, b)
     return (a, b)
 }
+
+/// A session with the peer is open, as `host` sees it.
+func isPresent(_ host: DaemonHost, _ peer: String) async throws -> Bool { try await host.peer(peer)?["present"] == "true" }
 
 /// handoffctl's pretty-printed JSON as one line.
 func oneLine(_ output: String) -> String { output.replacingOccurrences(of: "\n", with: " ") }

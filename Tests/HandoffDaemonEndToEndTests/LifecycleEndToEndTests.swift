@@ -25,7 +25,9 @@ struct LifecycleEndToEndTests {
         #expect(ready.probe)
         #expect(ready.lines.contains("STATUS=advertising"))
         try await waitUntil("WATCHDOG=1", timeout: 3) { notify.first("WATCHDOG=1") != nil }
-        try await waitUntil("beta lists alpha", timeout: 10) { try await b.peer("alpha") != nil }
+        // Only a paired machine can tell alpha's advert from a stranger's.
+        try await pair(a, b)
+        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
 
         let process = try #require(a.process)
         let sent = Date()
@@ -34,8 +36,8 @@ struct LifecycleEndToEndTests {
         #expect(status == 0, "handoffd did not exit cleanly within 2 s of SIGTERM")
         #expect(Date().timeIntervalSince(sent) < 2)
         #expect(notify.first("STOPPING=1") != nil)
-        // The advert was withdrawn: beta drops alpha without waiting for a timeout.
-        try await waitUntil("beta drops alpha", timeout: 5) { try await b.peer("alpha") == nil }
+        // The advert was withdrawn: beta unlists alpha without waiting for a timeout.
+        try await waitUntil("beta unlists alpha", timeout: 5) { try await b.peer("alpha")?["listed"] == "false" }
     }
 
     @Test func avahiRestartAndSIGKILLedPeer() async throws {
@@ -81,18 +83,19 @@ struct LifecycleEndToEndTests {
         try await pair(a, b)
         let published = try a.ctl(["publish", "--character", "Greta Lind", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
-        try await waitUntil("gamma lists alpha", timeout: 10) { try await c.peer("alpha") != nil }
 
-        // C is not paired: it can neither list, fetch nor push; each refusal says to pair first.
+        // C is not paired: alpha's advert names nothing it can use, so it can neither list, fetch
+        // nor push; each refusal says where to look.
         for args in [["activities", "--peer", "alpha"], ["continue", "alpha", id]] {
             let r = try c.ctl(args)
             #expect(r.status == 1, "\(args)")
-            #expect(r.output.contains("not paired"), "\(r.output)")
+            #expect(r.output.contains("no peer named 'alpha'"), "\(r.output)")
         }
         let cOwn = try c.ctl(["publish", "--character", "Pell", "--json"])
         let cID = try #require(jsonField(cOwn.output, "activity"))
         #expect(try c.ctl(["send", cID, "--to", "alpha"]).status == 1)
-        try await waitUntil("alpha lists gamma as unpaired", timeout: 10) { try await a.peer("gamma")?["paired"] == "false" }
+        // Nor does alpha show gamma: an advert no paired key recognises is not listed.
+        #expect(try await a.peer("gamma") == nil)
 
         // Garbage from C's address straight at A's link port: a frame with a bad preamble, and a
         // length header above the limit. A closes both connections and keeps serving B.

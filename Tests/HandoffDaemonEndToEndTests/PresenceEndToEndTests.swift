@@ -195,5 +195,3 @@ private func bothPresent(_ a: DaemonHost, _ b: DaemonHost) async throws -> Bool 
     let ba = try await isPresent(b, a.name)
     return ab && ba
 }
-
-private func isPresent(_ host: DaemonHost, _ peer: String) async throws -> Bool { try await host.peer(peer)?["present"] == "true" }

@@ -122,7 +122,9 @@ import Testing
 
     @Test func theRecordFitsTheDiscoveryLimitsWithFourActivities() throws {
         let record = try PrivateAdvert.record(
-            .init(sequence: .max, tokens: entries(4).map { AdvertTXT.Token(activityID: $0.activity.id, type: $0.activity.type.rawValue, version: .max) }),
+            .init(
+                sequence: .max, tokens: entries(4).map { AdvertTXT.Token(activityID: $0.activity.id, type: $0.activity.type.rawValue, version: .max) }
+            ),
             key: .random(generation: .max))
         #expect(try HandoffTXT.compose(record).byteCount <= TXTRecord.maxRecordBytes)
     }

@@ -30,12 +30,15 @@ public struct PeerInfo: ControlItem, Equatable {
     public var localAddress: String?
     /// Sessions open with the peer: 1 when present (2 only for a moment, when both dialled at once).
     public var sessions: Int64
+    /// The instance name of the advert it is listed under (random, new at each of its rotations).
+    public var advert: String?
 
     public init(
         name: String, fingerprint: String?, paired: Bool, present: Bool, listed: Bool, connected: Bool,
         addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil, foundBy: [String] = [], address: String? = nil,
-        localAddress: String? = nil, sessions: Int64 = 0
+        localAddress: String? = nil, sessions: Int64 = 0, advert: String? = nil
     ) {
+        self.advert = advert
         (self.name, self.fingerprint, self.paired, self.present, self.listed) = (name, fingerprint, paired, present, listed)
         (self.connected, self.addresses, self.port, self.pairedName) = (connected, addresses, port, pairedName)
         (self.foundBy, self.address, self.localAddress, self.sessions) = (foundBy, address, localAddress, sessions)
@@ -50,6 +53,7 @@ public struct PeerInfo: ControlItem, Equatable {
         w.set("listed", listed)
         w.set("connected", connected)
         if listed { w["addresses"] = .array(addresses.map(PropertyListValue.string)) }
+        w.set("advert", advert)
         w.set("port", port)
         w.set("pairedName", pairedName)
         if paired {
@@ -68,7 +72,7 @@ public struct PeerInfo: ControlItem, Equatable {
             present: try f.bool("present"), listed: try f.bool("listed"), connected: try f.bool("connected"),
             addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"),
             foundBy: try f.strings("foundBy"), address: try f.optionalString("address"), localAddress: try f.optionalString("localAddress"),
-            sessions: try f.optionalInteger("sessions") ?? 0)
+            sessions: try f.optionalInteger("sessions") ?? 0, advert: try f.optionalString("advert"))
     }
 }
 

@@ -1,0 +1,183 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Issue 15: what a stranger on the network reads of our adverts. Two paired handoffd and a
+/// third, unpaired test host that browses `_handoff._tcp` with python3-zeroconf (not Avahi, not
+/// handoffd), over several rotations shortened by configuration.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct PrivacyEndToEndTests {
+    static let config = DaemonHost.hawkNotesTypes + "advert_rotation_seconds: 4\n"
+
+    @Test func aStrangerLearnsNothingAcrossRotationsWhilePairedPeersFollowThem() async throws {
+        let hosts = try TestHostSet(count: 3)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha", config: Self.config), b = try DaemonHost(hosts, 2, name: "beta", config: Self.config)
+        let stranger = try Stranger(hosts, 3)
+        try await a.start()
+        try await b.start()
+        try await pair(a, b)
+        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let id = try #require(jsonField(published.output, "activity"))
+        // The pairing adverts are gone with the windows: from here on, only private adverts.
+        try await waitUntil("the pairing adverts withdrawn", timeout: 10) { !stranger.listed.contains("beta") }
+        let from = stranger.lineCount
+
+        // Three rotations of alpha's advert: beta follows each, and lists alpha's activity.
+        var names: [String] = []
+        for round in 1...3 {
+            let before = try await a.advertName()
+            try await waitUntil("alpha's advert rotates (\(round))", timeout: 10) { try await a.advertName().map { $0 != before } ?? false }
+            let now = try #require(try await a.advertName())
+            names.append(now)
+            try await waitUntil("beta follows alpha's advert \(now)", timeout: 10) { try await b.peer("alpha")?["advert"] == now }
+            let listed = try b.ctl(["activities", "--peer", "alpha", "--json"])
+            #expect(listed.status == 0 && listed.output.contains(id), "round \(round): \(listed.output)")
+            #expect(try await isPresent(b, "alpha"), "round \(round): the session did not survive the rotation")
+        }
+        // Continue works right after a rotation.
+        let before = try await a.advertName()
+        try await waitUntil("alpha's advert rotates again", timeout: 10) { try await a.advertName().map { $0 != before } ?? false }
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0 && continued.output.contains("Mira Thale"), "\(continued.output)")
+        // Let the stranger resolve the last rotation too.
+        let last = try #require(try await a.advertName())
+        try await waitUntil("the stranger resolves \(last)", timeout: 10) { stranger.records(from: from).contains { $0.name == last } }
+
+        let records = stranger.records(from: from)
+        let instances = Set(records.map(\.name))
+        // Both machines rotated at least three times each while the stranger watched.
+        #expect(instances.count >= 6, "the stranger saw \(instances.sorted())")
+        #expect(Set(names).isSubset(of: instances))
+
+        // No field of an advert equals a field of another advert (another rotation, or the other
+        // machine): the instance name, the SRV target and each TXT value but the format version.
+        // The port (the configured peer port) and the addresses stay, as docs/PRIVACY.md says.
+        var owner: [String: String] = [:]
+        for r in records {
+            for value in [r.name, r.server] + r.txt.filter({ $0.key != "v" }).map(\.value) {
+                if let first = owner[value], first != r.name {
+                    Issue.record("'\(value)' appears in the adverts \(first) and \(r.name)")
+                }
+                owner[value] = owner[value] ?? r.name
+            }
+            #expect(r.txt["v"] == "2")
+            #expect(Set(r.txt.keys) == ["v", "n", "m", "b"], "\(r.txt)")
+        }
+        // Nothing names the machines, their keys or the activity; no number grows.
+        let fingerprints = [try await a.fingerprint(), try await b.fingerprint()]
+        let secrets =
+            ["alpha", "beta", hosts.host(1), hosts.host(2), "Mira", "Thale", "hawknotes", "characterDetail", id, id.lowercased()] + fingerprints
+        for r in records {
+            let text = ([r.name, r.server] + r.txt.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+            for secret in secrets { #expect(!text.localizedCaseInsensitiveContains(secret), "'\(secret)' in \(text)") }
+            for (key, value) in r.txt where key != "v" { #expect(UInt64(value) == nil, "\(key)=\(value) is a number") }
+            #expect(!r.server.hasPrefix(hosts.host(1)) && !r.server.hasPrefix(hosts.host(2)), "SRV target \(r.server)")
+        }
+        print("privacy: the stranger saw \(instances.count) adverts in \(records.count) records; none shares a field")
+    }
+
+    @Test func theFormerPeerCannotRecogniseAnAdvertAfterAnUnpair() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha", config: Self.config), b = try DaemonHost(hosts, 2, name: "beta", config: Self.config)
+        try await a.start()
+        try await b.start()
+        try await pair(a, b)
+        let oldName = try #require(try await a.advertName())
+        // beta stops first: it misses the unpair, and keeps alpha's old advertising key.
+        try await waitUntil("beta recognises alpha's advert", timeout: 10) { try await b.peer("alpha")?["advert"] != nil }
+        b.stop()
+        let unpaired = try a.ctl(["unpair", "beta"])
+        #expect(unpaired.status == 0, "\(unpaired.output)")
+        // alpha rotates at once (a new key, a new name): its old advert is gone.
+        try await waitUntil("alpha's advert rotates at the unpair", timeout: 5) { try await a.advertName().map { $0 != oldName } ?? false }
+        // beta, back with the old key, still trusts alpha until alpha tells it, and sees alpha's
+        // adverts through two rotations: it recognises none.
+        let mark = b.log.count
+        try await b.start()
+        var seen: Set<String> = []
+        try await waitUntil("alpha rotates twice while beta is up", timeout: 20) {
+            let view = try await b.peer("alpha")
+            #expect(view?["listed"] != "true", "beta recognised alpha's advert after the unpair: \(String(describing: view))")
+            if let name = try await a.advertName() { seen.insert(name) }
+            return seen.count >= 3
+        }
+        #expect(!b.log.dropFirst(mark).contains("paired peer's advert recognised"), "\(b.log.dropFirst(mark))")
+    }
+
+    @Test func thePairingAdvertIsOutOnlyWhileTheWindowIsOpen() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let b = try DaemonHost(hosts, 2, name: "beta", config: Self.config)
+        let stranger = try Stranger(hosts, 1)
+        try await b.start()
+        try await waitUntil("the stranger sees beta's private advert", timeout: 10) { !stranger.records(from: 0).isEmpty }
+        #expect(!stranger.listed.contains("beta"))
+
+        let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "4"])
+        let opened = ContinuousClock.now
+        try await waitUntil("the pairing advert appears", timeout: 5) { stranger.listed.contains("beta") }
+        let pairing = try #require(stranger.records(from: 0).last { $0.name == "beta" })
+        #expect(pairing.txt == ["v": "2", "p": "1"])
+        // The window closes (nobody paired): the advert goes with it.
+        #expect(accept.waitForExit(timeout: 10) != 0)
+        try await waitUntil("the pairing advert is withdrawn", timeout: 5) { !stranger.listed.contains("beta") }
+        let open = ContinuousClock.now - opened
+        #expect(open < .seconds(8), "the pairing advert stayed \(open)")
+        // The private advert is still there, under another name.
+        #expect(!stranger.listed.isEmpty)
+    }
+}
+
+/// The unpaired third machine: scripts/stranger-browse.py (python3-zeroconf) in a test host.
+final class Stranger: @unchecked Sendable {
+    struct Record {
+        let name: String
+        let server: String
+        let txt: [String: String]
+    }
+
+    let child: ChildProcess
+
+    init(_ hosts: TestHostSet, _ index: Int) throws {
+        let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/stranger-browse.py").path
+        child = try hosts.spawn(index, "/usr/bin/python3", [script])
+        guard child.waitForJSON(timeout: 10, { $0.event == "browsing" }) != nil else {
+            throw TimedOut(what: "the stranger's browser to start (is python3-zeroconf installed? scripts/install-deps.sh)")
+        }
+    }
+
+    deinit { child.stop() }
+
+    var lineCount: Int { child.output.count }
+
+    /// Every advert resolved from line `from` on.
+    func records(from: Int) -> [Record] {
+        child.output.dropFirst(from).compactMap { JSONLine($0) }.filter { $0.event == "added" || $0.event == "updated" }.compactMap {
+            guard let name = $0.string("name") else { return nil }
+            return Record(name: name, server: $0.string("server") ?? "", txt: $0["txt"] as? [String: String] ?? [:])
+        }
+    }
+
+    /// The instance names listed now: added and not removed since.
+    var listed: Set<String> {
+        var names: Set<String> = []
+        for line in child.output.compactMap({ JSONLine($0) }) {
+            guard let name = line.string("name") else { continue }
+            if line.event == "added" || line.event == "updated" { names.insert(name) } else if line.event == "removed" { names.remove(name) }
+        }
+        return names
+    }
+}
+
+extension DaemonHost {
+    /// The instance name of this machine's private advert now.
+    func advertName() async throws -> String? { try await request("status")?["advertisedAs"] }
+
+    func fingerprint() async throws -> String { try await request("status")?["fingerprint"] ?? "" }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""A stranger on the network: browses _handoff._tcp with python3-zeroconf (not Avahi, not
+handoffd) and prints, one JSON object per line, everything it can read of each advert: the
+instance name, the SRV target and port, the addresses and every TXT entry.
+
+Used by the privacy end-to-end test (issue 15) inside a test host's network namespace; never run
+it in this machine's own namespace (it sends multicast queries).
+"""
+import json
+import sys
+import threading
+import time
+
+from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
+
+SERVICE = "_handoff._tcp.local."
+lock = threading.Lock()
+
+
+def emit(record):
+    record["time"] = time.time()
+    with lock:
+        sys.stdout.write(json.dumps(record, sort_keys=True) + "\n")
+        sys.stdout.flush()
+
+
+def instance(name):
+    return name[: -len("." + SERVICE)] if name.endswith("." + SERVICE) else name
+
+
+def on_change(zeroconf, service_type, name, state_change):
+    if state_change is ServiceStateChange.Removed:
+        emit({"event": "removed", "name": instance(name)})
+        return
+    info = zeroconf.get_service_info(service_type, name, timeout=3000)
+    if info is None:
+        emit({"event": "unresolved", "name": instance(name)})
+        return
+    txt = {}
+    for key, value in (info.properties or {}).items():
+        k = key.decode("utf-8", "replace")
+        txt[k] = None if value is None else value.decode("utf-8", "replace")
+    emit({
+        "event": "added" if state_change is ServiceStateChange.Added else "updated",
+        "name": instance(name),
+        "server": info.server,
+        "port": info.port,
+        "addresses": sorted(info.parsed_addresses()),
+        "txt": txt,
+    })
+
+
+def main():
+    zc = Zeroconf()
+    ServiceBrowser(zc, SERVICE, handlers=[on_change])
+    emit({"event": "browsing"})
+    try:
+        # Runs until the test ends it (SIGTERM) or closes stdin.
+        sys.stdin.read()
+    finally:
+        zc.close()
+
+
+if __name__ == "__main__":
+    main()
