@@ -45,10 +45,9 @@ wait_listed() {
   echo "$1 does not list $2" >&2; return 1
 }
 
-# pair_daemons A B: B accepts, A starts; both confirm (the script compares the two codes); returns
-# once each lists the other.
+# pair_daemons A B: B accepts (its pairing advert shows its name while the window is open), A
+# starts; both confirm (the script compares the two codes); returns once B lists A.
 pair_daemons() {
-  wait_listed "$1" "$2"
   ctl "$2" pair --accept --yes --json --timeout 30 > "$WORK/pair-accept.json" &
   local accept=$! n
   for n in $(seq 1 50); do ctl "$1" pair "$2" --yes --json > "$WORK/pair.json" 2>/dev/null && break; sleep 0.2; done

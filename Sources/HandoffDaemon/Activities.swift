@@ -135,6 +135,15 @@ public actor Activities: Service {
         }
     }
 
+    /// `rotate-advert`: the new instance name.
+    func rotateNow() throws(ControlError) -> String {
+        do { try advert.rotate(advertised: current.advertised(at: Date())) } catch {
+            throw .failed(code: "advert-failed", message: "could not publish the new advert: \(error); see `journalctl -u handoffd`")
+        }
+        logger.info("advert rotated", metadata: ["advert.reason": "\(AdvertRotation.Reason.requested.rawValue)"])
+        return advert.instanceName
+    }
+
     private func rotate(_ reason: AdvertRotation.Reason) {
         do {
             try advert.rotate(advertised: current.advertised(at: Date()))

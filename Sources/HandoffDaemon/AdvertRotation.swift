@@ -8,7 +8,7 @@ struct AdvertRotation {
     enum Reason: String, Sendable {
         case interval, unpaired
         case addressesChanged = "addresses-changed"
-        case started
+        case requested
     }
 
     let interval: Duration

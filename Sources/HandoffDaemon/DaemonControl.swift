@@ -52,6 +52,8 @@ struct DaemonControl: ControlOperations {
                 _ = try await peers.request(try await peers.resolve(op.peer)) { .ping(id: $0) }
                 return Done()
             }
+        case RotateAdvertRequest.name:
+            return try await answer(r) { (_: RotateAdvertRequest) in AdvertRotated(name: try await activities.rotateNow()) }
         case DisconnectRequest.name:
             return try await answer(r) { (op: DisconnectRequest) in
                 if let t = try await peers.resolve(op.peer).trusted { await peers.disconnect(t.identity) }

@@ -158,7 +158,9 @@ public actor Pairing: Service {
     /// reopened after a success; after a failure it stays closed (one guess per window a person
     /// opens) and they end, saying so.
     private func afterPairing(succeeded: Bool) {
-        guard accepts.count(.incoming) > 0 else { return }
+        // With no accept waiting the window is shut now, not when the link finishes the pairing,
+        // so that the pairing advert goes at once.
+        guard accepts.count(.incoming) > 0 else { return endpoint.closePairingWindow() }
         if succeeded { endpoint.openPairingWindow() } else { accepts.endAll() }
     }
 

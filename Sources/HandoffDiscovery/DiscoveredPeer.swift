@@ -30,4 +30,8 @@ public struct DiscoveredPeer: Sendable, Equatable {
     /// The TXT last seen, `v` included. Two records may coexist for a while after an update:
     /// the layer above keeps the newer one by what is sealed in it.
     public var txt: TXTRecord
+
+    public init(name: String, hostName: String, port: UInt16, addresses: [PeerAddress], txt: TXTRecord) {
+        (self.name, self.hostName, self.port, self.addresses, self.txt) = (name, hostName, port, addresses, txt)
+    }
 }

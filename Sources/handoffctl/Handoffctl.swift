@@ -53,7 +53,7 @@ struct Handoffctl: AsyncParsableCommand {
               64  wrong usage (an unknown option, a missing argument)
             """,
         subcommands: [
-            Status.self, Peers.self, Pair.self, Unpair.self, Trust.self, Activities.self, Publish.self, Resign.self,
+            Status.self, Peers.self, Pair.self, Unpair.self, Trust.self, RotateAdvert.self, Activities.self, Publish.self, Resign.self,
             Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, LibraryCommand.self, Watch.self
         ])
 }
