@@ -106,7 +106,11 @@ avahi_ctl() {
     stop) kill_pidfile "$d/avahi.pid" TERM ;;
     kill) kill_pidfile "$d/avahi.pid" KILL ;;
     restart) avahi_ctl "$host" stop; avahi_ctl "$host" start ;;
-    *) die "avahi: start|stop|kill|restart" ;;
+    # The host's own address records off (docs/PRIVACY.md): only what clients publish remains.
+    no-host-records)
+      grep -q '^publish-addresses=no' "$d/avahi-daemon.conf" || sed -i 's/^\[publish\]$/[publish]\npublish-addresses=no/' "$d/avahi-daemon.conf"
+      avahi_ctl "$host" restart ;;
+    *) die "avahi: start|stop|kill|restart|no-host-records" ;;
   esac
 }
 

@@ -69,7 +69,9 @@ struct Advert {
         guard case .published(let port) = phase, open != pairingPublished else { return }
         if open {
             try discovery.publish(
-                try ServiceAdvert(instanceName: deviceName, port: UInt16(port), txt: try TXTRecord([.init(Self.pairingKey, "1")])),
+                try ServiceAdvert(
+                    instanceName: deviceName, port: UInt16(port), txt: try TXTRecord([.init(Self.pairingKey, "1")]),
+                    hostName: AdvertRotation.randomName()),
                 slot: .pairing)
         } else {
             discovery.withdraw(slot: .pairing)

@@ -110,6 +110,44 @@ struct PrivacyEndToEndTests {
         #expect(!b.log.dropFirst(mark).contains("paired peer's advert recognised"), "\(b.log.dropFirst(mark))")
     }
 
+    /// A laptop that joins another network must not carry its advert there: a new address rotates
+    /// it at once, whatever the interval (15 minutes here, the default).
+    @Test func anAddressChangeRotatesTheAdvert() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("beta recognises alpha's advert", timeout: 10) { try await b.peer("alpha")?["advert"] != nil }
+        let before = try #require(try await a.advertName())
+        _ = try hosts.readdress(1, to: 101)
+        try await waitUntil("alpha's advert rotates", timeout: 5) { try await a.advertName().map { $0 != before } ?? false }
+        let after = try #require(try await a.advertName())
+        try await waitUntil("beta follows alpha's advert \(after)", timeout: 10) { try await b.peer("alpha")?["advert"] == after }
+        #expect(a.log.contains("advert.reason=addresses-changed"), "\(a.log)")
+    }
+
+    /// docs/PRIVACY.md tells how to stop avahi-daemon publishing the system host name: handoffd's
+    /// adverts then resolve through their own random host names, pairing by name included.
+    @Test func withAvahisHostRecordsOffPeersStillPairAndContinue() async throws {
+        let hosts = try TestHostSet(count: 3)
+        defer { hosts.tearDown() }
+        for i in 1...2 { try hosts.avahi(i, "no-host-records") }
+        let stranger = try Stranger(hosts, 3)
+        let (a, b) = try await startPaired(hosts)
+        try await waitUntil("alpha lists beta", timeout: 10) { try await a.lists("beta") }
+        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
+        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let id = try #require(jsonField(published.output, "activity"))
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0 && continued.output.contains("Mira Thale"), "\(continued.output)")
+        // The stranger resolves the adverts to addresses through their random host names only.
+        let name = try #require(try await a.advertName())
+        try await waitUntil("the stranger resolves alpha's advert", timeout: 10) {
+            stranger.records(from: 0).contains { $0.name == name && !$0.addresses.isEmpty }
+        }
+        let hostQuery = try hosts.run(3, ["/usr/bin/avahi-resolve", "-n", "\(hosts.host(1)).local"])
+        #expect(!hostQuery.contains(try hosts.address(1)), "alpha's host name still resolves: \(hostQuery)")
+    }
+
     @Test func thePairingAdvertIsOutOnlyWhileTheWindowIsOpen() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
@@ -140,6 +178,7 @@ final class Stranger: @unchecked Sendable {
         let name: String
         let server: String
         let txt: [String: String]
+        let addresses: [String]
     }
 
     let child: ChildProcess
@@ -160,7 +199,9 @@ final class Stranger: @unchecked Sendable {
     func records(from: Int) -> [Record] {
         child.output.dropFirst(from).compactMap { JSONLine($0) }.filter { $0.event == "added" || $0.event == "updated" }.compactMap {
             guard let name = $0.string("name") else { return nil }
-            return Record(name: name, server: $0.string("server") ?? "", txt: $0["txt"] as? [String: String] ?? [:])
+            return Record(
+                name: name, server: $0.string("server") ?? "", txt: $0["txt"] as? [String: String] ?? [:],
+                addresses: $0["addresses"] as? [String] ?? [])
         }
     }
 
