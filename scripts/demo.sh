@@ -27,14 +27,19 @@ start_daemon 1 alpha
 start_daemon 2 beta
 ctl alpha status
 
-step "B sees A over DNS-SD"
-wait_listed beta alpha
-ctl beta peers
+step "what anyone on the network sees (avahi-browse on host B): random names, a sealed record"
+# name ; SRV host ; TXT of each resolved IPv4 advert, once both are resolved.
+adverts() { scripts/testhosts.sh exec "${SET}2" avahi-browse -prt _handoff._tcp 2>/dev/null | grep '^=;[^;]*;IPv4;' | cut -d';' -f4,7,10; }
+for n in $(seq 1 50); do [ "$(adverts | wc -l)" -ge 2 ] && break; sleep 0.2; done
+adverts
 
-step "pairing (both machines show the same code)"
+step "pairing (both machines show the same code; B's name is advertised only while it waits)"
 code=$(pair_daemons alpha beta)
 echo "both show code $code; paired"
 ctl alpha trust
+
+step "B now recognises A's advert by A's key"
+ctl beta peers
 
 step "A: the person views Lady Beatrice in The Burning Swift"
 ctl alpha publish --character "Lady Beatrice"
