@@ -129,6 +129,8 @@ public actor Peers: Service {
             var suspend = SuspendDetector()
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 if suspend.resumed() { await networkChanged(.resumed) }
+                // A key that arrived over a session makes adverts already listed readable.
+                refreshRecognition()
                 for dial in await dueDials() {
                     for candidate in dial.candidates {
                         group.addTask {

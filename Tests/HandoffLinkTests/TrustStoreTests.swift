@@ -162,7 +162,9 @@ func temporaryDirectory() throws -> URL {
             #expect(PeerEndpoint(parsing: bad, defaultPort: 7340) == nil, "\(bad)")
         }
         // `pair NAME` waits for a pairing advert only for a name, never for an address.
-        for address in ["192.0.2.1", "192.0.2.1:7340", "2001:db8::1", "[fe80::1%eth0]:7341"] { #expect(PeerEndpoint.isAddressLiteral(address), "\(address)") }
+        for address in ["192.0.2.1", "192.0.2.1:7340", "2001:db8::1", "[fe80::1%eth0]:7341"] {
+            #expect(PeerEndpoint.isAddressLiteral(address), "\(address)")
+        }
         for name in ["beta", "laptop.example:7340", "alices-laptop", "1.2.3"] { #expect(!PeerEndpoint.isAddressLiteral(name), "\(name)") }
     }
 }
