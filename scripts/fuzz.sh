@@ -27,7 +27,14 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz-activity fuzz-peer-message fuzz-control-line fuzz-txt fuzz-config)
 
-swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld >/dev/null
+build_log=$(mktemp /tmp/handoff-fuzz-build-XXXXXX)
+if ! swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld >"$build_log" 2>&1; then
+  echo "fuzz: the fuzz targets do not build:" >&2
+  grep -E "error:" "$build_log" | sort -u >&2 || tail -20 "$build_log" >&2
+  rm -f "$build_log"
+  exit 1
+fi
+rm -f "$build_log"
 bin=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld --show-bin-path)
 
 work=$(mktemp -d /tmp/handoff-fuzz-XXXXXX)
