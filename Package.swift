@@ -61,6 +61,15 @@ let package = Package(
                 "CAvahi", "HandoffCore", "HandoffDiscovery",
                 .product(name: "Logging", package: "swift-log")
             ]),
+        // libldns (NLnet Labs), seen only by HandoffWideArea: DNS queries and TSIG-signed updates.
+        .systemLibrary(name: "CLDNS", pkgConfig: "ldns", providers: [.apt(["libldns-dev"])]),
+        // The only importer of CLDNS: unicast DNS-SD (RFC 6763 over RFC 2136 updates) as a Discovery.
+        .target(
+            name: "HandoffWideArea",
+            dependencies: [
+                "CLDNS", "HandoffCore", "HandoffDiscovery",
+                .product(name: "Logging", package: "swift-log")
+            ]),
         // Publishes and browses through HandoffAvahi, driven by stdin, events as JSON lines on stdout:
         // the tool the discovery end-to-end tests and benchmark run inside test hosts.
         .executableTarget(
@@ -128,7 +137,8 @@ let package = Package(
         .executableTarget(
             name: "handoffd",
             dependencies: [
-                "HandoffDaemon", "HandoffAvahi", "HandoffState", "HandoffConfig", "HandoffContent", "HawkNotes", "HandoffLink",
+                "HandoffDaemon", "HandoffAvahi", "HandoffWideArea", "HandoffDiscovery", "HandoffCore", "HandoffState", "HandoffConfig",
+                "HandoffContent", "HawkNotes", "HandoffLink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log")
@@ -170,6 +180,7 @@ let package = Package(
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
+        .testTarget(name: "HandoffWideAreaTests", dependencies: ["HandoffWideArea", "HandoffDiscovery", "HandoffTestSupport"]),
         .testTarget(
             name: "HandoffLinkTests",
             dependencies: [

@@ -22,6 +22,9 @@ PACKAGES=(
   dpkg-dev              # dpkg-shlibdeps: the package's library dependencies
   lintian               # checks the .deb
   python3-zeroconf      # an mDNS browser that is not Avahi: the privacy test's stranger
+  libldns-dev           # DNS queries and TSIG-signed dynamic updates: unicast DNS-SD (wide_area)
+  bind9                 # named, run only inside test namespaces: the wide-area tests' DNS server
+  bind9-dnsutils        # dig and nsupdate: the tests check the zone with them
 )
 
 missing=()
@@ -50,3 +53,8 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# named runs only inside test namespaces: the package's own service is not started (policy-rc.d
+# above) and not enabled for the next boot either (links only; PID 1 is not asked).
+if [[ " ${missing[*]} " == *" bind9 "* ]] && command -v deb-systemd-helper >/dev/null; then
+  DPKG_MAINTSCRIPT_PACKAGE=bind9 deb-systemd-helper disable named.service >/dev/null 2>&1 || true
+fi

@@ -12,6 +12,7 @@ state_directory: $dir/state
 runtime_directory: $dir/run
 library: $REPO/config/library.json
 log_level: ${LOG_LEVEL:-notice}
+${DAEMON_EXTRA_CONFIG:-}
 YAML
   scripts/testhosts.sh exec "$SET$i" "$BIN/handoffd" --config "$dir/handoffd.yaml" 2>>"$dir/handoffd.log" &
   echo $! > "$dir/launcher.pid"

@@ -13,6 +13,11 @@
 #   testhosts.sh exec HOST CMD...    run CMD inside HOST's network and mount namespaces
 #   testhosts.sh avahi HOST start|stop|kill|restart
 #   testhosts.sh dbus HOST start|stop
+#   testhosts.sh named SET start|stop|kill   (routed sets) BIND 9 in the router namespace: zone
+#                                    handoff.test, dynamic updates signed with TSIG key handoff-key
+#   testhosts.sh named SET key       print that key statement (tsig-keygen format)
+#   testhosts.sh reflector SET start|stop    (routed sets) avahi-daemon in the router namespace,
+#                                    reflecting _handoff._tcp between the subnets
 #   testhosts.sh pid HOST            print the host's anchor PID (for nsenter -t PID -m -n)
 #   testhosts.sh addr HOST           print the host's IPv4 address
 #   testhosts.sh list                sets that exist
@@ -193,6 +198,100 @@ set_down() {
   rm -rf "${STATE:?}/$set"
 }
 
+# The router of a routed set gets a mount namespace of its own too (its avahi-daemon needs a
+# private /run/avahi-daemon); made when first needed.
+router_dir() { echo "$STATE/$1/router"; }
+router_anchor() {
+  local set=$1 d; d=$(router_dir "$set")
+  ip netns list | awk '{print $1}' | grep -qx "$(ns_of "$set-br")" || die "no routed set $set (run: testhosts.sh up $set N routed)"
+  mkdir -p "$d"
+  if [ ! -f "$d/anchor.pid" ] || ! alive "$(cat "$d/anchor.pid")"; then
+    ip netns exec "$(ns_of "$set-br")" unshare --mount --propagation private sleep infinity </dev/null >/dev/null 2>&1 &
+    echo $! > "$d/anchor.pid"
+    wait_for 5 "anchor of the $set router" anchor_ready "$(cat "$d/anchor.pid")"
+    nsenter -t "$(cat "$d/anchor.pid")" -m -n -- mkdir -p /run/avahi-daemon
+    nsenter -t "$(cat "$d/anchor.pid")" -m -n -- mount -t tmpfs -o mode=755 tmpfs /run/avahi-daemon
+  fi
+  cat "$d/anchor.pid"
+}
+in_router() { local pid; pid=$(router_anchor "$1"); shift; nsenter -t "$pid" -m -n -- "$@"; }
+
+named_conf() {  # named_conf DIR
+  local d=$1
+  printf '%s\n' \
+    'options {' \
+    "  directory \"$d\";" \
+    "  pid-file \"$d/named.pid.bind\";" \
+    "  session-keyfile \"$d/session.key\";" \
+    '  listen-on port 53 { any; };' \
+    '  listen-on-v6 { none; };' \
+    '  recursion no;' \
+    '  allow-query { any; };' \
+    '  dnssec-validation no;' \
+    '  notify no;' \
+    '};' \
+    'controls { };' \
+    "include \"$d/handoff.key\";" \
+    'zone "handoff.test" {' \
+    '  type primary;' \
+    "  file \"$d/handoff.test.zone\";" \
+    '  update-policy { grant handoff-key zonesub ANY; };' \
+    '};' \
+    "logging { channel log { file \"$d/named.log\"; severity info; print-time yes; }; category default { log; }; };"
+}
+
+named_ctl() {  # named_ctl SET start|stop|kill|key
+  local set=$1 action=$2 d; d="$(router_dir "$set")/named"
+  case "$action" in
+    start)
+      [ -f "$d/named.pid" ] && alive "$(cat "$d/named.pid")" && return 0
+      command -v named >/dev/null || die "named is missing; run scripts/install-deps.sh"
+      mkdir -p "$d"
+      [ -f "$d/handoff.key" ] || tsig-keygen -a hmac-sha256 handoff-key > "$d/handoff.key"
+      named_conf "$d" > "$d/named.conf"
+      if [ ! -f "$d/handoff.test.zone" ]; then
+        printf '%s\n' '$TTL 60' \
+          '@   IN SOA ns.handoff.test. admin.handoff.test. 1 60 60 600 60' \
+          '@   IN NS  ns.handoff.test.' \
+          "ns  IN A   10.221.$(set_number "$set").254" > "$d/handoff.test.zone"
+      fi
+      rm -f "$d/named.pid.bind"
+      in_router "$set" named -c "$d/named.conf" -f </dev/null >>"$d/named.out" 2>&1 &
+      wait_for 10 "named in the $set router" in_router "$set" dig @127.0.0.1 handoff.test SOA +short +time=1 +tries=1
+      # named's own PID (the one started above is the shell around nsenter).
+      wait_for 5 "named's pid file" test -s "$d/named.pid.bind"
+      cp "$d/named.pid.bind" "$d/named.pid"
+      ;;
+    stop) kill_pidfile "$d/named.pid" TERM ;;
+    kill) kill_pidfile "$d/named.pid" KILL ;;
+    key) cat "$d/handoff.key" 2>/dev/null || die "no named for $set (run: testhosts.sh named $set start)" ;;
+    *) die "named: start|stop|kill|key" ;;
+  esac
+}
+
+reflector_conf() {  # reflector_conf SET
+  printf '%s\n' '[server]' "host-name=$1-router" 'use-ipv4=yes' 'use-ipv6=yes' 'enable-dbus=no' \
+    'ratelimit-interval-usec=1000000' 'ratelimit-burst=1000' '[wide-area]' 'enable-wide-area=no' \
+    '[publish]' 'disable-publishing=yes' '[reflector]' 'enable-reflector=yes' 'reflect-filters=_handoff._tcp' '[rlimits]'
+}
+
+reflector_ctl() {  # reflector_ctl SET start|stop
+  local set=$1 action=$2 d; d="$(router_dir "$set")/reflector"
+  case "$action" in
+    start)
+      [ -f "$d/avahi.pid" ] && alive "$(cat "$d/avahi.pid")" && return 0
+      mkdir -p "$d"
+      reflector_conf "$set" > "$d/avahi-daemon.conf"
+      in_router "$set" rm -f /run/avahi-daemon/pid
+      in_router "$set" avahi-daemon --no-drop-root --no-chroot --no-rlimits -f "$d/avahi-daemon.conf" -D </dev/null >>"$d/avahi.log" 2>&1
+      wait_for 10 "the $set reflector" in_router "$set" test -s /run/avahi-daemon/pid
+      in_router "$set" cat /run/avahi-daemon/pid > "$d/avahi.pid"
+      ;;
+    stop) kill_pidfile "$d/avahi.pid" TERM ;;
+    *) die "reflector: start|stop" ;;
+  esac
+}
+
 cmd=${1:-}; shift || true
 case "$cmd" in
   up)
@@ -220,6 +319,8 @@ case "$cmd" in
   exec) host=${1:?HOST}; shift; in_host "$host" "$@" ;;
   avahi) avahi_ctl "${1:?HOST}" "${2:?action}" ;;
   dbus) dbus_ctl "${1:?HOST}" "${2:?action}" ;;
+  named) named_ctl "${1:?SET}" "${2:?action}" ;;
+  reflector) reflector_ctl "${1:?SET}" "${2:?action}" ;;
   pid) anchor_of "${1:?HOST}" ;;
   addr) cat "$(dir_of "${1:?HOST}")/addr" 2>/dev/null || die "no host $1" ;;
   readdr)
@@ -234,5 +335,5 @@ case "$cmd" in
     echo "$new"
     ;;
   list) ls "$STATE" 2>/dev/null || true ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  *) sed -n '2,25p' "$0"; exit 2 ;;
 esac

@@ -72,6 +72,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     }
 
     public var peers: [DiscoveredPeer] { locked { table.peers } }
+    public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
 
     /// The name our advert holds once established; differs from the requested one after a collision.
     public var nameInUse: String? { locked { machines[.main]!.nameInUse } }

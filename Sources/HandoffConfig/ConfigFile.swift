@@ -25,10 +25,18 @@ struct ConfigFile: Decodable {
         var payload: String?
     }
 
+    struct WideArea: Decodable {
+        var domain: String?
+        var server: String?
+        var key_file: String?
+        var poll_seconds: Int?
+    }
+
     var device_name: String?
     var peer_port: Int?
     var peers: [String]?
     var advert_rotation_seconds: Int?
+    var wide_area: WideArea?
     var interfaces: [String]?
     var state_directory: String?
     var runtime_directory: String?
@@ -41,7 +49,8 @@ struct ConfigFile: Decodable {
 
     /// The keys whose values are whole numbers (section.key), checked as decimal text first.
     static let integerKeys: Set<String> = [
-        "peer_port", "advert_rotation_seconds", "handlers[].timeout_seconds", "limits.activity_warn_bytes", "limits.activity_max_bytes",
+        "peer_port", "advert_rotation_seconds", "wide_area.poll_seconds", "handlers[].timeout_seconds", "limits.activity_warn_bytes",
+        "limits.activity_max_bytes",
         "limits.decode_max_depth", "limits.decode_max_values", "limits.decode_max_bytes", "limits.max_frame_bytes",
         "limits.handshake_timeout_seconds", "limits.max_unauthenticated", "limits.max_unauthenticated_per_source",
         "limits.max_control_clients", "limits.max_control_line_bytes"
@@ -50,7 +59,8 @@ struct ConfigFile: Decodable {
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
         "": [
-            "device_name", "peer_port", "peers", "advert_rotation_seconds", "interfaces", "state_directory", "runtime_directory", "log_level",
+            "device_name", "peer_port", "peers", "advert_rotation_seconds", "wide_area", "interfaces", "state_directory", "runtime_directory",
+            "log_level",
             "library",
             "limits", "activity_types", "handlers", "opener"
         ],
@@ -59,6 +69,7 @@ struct ConfigFile: Decodable {
             "max_frame_bytes", "handshake_timeout_seconds", "max_unauthenticated", "max_unauthenticated_per_source",
             "max_control_clients", "max_control_line_bytes"
         ],
+        "wide_area": ["domain", "server", "key_file", "poll_seconds"],
         "handlers[]": ["types", "exec", "timeout_seconds"],
         "activity_types[]": ["type", "required_keys", "payload"]
     ]

@@ -55,6 +55,39 @@ extension HandoffConfiguration {
             }
             advertRotationSeconds = seconds
         }
+        if let w = raw.wide_area {
+            func required(_ value: String?, _ key: String, _ example: String) throws(ConfigError) -> String {
+                guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw .invalid(file: file, key: "wide_area.\(key)", reason: "is required with wide_area, e.g. \(example)")
+                }
+                return value
+            }
+            let domain = try required(w.domain, "domain", "handoff.example.internal")
+            let labels =
+                domain.hasSuffix(".")
+                ? domain.dropLast().split(separator: ".", omittingEmptySubsequences: false)
+                : domain.split(separator: ".", omittingEmptySubsequences: false)
+            guard domain.utf8.count <= 253,
+                labels.allSatisfy({
+                    !$0.isEmpty && $0.utf8.count <= 63 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+                })
+            else {
+                throw .invalid(
+                    file: file, key: "wide_area.domain",
+                    reason: "'\(domain)' is not a DNS domain name (letters, digits, '-' and '_' in dot-separated labels)")
+            }
+            let server = try required(w.server, "server", "192.0.2.53 or ns1.example.internal:53")
+            guard PeerEndpoint(parsing: server, defaultPort: 53) != nil else {
+                throw .invalid(file: file, key: "wide_area.server", reason: "'\(server)' is not host, host:port or [IPv6]:port")
+            }
+            let keyFile = try required(w.key_file, "key_file", "/etc/handoffd/wide-area.key")
+            guard keyFile.hasPrefix("/") else {
+                throw .invalid(file: file, key: "wide_area.key_file", reason: "must be an absolute path, e.g. /etc/handoffd/wide-area.key")
+            }
+            let poll = w.poll_seconds ?? 2
+            guard (1...3600).contains(poll) else { throw .invalid(file: file, key: "wide_area.poll_seconds", reason: "must be between 1 and 3600") }
+            wideArea = WideAreaConfiguration(domain: domain, server: server, keyFile: keyFile, pollSeconds: poll)
+        }
         if let names = raw.interfaces, !names.isEmpty {
             // Restricting the link and the advert to some interfaces protected nothing the
             // authenticated link does not: trust comes from the pinned keys, never from the

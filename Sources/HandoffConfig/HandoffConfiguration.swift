@@ -16,6 +16,8 @@ public struct HandoffConfiguration: Sendable {
     /// How often the private advert takes a new random name and new material (it also does at
     /// every unpair and address change).
     public var advertRotationSeconds: Int
+    /// Unicast DNS-SD in a zone of a DNS server (docs/DEPLOYMENT.md); nil: the link's mDNS only.
+    public var wideArea: WideAreaConfiguration?
     /// Settings read and not applied, each with why and what to do instead (logged at start).
     public var notices: [String]
     public var stateDirectory: String
@@ -41,6 +43,7 @@ public struct HandoffConfiguration: Sendable {
         peerPort = 7340
         staticPeers = []
         advertRotationSeconds = 15 * 60
+        wideArea = nil
         notices = []
         stateDirectory = "/var/lib/handoffd"
         runtimeDirectory = "/run/handoffd"
@@ -64,6 +67,21 @@ extension HandoffConfiguration {
         if name.isEmpty { name = "handoffd" }
         while name.utf8.count > ServiceAdvert.maxNameBytes { name.removeLast() }
         return name
+    }
+}
+
+/// `wide_area:`: where this machine advertises itself and looks for peers beyond the link.
+public struct WideAreaConfiguration: Sendable, Equatable {
+    /// The zone, e.g. `handoff.example.internal`.
+    public var domain: String
+    /// The zone's primary server: `host`, `host:port` or `[v6]:port` (port 53 by default).
+    public var server: String
+    /// A TSIG key statement (`tsig-keygen` output), mode 0600, owned by handoffd's user.
+    public var keyFile: String
+    public var pollSeconds: Int
+
+    public init(domain: String, server: String, keyFile: String, pollSeconds: Int = 2) {
+        (self.domain, self.server, self.keyFile, self.pollSeconds) = (domain, server, keyFile, pollSeconds)
     }
 }
 

@@ -10,12 +10,41 @@ public struct InterfaceAddress: Sendable, Hashable {
     public let text: String
     public let interfaceIndex: Int32
     public let isIPv6: Bool
+    /// The length of the network's prefix (from the netmask), when the interface has one.
+    public let prefixLength: Int?
+
+    public init(text: String, interfaceIndex: Int32, isIPv6: Bool, prefixLength: Int? = nil) {
+        (self.text, self.interfaceIndex, self.isIPv6, self.prefixLength) = (text, interfaceIndex, isIPv6, prefixLength)
+    }
+
+    /// `other` (an IPv4 address) is on this address's network.
+    public func sameIPv4Network(as other: String) -> Bool {
+        guard !isIPv6, let prefix = prefixLength, let a = Self.ipv4(bare), let b = Self.ipv4(other) else { return false }
+        let mask: UInt32 = prefix == 0 ? 0 : ~UInt32(0) << UInt32(32 - min(prefix, 32))
+        return a & mask == b & mask
+    }
+
+    static func ipv4(_ text: String) -> UInt32? {
+        var a = in_addr()
+        guard inet_pton(AF_INET, text, &a) == 1 else { return nil }
+        return UInt32(bigEndian: a.s_addr)
+    }
 
     /// The text without its zone.
     public var bare: String { String(text.split(separator: "%", maxSplits: 1).first ?? Substring(text)) }
 }
 
 public enum InterfaceAddresses {
+    /// The number of leading one bits of a netmask.
+    static func prefix(of mask: UnsafeMutablePointer<sockaddr>, family: Int32) -> Int {
+        if family == AF_INET {
+            return mask.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { (~UInt32(bigEndian: $0.pointee.sin_addr.s_addr)).leadingZeroBitCount }
+        }
+        return mask.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { p in
+            withUnsafeBytes(of: p.pointee.sin6_addr) { bytes in bytes.reduce(0) { $0 + $1.nonzeroBitCount } }
+        }
+    }
+
     /// Every address of an interface that is up, loopback excluded; nil when getifaddrs fails
     /// (it needs a netlink socket, which a sandbox may refuse).
     public static func current() -> [InterfaceAddress]? {
@@ -35,7 +64,10 @@ public enum InterfaceAddresses {
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             guard getnameinfo(sa, length, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
             let index = entry.pointee.ifa_name.map { Int32(bitPattern: if_nametoindex($0)) } ?? 0
-            found.append(InterfaceAddress(text: String(cString: buffer), interfaceIndex: index, isIPv6: family == AF_INET6))
+            found.append(
+                InterfaceAddress(
+                    text: String(cString: buffer), interfaceIndex: index, isIPv6: family == AF_INET6,
+                    prefixLength: entry.pointee.ifa_netmask.map { prefix(of: $0, family: family) }))
         }
         return found
     }

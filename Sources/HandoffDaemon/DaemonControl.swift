@@ -133,7 +133,13 @@ struct DaemonControl: ControlOperations {
             peersPaired: Int64(views.filter { $0.trusted != nil }.count), activities: Int64(await activities.entries.count),
             scenes: Int64(await scenes.all.count), sceneStore: scenes.storeProblem.map { "read-only: \($0)" } ?? "ok",
             sceneWritesFailed: Int64(await scenes.failedWrites), pairingLocked: daemon.pairing.isLocked,
-            uptimeSeconds: (ContinuousClock.now - daemon.startedAt).components.seconds, pid: Int64(getpid()))
+            uptimeSeconds: (ContinuousClock.now - daemon.startedAt).components.seconds, pid: Int64(getpid()),
+            wideArea: await peers.wideArea.map {
+                switch $0 {
+                case .working(let server): "ok (\(server))"
+                case .failing(let why): "failing: \(why)"
+                }
+            })
     }
 
     private func listActivities(_ op: ActivitiesRequest) async throws(ControlError) -> Listing<ActivityInfo> {

@@ -68,6 +68,10 @@ struct PeerDirectory {
     /// By identity id.
     var remote: [String: RemoteActivities] = [:]
     var avahi = AvahiState.unknown
+    /// Each discovery source's listing, merged by instance name.
+    var sources = MergedPeerTable()
+    /// Unicast DNS-SD, when configured: working, or why not.
+    var wideArea: WideAreaStatus?
 
     /// Returns true when the peer is new.
     @discardableResult

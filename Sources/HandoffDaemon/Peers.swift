@@ -99,9 +99,10 @@ public actor Peers: Service {
 
     var port: Int { if case .listening(let p) = phase { p } else { 0 } }
     var avahi: AvahiState { directory.avahi }
+    var wideArea: WideAreaStatus? { directory.wideArea }
 
     public func run() async throws {
-        let endpoint = self.endpoint, links = self.links, events = discovery.events
+        let endpoint = self.endpoint, links = self.links, sources = discovery.sources
         let changes = NetworkChanges.watch()
         if changes == nil { logger.notice("no rtnetlink here: network changes are noticed by the dial backoff and mDNS only") }
         await withDiscardingTaskGroup { group in
@@ -109,8 +110,10 @@ public actor Peers: Service {
             group.addTask {
                 for await session in endpoint.sessions.cancelOnGracefulShutdown() { await self.accepted(session) }
             }
-            group.addTask {
-                for await event in events.cancelOnGracefulShutdown() { await self.handle(event) }
+            for (index, events) in sources.enumerated() {
+                group.addTask {
+                    for await event in events.cancelOnGracefulShutdown() { await self.handle(event, from: index) }
+                }
             }
             group.addTask {
                 for await change in links.presence.stream.cancelOnGracefulShutdown() { await self.presenceChanged(change) }
@@ -185,6 +188,11 @@ public actor Peers: Service {
 
     // MARK: - Discovery
 
+    /// An event of one source (the link's mDNS, a DNS zone): merged by name with the others'.
+    func handle(_ event: DiscoveryEvent, from source: Int) {
+        for e in directory.sources.apply(event, from: source) { handle(e) }
+    }
+
     func handle(_ event: DiscoveryEvent) {
         switch event {
         case .avahiUp:
@@ -218,6 +226,8 @@ public actor Peers: Service {
             logger.debug("ignoring a foreign _handoff._tcp service", metadata: ["service.name": "\(name)", "reason": "\(reason)"])
         case .failure(let error):
             logger.error("discovery failed", metadata: ["error": "\(error)"])
+        case .wideArea(let status):
+            directory.wideArea = status
         }
     }
 
@@ -227,6 +237,7 @@ public actor Peers: Service {
     /// can claim to be a paired peer.
     private func read(_ listing: DiscoveredPeer, moved: Bool) {
         var peer = listing
+        peer.addresses = AdvertAddresses.usable(peer.addresses, local: InterfaceAddresses.current() ?? [])
         let isNew = directory.discovered[peer.name] == nil
         let before = directory.recognised[peer.name]?.peerID
         if let (peerID, contents) = recogniser.recognise(peer.txt) {
@@ -315,7 +326,7 @@ public actor Peers: Service {
         var all: [PeerEndpoint] = endpoint.trustStore.endpoints(ofPeer: peer.identity.id)
         if let listed = directory.listing(peerID: peer.identity.id) {
             let ordered = listed.addresses.filter { $0.family == .ipv4 } + listed.addresses.filter { $0.family != .ipv4 }
-            all += ordered.map { PeerEndpoint(host: $0.address, port: Int(listed.port)) }
+            all += ordered.map { AdvertAddresses.endpoint($0, port: Int(listed.port)) }
         }
         all += directory.told[peer.identity.id] ?? []
         var seen: Set<PeerEndpoint> = []

@@ -24,11 +24,13 @@ public protocol ServiceBrowser: AnyObject, Sendable {
     var peers: [DiscoveredPeer] { get }
 }
 
-/// Both, plus the event stream and shutdown. `HandoffAvahi.AvahiDiscovery` is the real one;
+/// Both, plus the event streams and shutdown. `HandoffAvahi.AvahiDiscovery` is the link's;
+/// `HandoffWideArea.WideAreaDiscovery` a DNS zone's; `CombinedDiscovery` joins them;
 /// `FakeDiscovery` is the in-memory one for tests of the logic above.
 public protocol Discovery: ServiceAdvertiser, ServiceBrowser {
-    /// Every event, in order. One consumer.
-    var events: AsyncStream<DiscoveryEvent> { get }
+    /// The event streams, one per source (the link, a zone), each in order; one consumer each.
+    /// A peer two sources list is one peer: readers merge them by name (`MergedPeerTable`).
+    var sources: [AsyncStream<DiscoveryEvent>] { get }
     /// Withdraws the advert (peers see the goodbye) and stops.
     func shutdown()
 }

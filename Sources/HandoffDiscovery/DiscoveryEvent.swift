@@ -12,6 +12,13 @@ public enum DiscoveryEvent: Sendable, Equatable {
     /// Something publishes `_handoff._tcp` that is not a handoffd (its TXT lacks our keys).
     case foreignService(name: String, reason: String)
     case failure(DiscoveryError)
+    /// Unicast DNS-SD (`wide_area:`) works with its server now, or why it does not.
+    case wideArea(WideAreaStatus)
+}
+
+public enum WideAreaStatus: Sendable, Equatable {
+    case working(server: String)
+    case failing(String)
 }
 
 public enum DiscoveryError: Error, Sendable, Equatable, CustomStringConvertible {

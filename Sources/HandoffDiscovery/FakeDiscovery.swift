@@ -28,6 +28,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     }
 
     public var peers: [DiscoveredPeer] { lock.withLock { table.peers } }
+    public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
     /// The name our advert holds now, if it is established.
     public var nameInUse: String? { nameInUse(.main) }
     public func nameInUse(_ slot: AdvertSlot) -> String? { lock.withLock { machines[slot]!.groupActive ? machines[slot]!.nameInUse : nil } }

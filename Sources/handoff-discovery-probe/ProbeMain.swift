@@ -127,6 +127,7 @@ enum Output {
         case .peerRemoved(let name): ["event": "peerRemoved", "name": name]
         case .foreignService(let name, let reason): ["event": "foreignService", "name": name, "reason": reason]
         case .failure(let error): ["event": "failure", "error": "\(error)"]
+        case .wideArea(let status): ["event": "wideArea", "status": "\(status)"]
         }
     }
 }

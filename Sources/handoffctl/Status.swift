@@ -11,7 +11,7 @@ struct Status: AsyncParsableCommand {
                 status.propertyList,
                 order: [
                     "device", "fingerprint", "advertisedAs", "avahi", "port", "peersListed", "peersPaired",
-                    "peersPresent", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"
+                    "peersPresent", "wideArea", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"
                 ])
         }
     }

@@ -1,9 +1,12 @@
 import Foundation
 import HandoffAvahi
 import HandoffConfig
+import HandoffCore
+import HandoffDiscovery
 import HandoffDaemon
 import HandoffLink
 import HandoffState
+import HandoffWideArea
 import Logging
 import ServiceLifecycle
 
@@ -38,8 +41,10 @@ final class DaemonRunner: Sendable {
         } catch {
             throw StartupError.state("cannot open the scene database in \(c.stateDirectory): \(error)")
         }
-        let discovery: AvahiDiscovery
-        do { discovery = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
+        let link: AvahiDiscovery
+        do { link = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
+        var discovery: any Discovery = link
+        if let w = c.wideArea { discovery = CombinedDiscovery([link, Self.wideArea(w, stateDirectory: c.stateDirectory, logger: logger)]) }
         let parts = try DaemonParts(
             configuration: c, library: settings.library, identity: identity,
             trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
@@ -58,6 +63,25 @@ final class DaemonRunner: Sendable {
         try await control.start()
         return [StateStores(database: database)] + daemon.services
             + [control, Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
+    }
+
+    /// Unicast DNS-SD in the configured zone; a key file that fails its checks leaves it off
+    /// (mDNS goes on), saying why in the log and in `handoffctl status`.
+    static func wideArea(_ w: WideAreaConfiguration, stateDirectory: String, logger: Logger) -> any Discovery {
+        let key: TSIGKey
+        do { key = try TSIGKey.load(path: w.keyFile) } catch {
+            logger.error("unicast DNS-SD is off", metadata: ["error": "\(error)"])
+            return UnavailableWideArea(reason: error.description)
+        }
+        var settings = WideAreaDiscovery.Settings(
+            domain: w.domain, server: w.server, key: key, ledgerPath: stateDirectory + "/wide-area-names",
+            addresses: {
+                // Link-local addresses mean nothing off the link.
+                (InterfaceAddresses.current() ?? []).map(\.bare).filter { !$0.lowercased().hasPrefix("fe80") && !$0.hasPrefix("169.254.") }
+            })
+        settings.pollInterval = TimeInterval(w.pollSeconds)
+        logger.info("unicast DNS-SD on", metadata: ["dns.domain": "\(w.domain)", "dns.server": "\(w.server)", "dns.key": "\(key.name)"])
+        return WideAreaDiscovery(settings: settings, logger: logger)
     }
 
     static func makeDirectory(_ path: String, mustBeWritable: Bool = true) throws {

@@ -67,6 +67,21 @@ public final class TestHostSet: @unchecked Sendable {
     /// start | stop host i's dbus-daemon.
     public func dbus(_ i: Int, _ action: String) throws { try Self.script(["dbus", host(i), action]) }
 
+    /// Routed sets: start | stop | kill named (BIND 9, zone handoff.test) in the router namespace.
+    public func named(_ action: String) throws { try Self.script(["named", name, action]) }
+
+    /// The TSIG key statement named accepts updates signed with (tsig-keygen format).
+    public func namedKey() throws -> String { try Self.script(["named", name, "key"]) }
+
+    /// Routed sets: start | stop an Avahi reflector (for _handoff._tcp) in the router namespace.
+    public func reflector(_ action: String) throws { try Self.script(["reflector", name, action]) }
+
+    /// Routed sets: the router's address on host i's subnet (where its DNS server answers).
+    public func routerAddress(_ i: Int) throws -> String {
+        let a = try address(i)
+        return a.split(separator: ".").dropLast().joined(separator: ".") + ".254"
+    }
+
     public func tearDown() {
         let kids: [ChildProcess] = lock.withLock {
             if down { return [] }

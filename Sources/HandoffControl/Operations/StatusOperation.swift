@@ -28,12 +28,15 @@ public struct DaemonStatus: ControlObject, Equatable {
     public var pairingLocked: Bool
     public var uptimeSeconds: Int64
     public var pid: Int64
+    /// Unicast DNS-SD: absent when not configured, "ok (SERVER)", or "failing: why".
+    public var wideArea: String?
 
     public init(
         device: String, fingerprint: String, advertisedAs: String?, avahi: String, port: Int64, peersListed: Int64,
         peersPresent: Int64, peersPaired: Int64, activities: Int64, scenes: Int64, sceneStore: String,
-        sceneWritesFailed: Int64, pairingLocked: Bool, uptimeSeconds: Int64, pid: Int64
+        sceneWritesFailed: Int64, pairingLocked: Bool, uptimeSeconds: Int64, pid: Int64, wideArea: String? = nil
     ) {
+        self.wideArea = wideArea
         (self.device, self.fingerprint, self.advertisedAs, self.avahi, self.port) = (device, fingerprint, advertisedAs, avahi, port)
         (self.peersListed, self.peersPresent, self.peersPaired) = (peersListed, peersPresent, peersPaired)
         (self.activities, self.scenes, self.sceneStore, self.sceneWritesFailed) = (activities, scenes, sceneStore, sceneWritesFailed)
@@ -57,6 +60,7 @@ public struct DaemonStatus: ControlObject, Equatable {
         w.set("pairingLocked", pairingLocked)
         w.set("uptimeSeconds", uptimeSeconds)
         w.set("pid", pid)
+        w.set("wideArea", wideArea)
         return w.object
     }
 
@@ -68,6 +72,6 @@ public struct DaemonStatus: ControlObject, Equatable {
             peersPresent: try f.integer("peersPresent"), peersPaired: try f.integer("peersPaired"),
             activities: try f.integer("activities"), scenes: try f.integer("scenes"), sceneStore: try f.string("sceneStore"),
             sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
-            uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"))
+            uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"), wideArea: try f.optionalString("wideArea"))
     }
 }

@@ -1,0 +1,277 @@
+import CLDNS
+import Foundation
+import HandoffDiscovery
+import Logging
+
+/// Unicast DNS-SD (RFC 6763 over RFC 2136 dynamic updates) in one zone of a DNS server people
+/// already run: our adverts' records (the same private, rotating ones as on the link) are added
+/// with TSIG-signed updates, renewed, replaced at each rotation and deleted at stop; the zone is
+/// browsed by polling (PTR, then each new instance's SRV, TXT and addresses).
+///
+/// Threading: every DNS exchange blocks (ldns), so all of them, and all the state below, live
+/// on one serial queue of this object's own; the public methods hand work to it and return.
+public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var domain: String
+        public var server: String
+        public var key: TSIGKey
+        /// How often the zone is read; new instances show up within it.
+        public var pollInterval: TimeInterval = 2
+        /// How often our records are written again (a zone reloaded from an old file, or swept by
+        /// its administrator, gets them back).
+        public var renewInterval: TimeInterval = 300
+        public var ttl: UInt32 = 120
+        /// The file (in the state directory) of names this machine may have left in the zone.
+        public var ledgerPath: String
+        public var serviceType = "_handoff._tcp"
+        /// This machine's addresses to publish for the advert's host name (no link-local ones:
+        /// they mean nothing off the link).
+        public var addresses: @Sendable () -> [String]
+
+        public init(domain: String, server: String, key: TSIGKey, ledgerPath: String, addresses: @escaping @Sendable () -> [String]) {
+            (self.domain, self.server, self.key, self.ledgerPath, self.addresses) = (domain, server, key, ledgerPath, addresses)
+        }
+    }
+
+    public let events: AsyncStream<DiscoveryEvent>
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let settings: Settings
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "handoffd.wide-area")
+
+    // On `queue` only.
+    private var client: DNSClient?
+    private var desired: [AdvertSlot: ServiceAdvert] = [:]
+    private var inZone: [AdvertSlot: ZoneAdvert] = [:]
+    private var renewedAt: [AdvertSlot: Date] = [:]
+    private var ledger: RecordLedger
+    private var nextUpdate = Date.distantPast
+    private var backoff: TimeInterval = 1
+    private var resolved: [String: DiscoveredPeer] = [:]
+    private var listing = ZoneListing()
+    private var polls = 0
+    private var status: WideAreaStatus?
+    /// Why the last update, or the last reading of the zone, failed (nil once one works).
+    private var updateProblem: String?
+    private var browseProblem: String?
+    private var timer: DispatchSourceTimer?
+    private var stopped = false
+
+    public init(settings: Settings, logger: Logger = Logger(label: "handoffd.wide-area")) {
+        self.settings = settings
+        self.logger = logger
+        ledger = RecordLedger(path: settings.ledgerPath)
+        (events, continuation) = AsyncStream.makeStream()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: settings.pollInterval, leeway: .milliseconds(50))
+        timer.setEventHandler { [weak self] in self?.tick() }
+        self.timer = timer
+        timer.resume()
+    }
+
+    public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
+    public var peers: [DiscoveredPeer] { queue.sync { listing.peers.values.sorted { $0.name < $1.name } } }
+
+    public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
+        var composed = advert
+        composed.txt = try Self.compose(advert.txt)
+        let full = composed
+        queue.async {
+            self.desired[slot] = full
+            self.sync()
+        }
+    }
+
+    public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
+        let full = try Self.compose(txt)
+        queue.async {
+            self.desired[.main]?.txt = full
+            self.sync()
+        }
+    }
+
+    /// The record as the link's adverts carry it: `v` first (HandoffTXT).
+    private static func compose(_ txt: TXTRecord) throws(DiscoveryError) -> TXTRecord {
+        do throws(TXTError) { return try HandoffTXT.compose(txt) } catch { throw .txt(error) }
+    }
+
+    public func withdraw(slot: AdvertSlot) {
+        queue.async {
+            self.desired[slot] = nil
+            self.sync()
+        }
+    }
+
+    /// Deletes our records if the server is answering (else the ledger has them deleted at the
+    /// next start) and stops.
+    public func shutdown() {
+        queue.sync {
+            guard !stopped else { return }
+            stopped = true
+            timer?.cancel()
+            timer = nil
+            desired = [:]
+            if updateProblem == nil, browseProblem == nil { sync(force: true) }
+        }
+        continuation.finish()
+    }
+
+    // MARK: - On the queue
+
+    private func tick() {
+        guard !stopped else { return }
+        guard connect() else { return }
+        if Date() >= nextUpdate { sync() }
+        browse()
+    }
+
+    /// The DNS client, made on first use (a server given by name is looked up then).
+    private func connect() -> Bool {
+        if client != nil { return true }
+        do throws(WideAreaError) {
+            client = try DNSClient(server: settings.server, key: settings.key, timeout: 1)
+            return true
+        } catch {
+            updateProblem = error.description
+            refreshStatus()
+            return false
+        }
+    }
+
+    /// Makes the zone hold our desired adverts and nothing else of ours: one update, all or
+    /// nothing. Old names (a rotation, a withdrawn advert, a crash's leftovers in the ledger) are
+    /// deleted, current ones written (again, when their renewal is due).
+    private func sync(force: Bool = false) {
+        guard !stopped || force, connect(), let client else { return }
+        if !force, Date() < nextUpdate { return }
+        let now = Date()
+        var targets: [AdvertSlot: ZoneAdvert] = [:]
+        for (slot, advert) in desired { targets[slot] = zoneAdvert(advert) }
+        let keep = Set(targets.values.map(Self.entry))
+        var deleting: [RecordDeletion] = []
+        var adding: [String] = []
+        let stale = ledger.entries.subtracting(keep)
+        for e in stale { deleting += ZoneAdvert.removal(service: e.service, instance: e.instance, host: e.host) }
+        var written: [AdvertSlot] = []
+        for (slot, t) in targets.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            let renewDue = renewedAt[slot].map { now.timeIntervalSince($0) >= settings.renewInterval } ?? true
+            guard inZone[slot] != t || renewDue else { continue }
+            deleting += t.replacing
+            adding += t.records
+            written.append(slot)
+        }
+        guard !deleting.isEmpty || !adding.isEmpty else { return }
+        do {
+            // Written down before they can be in the zone: a crash from here on leaves nothing
+            // the next start does not delete.
+            for t in targets.values { try ledger.insert(Self.entry(t)) }
+        } catch {
+            logger.error("cannot keep the list of our DNS names; the zone is not changed", metadata: ["error": "\(error)"])
+            return
+        }
+        do throws(WideAreaError) {
+            try client.update(zone: DNSText.absolute(settings.domain), deleting: deleting, adding: adding)
+        } catch {
+            nextUpdate = now.addingTimeInterval(backoff)
+            backoff = min(backoff * 2, 30)
+            forgetIfUnreachable(error)
+            updateProblem = error.description
+            refreshStatus()
+            return
+        }
+        for e in stale { try? ledger.remove(e) }
+        inZone = targets
+        for slot in written { renewedAt[slot] = now }
+        backoff = 1
+        nextUpdate = .distantPast
+        updateProblem = nil
+        refreshStatus()
+        logger.debug(
+            "zone updated", metadata: ["dns.server": "\(settings.server)", "dns.deleted": "\(deleting.count)", "dns.added": "\(adding.count)"])
+    }
+
+    private func zoneAdvert(_ advert: ServiceAdvert) -> ZoneAdvert {
+        ZoneAdvert(
+            zone: settings.domain, serviceType: settings.serviceType, instance: advert.instanceName,
+            host: advert.hostName ?? "h-" + advert.instanceName.lowercased().filter { $0.isLetter || $0.isNumber }, port: advert.port,
+            txt: advert.txt, addresses: settings.addresses(), ttl: settings.ttl)
+    }
+
+    private static func entry(_ z: ZoneAdvert) -> RecordLedger.Entry {
+        RecordLedger.Entry(service: z.serviceName, instance: z.instanceName, host: z.hostName)
+    }
+
+    /// Reads the zone: the instances under the service name (ours left out), each new one's SRV,
+    /// TXT and addresses, and every fifth read the TXT of the others (activities change it).
+    private func browse() {
+        guard let client else { return }
+        let service = "\(settings.serviceType).\(DNSText.absolute(settings.domain))"
+        polls += 1
+        do throws(WideAreaError) {
+            let own = Set(desired.values.map(\.instanceName) + inZone.values.map(\.instance))
+            var names: Set<String> = []
+            for ptr in try client.query(service, LDNS_RR_TYPE_PTR) {
+                if let target = ptr.first, let name = DNSText.firstLabel(of: target, under: service), !own.contains(name) { names.insert(name) }
+            }
+            resolved = resolved.filter { names.contains($0.key) }
+            for name in names.sorted() {
+                let instance = "\(DNSText.label(name)).\(service)"
+                if var known = resolved[name] {
+                    if polls % 5 == 0, let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first { known.txt = Self.txt(txt) }
+                    resolved[name] = known
+                    continue
+                }
+                guard let srv = try client.query(instance, LDNS_RR_TYPE_SRV).first, srv.count == 4, let port = UInt16(srv[2]) else { continue }
+                let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first.map(Self.txt) ?? .empty
+                let host = srv[3]
+                let v4 = try client.query(host, LDNS_RR_TYPE_A).compactMap(\.first).map { PeerAddress(address: $0, interfaceIndex: 0, family: .ipv4) }
+                let v6 = try client.query(host, LDNS_RR_TYPE_AAAA).compactMap(\.first).map {
+                    PeerAddress(address: $0, interfaceIndex: 0, family: .ipv6)
+                }
+                resolved[name] = DiscoveredPeer(name: name, hostName: host, port: port, addresses: (v4 + v6).sorted(), txt: txt)
+            }
+        } catch {
+            forgetIfUnreachable(error)
+            browseProblem = error.description
+            refreshStatus()
+            return
+        }
+        browseProblem = nil
+        if updateProblem != nil {
+            // The server answers again: our records go back at once, not after the backoff.
+            nextUpdate = .distantPast
+            backoff = 1
+            sync()
+        }
+        refreshStatus()
+        for e in listing.read(resolved) { continuation.yield(e) }
+    }
+
+    /// ldns marks a server that did not answer as unreachable for good (it is never asked again):
+    /// the next try starts with a new client (and looks a server name up again).
+    private func forgetIfUnreachable(_ error: WideAreaError) {
+        if case .unreachable = error { client = nil }
+    }
+
+    private static func txt(_ strings: [String]) -> TXTRecord { TXTRecord(received: strings.map(DNSText.bytes)) }
+
+    private func refreshStatus() {
+        report((updateProblem ?? browseProblem).map { .failing($0) } ?? .working(server: settings.server))
+    }
+
+    /// Logs and emits a change of state once.
+    private func report(_ new: WideAreaStatus) {
+        guard new != status else { return }
+        let was = status
+        status = new
+        switch new {
+        case .working(let server):
+            if was != nil { logger.notice("unicast DNS-SD works again", metadata: ["dns.server": "\(server)"]) }
+        case .failing(let why):
+            logger.error(
+                "unicast DNS-SD failing; retrying until it works (logged again when it does)",
+                metadata: ["dns.server": "\(settings.server)", "dns.key": "\(settings.key.name)", "error": "\(why)"])
+        }
+        continuation.yield(.wideArea(new))
+    }
+}

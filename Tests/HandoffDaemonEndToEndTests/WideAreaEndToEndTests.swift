@@ -1,0 +1,175 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Issue 16: discovery across a router. Two subnets joined by a router namespace that forwards
+/// unicast only; the router runs BIND 9 with a dynamic zone (unicast DNS-SD) or an Avahi
+/// reflector; one handoffd on each subnet.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct WideAreaEndToEndTests {
+    /// alpha on host 1, beta on host 2, each told to use the router's named with `key`.
+    static func daemons(_ hosts: TestHostSet, key: (Int) throws -> String) throws -> (DaemonHost, DaemonHost) {
+        var made: [DaemonHost] = []
+        for (i, name) in [(1, "alpha"), (2, "beta")] {
+            let dir = "/tmp/handoffd-e2e/\(hosts.host(i))-key"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            hosts.removeOnTearDown(dir)
+            let keyFile = dir + "/wide-area.key"
+            try key(i).write(toFile: keyFile, atomically: false, encoding: .utf8)
+            chmod(keyFile, 0o600)
+            let config =
+                DaemonHost.hawkNotesTypes + """
+                    wide_area:
+                      domain: handoff.test
+                      server: \(try hosts.routerAddress(i))
+                      key_file: \(keyFile)
+                      poll_seconds: 1
+
+                    """
+            made.append(try DaemonHost(hosts, i, name: name, config: config))
+        }
+        return (made[0], made[1])
+    }
+
+    /// The instance names the zone lists under _handoff._tcp, asked from host i with dig.
+    static func zoneInstances(_ hosts: TestHostSet, from i: Int) throws -> Set<String> {
+        let out = try hosts.run(i, ["dig", "@\(try hosts.routerAddress(i))", "_handoff._tcp.handoff.test", "PTR", "+short", "+time=1", "+tries=2"])
+        return Set(out.split(separator: "\n").compactMap { $0.split(separator: ".").first.map(String.init) })
+    }
+
+    /// The daemon's current advert name once the zone lists it (a daemon that just started may
+    /// rotate once more while its addresses settle).
+    static func advertInZone(_ hosts: TestHostSet, _ host: DaemonHost, not old: String? = nil) async throws -> String {
+        var name: String?
+        try await waitUntil("\(host.name)'s advert is in the zone", timeout: 10) {
+            name = try await host.advertName()
+            guard let name, name != old else { return false }
+            return try zoneInstances(hosts, from: host.index).contains(name)
+        }
+        return name!
+    }
+
+    @Test func peersOnTwoSubnetsFindEachOtherThroughTheZone() async throws {
+        let hosts = try TestHostSet(count: 2, routed: true)
+        defer { hosts.tearDown() }
+        try hosts.named("start")
+        let key = try hosts.namedKey()
+        let (a, b) = try Self.daemons(hosts) { _ in key }
+        try await a.start()
+        try await b.start()
+        _ = try await Self.advertInZone(hosts, a)
+        #expect(try await a.request("status")?["wideArea"] == "ok (\(try hosts.routerAddress(1)))")
+
+        // By name: beta's pairing advert reaches alpha through the zone.
+        do { try await pair(a, b) } catch {
+            print("pairing failed; alpha's log:\n\(a.log)\nbeta's log:\n\(b.log)\nthe zone lists: \(try Self.zoneInstances(hosts, from: 1))")
+            throw error
+        }
+        try await waitUntil("alpha lists beta", timeout: 10) { try await a.lists("beta") }
+        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
+        let activity = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let id = try #require(jsonField(activity.output, "activity"))
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0 && continued.output.contains("Mira Thale"), "\(continued.output)")
+
+        // SIGTERM: alpha's records leave the zone; beta's stay.
+        let alphaName = try await Self.advertInZone(hosts, a)
+        let betaName = try await Self.advertInZone(hosts, b)
+        a.stop()
+        let left = try Self.zoneInstances(hosts, from: 2)
+        #expect(!left.contains(alphaName) && left.contains(betaName), "\(left)")
+        let srv = try hosts.run(2, ["dig", "@\(try hosts.routerAddress(2))", "\(alphaName)._handoff._tcp.handoff.test", "SRV", "+short"])
+        #expect(srv.isEmpty, "alpha's SRV is still there: \(srv)")
+        try await waitUntil("beta unlists alpha", timeout: 10) { try await b.peer("alpha")?["listed"] == "false" }
+    }
+
+    @Test func aKilledDaemonLeavesNoDuplicateAndAnOutageHealsByItself() async throws {
+        let hosts = try TestHostSet(count: 2, routed: true)
+        defer { hosts.tearDown() }
+        try hosts.named("start")
+        let key = try hosts.namedKey()
+        let (a, b) = try Self.daemons(hosts) { _ in key }
+        try await a.start()
+        try await b.start()
+        let first = try await Self.advertInZone(hosts, a)
+        _ = try await Self.advertInZone(hosts, b)
+
+        // SIGKILL leaves alpha's records; the next start removes them before adding its own.
+        a.kill9()
+        #expect(try Self.zoneInstances(hosts, from: 1).contains(first))
+        try await a.start()
+        let second = try await Self.advertInZone(hosts, a, not: first)
+        try await waitUntil("alpha's old advert is gone", timeout: 10) { try !Self.zoneInstances(hosts, from: 1).contains(first) }
+        #expect(try Self.zoneInstances(hosts, from: 1).count == 2)
+
+        // named away for 30 s, while alpha's advert rotates: each side says so, keeps running,
+        // and the zone catches up by itself once named is back.
+        try hosts.named("stop")
+        let outage = ContinuousClock.now
+        try await waitUntil("alpha reports the server gone", timeout: 10) {
+            try await a.request("status")?["wideArea"]?.hasPrefix("failing: the DNS server") == true
+        }
+        let rotated = try #require(jsonField(try a.ctl(["rotate-advert", "--json"]).output, "name"))
+        #expect(try await a.request("status")?["avahi"] == "up")
+        // The outage is the scenario's input: it lasts 30 s whatever happens meanwhile.
+        try await Task.sleep(until: outage + .seconds(30))
+        try hosts.named("start")
+        try await waitUntil("alpha's rotated advert reaches the zone", timeout: 40) {
+            let now = try Self.zoneInstances(hosts, from: 1)
+            return now.contains(rotated) && !now.contains(second)
+        }
+        try await waitUntil("alpha reports the server back", timeout: 10) { try await a.request("status")?["wideArea"]?.hasPrefix("ok") == true }
+        #expect(a.log.contains("unicast DNS-SD works again"))
+    }
+
+    @Test func aWrongOrExposedKeySaysSo() async throws {
+        let hosts = try TestHostSet(count: 2, routed: true)
+        defer { hosts.tearDown() }
+        try hosts.named("start")
+        let key = try hosts.namedKey()
+        // The right key name with another secret.
+        let wrong = """
+            key "handoff-key" {
+            \talgorithm hmac-sha256;
+            \tsecret "Wb9r0Vf7m2Bq4HjyQ8pM1mX0n3kT4Yq7m4B8rJk2c5Q=";
+            };
+            """
+        let (a, _) = try Self.daemons(hosts) { $0 == 1 ? wrong : key }
+        try await a.start()
+        try await waitUntil("alpha says the key was rejected", timeout: 10) {
+            try await a.request("status")?["wideArea"]?.contains("rejected TSIG key 'handoff-key'") == true
+        }
+        #expect(a.log.contains("rejected TSIG key 'handoff-key'"))
+        // mDNS goes on.
+        #expect(try await a.request("status")?["avahi"] == "up")
+
+        // A key file others may read: the mode stays off, and says where and what to do.
+        a.stop()
+        let keyFile = "/tmp/handoffd-e2e/\(hosts.host(1))-key/wide-area.key"
+        chmod(keyFile, 0o644)
+        try await a.start()
+        let status = try #require(try await a.request("status")?["wideArea"])
+        #expect(status.contains(keyFile) && status.contains("chmod 600"), "\(status)")
+    }
+
+    @Test func anAvahiReflectorJoinsTheSubnets() async throws {
+        let hosts = try TestHostSet(count: 2, routed: true)
+        defer { hosts.tearDown() }
+        try hosts.reflector("start")
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
+        try await a.start()
+        try await b.start()
+        try await pair(a, b)
+        try await waitUntil("alpha lists beta", timeout: 10) { try await a.lists("beta") }
+        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
+        // What came through the reflector holds no link-local address of the other subnet.
+        for (host, peer) in [(a, "beta"), (b, "alpha")] {
+            let addresses = try await host.peer(peer)?.dictionaryValue?["addresses"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(!addresses.isEmpty && !addresses.contains { $0.lowercased().contains("fe80") }, "\(peer): \(addresses)")
+        }
+    }
+}
