@@ -6,6 +6,7 @@
 #              (handoffd's wide_area:, poll_seconds 1).
 # Each trial: A's advert is rotated (`handoffctl rotate-advert`: a new service, new name), and the
 # time until B's `handoffctl watch` shows peerAppeared for A (the new advert found and recognised).
+# Trials start at random moments (0-1 s apart), so that the zone's poll phase is not fixed.
 # p50 / p90 / max in milliseconds.
 #   scripts/bench-wide-area.sh [N]
 set -euo pipefail
@@ -47,6 +48,8 @@ measure() {
   WATCH=$!
   wait_listed beta alpha
   for i in $(seq 1 "$N"); do
+    # Trials start at a random point of the zone's poll cycle (1 s), not right after a poll.
+    sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
     t=$EPOCHREALTIME
     ctl alpha rotate-advert --json > /dev/null
     wait_line "$events" "$t" '"event" *: *"peerAppeared".*"peer" *: *"alpha"|"peer" *: *"alpha".*"event" *: *"peerAppeared"' >> "$ROOT/$label.ms"
