@@ -147,30 +147,19 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
         let now = Date()
         var targets: [AdvertSlot: ZoneAdvert] = [:]
         for (slot, advert) in desired { targets[slot] = zoneAdvert(advert) }
-        let keep = Set(targets.values.map(Self.entry))
-        var deleting: [RecordDeletion] = []
-        var adding: [String] = []
-        let stale = ledger.entries.subtracting(keep)
-        for e in stale { deleting += ZoneAdvert.removal(service: e.service, instance: e.instance, host: e.host) }
-        var written: [AdvertSlot] = []
-        for (slot, t) in targets.sorted(by: { "\($0.key)" < "\($1.key)" }) {
-            let renewDue = renewedAt[slot].map { now.timeIntervalSince($0) >= settings.renewInterval } ?? true
-            guard inZone[slot] != t || renewDue else { continue }
-            deleting += t.replacing
-            adding += t.records
-            written.append(slot)
-        }
-        guard !deleting.isEmpty || !adding.isEmpty else { return }
+        let plan = ZonePlan.make(
+            targets: targets, inZone: inZone, ledger: ledger.entries, renewedAt: renewedAt, now: now, renewInterval: settings.renewInterval)
+        guard !plan.isEmpty else { return }
         do {
             // Written down before they can be in the zone: a crash from here on leaves nothing
             // the next start does not delete.
-            for t in targets.values { try ledger.insert(Self.entry(t)) }
+            for t in targets.values { try ledger.insert(ZonePlan.entry(t)) }
         } catch {
             logger.error("cannot keep the list of our DNS names; the zone is not changed", metadata: ["error": "\(error)"])
             return
         }
         do throws(WideAreaError) {
-            try client.update(zone: DNSText.absolute(settings.domain), deleting: deleting, adding: adding)
+            try client.update(zone: DNSText.absolute(settings.domain), deleting: plan.deleting, adding: plan.adding)
         } catch {
             nextUpdate = now.addingTimeInterval(backoff)
             backoff = min(backoff * 2, 30)
@@ -179,15 +168,16 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
             refreshStatus()
             return
         }
-        for e in stale { try? ledger.remove(e) }
+        for e in plan.stale { try? ledger.remove(e) }
         inZone = targets
-        for slot in written { renewedAt[slot] = now }
+        for slot in plan.written { renewedAt[slot] = now }
         backoff = 1
         nextUpdate = .distantPast
         updateProblem = nil
         refreshStatus()
         logger.debug(
-            "zone updated", metadata: ["dns.server": "\(settings.server)", "dns.deleted": "\(deleting.count)", "dns.added": "\(adding.count)"])
+            "zone updated",
+            metadata: ["dns.server": "\(settings.server)", "dns.deleted": "\(plan.deleting.count)", "dns.added": "\(plan.adding.count)"])
     }
 
     private func zoneAdvert(_ advert: ServiceAdvert) -> ZoneAdvert {
@@ -195,10 +185,6 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
             zone: settings.domain, serviceType: settings.serviceType, instance: advert.instanceName,
             host: advert.hostName ?? "h-" + advert.instanceName.lowercased().filter { $0.isLetter || $0.isNumber }, port: advert.port,
             txt: advert.txt, addresses: settings.addresses(), ttl: settings.ttl)
-    }
-
-    private static func entry(_ z: ZoneAdvert) -> RecordLedger.Entry {
-        RecordLedger.Entry(service: z.serviceName, instance: z.instanceName, host: z.hostName)
     }
 
     /// Reads the zone: the instances under the service name (ours left out), each new one's SRV,

@@ -134,3 +134,48 @@ import Testing
         #expect(t.apply(.avahiUp, from: 0) == [.avahiUp])
     }
 }
+
+/// Issue 16: the one update that brings the zone to what we want.
+@Suite struct ZonePlanTests {
+    let t0 = Date(timeIntervalSinceReferenceDate: 1_000)
+    func advert(_ instance: String, n: String = "1") -> ZoneAdvert {
+        ZoneAdvert(zone: "z", instance: instance, host: "h" + instance, port: 7340, txt: try! TXTRecord(["v": "2", "n": n]), addresses: ["10.0.0.1"])
+    }
+
+    @Test func aFirstPublishAddsAndACrashsLeftoversGo() {
+        let leftover = RecordLedger.Entry(service: "_handoff._tcp.z.", instance: "old._handoff._tcp.z.", host: "hold.z.")
+        let a = advert("new")
+        let plan = ZonePlan.make(targets: [.main: a], inZone: [:], ledger: [leftover], renewedAt: [:], now: t0, renewInterval: 300)
+        #expect(plan.stale == [leftover])
+        #expect(plan.deleting == ZoneAdvert.removal(service: leftover.service, instance: leftover.instance, host: leftover.host) + a.replacing)
+        #expect(plan.adding == a.records && plan.written == [.main])
+    }
+
+    @Test func nothingChangedIsNoUpdateUntilTheRenewal() {
+        let a = advert("x")
+        let ledger: Set = [ZonePlan.entry(a)]
+        let quiet = ZonePlan.make(targets: [.main: a], inZone: [.main: a], ledger: ledger, renewedAt: [.main: t0], now: t0 + 299, renewInterval: 300)
+        #expect(quiet.isEmpty)
+        let renewal = ZonePlan.make(
+            targets: [.main: a], inZone: [.main: a], ledger: ledger, renewedAt: [.main: t0], now: t0 + 300, renewInterval: 300)
+        #expect(renewal.adding == a.records && renewal.stale.isEmpty)
+        // A new TXT: the instance's records are replaced.
+        let b = advert("x", n: "2")
+        let txt = ZonePlan.make(targets: [.main: b], inZone: [.main: a], ledger: ledger, renewedAt: [.main: t0], now: t0 + 1, renewInterval: 300)
+        #expect(txt.deleting == b.replacing && txt.adding == b.records)
+    }
+
+    @Test func aRotationAndAClosedWindowDeleteTheOldNames() {
+        let old = advert("old"), new = advert("new"), pairing = advert("beta")
+        let ledger: Set = [ZonePlan.entry(old), ZonePlan.entry(pairing)]
+        let plan = ZonePlan.make(
+            targets: [.main: new], inZone: [.main: old, .pairing: pairing], ledger: ledger, renewedAt: [.main: t0, .pairing: t0],
+            now: t0 + 1, renewInterval: 300)
+        #expect(plan.stale == ledger)
+        #expect(Set(plan.deleting.map { "\($0)" }).isSuperset(of: (old.removal + pairing.removal).map { "\($0)" }))
+        #expect(plan.adding == new.records && plan.written == [.main])
+        // At stop, nothing is wanted: everything of ours goes.
+        let stop = ZonePlan.make(targets: [:], inZone: [.main: new], ledger: [ZonePlan.entry(new)], renewedAt: [:], now: t0, renewInterval: 300)
+        #expect(stop.deleting == new.removal && stop.adding.isEmpty)
+    }
+}
