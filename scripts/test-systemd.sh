@@ -70,7 +70,7 @@ waitfor() {  # waitfor SECONDS COMMAND...: until it succeeds or the deadline
 # 1. The tree: Debian 12 with systemd, D-Bus, Avahi and what handoffd links (no network inside).
 echo "building a Debian 12 tree with mmdebstrap ..."
 t0=$(date +%s)
-if ! mmdebstrap --variant=minbase --include=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,avahi-daemon,avahi-utils,libavahi-client3,libsqlite3-0,iproute2,procps,util-linux,passwd,adduser \
+if ! mmdebstrap --variant=minbase --include=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,avahi-daemon,avahi-utils,libavahi-client3,libsqlite3-0,libldns3,iproute2,procps,util-linux,passwd,adduser \
      --customize-hook='echo handoffd-test > "$1/etc/hostname"' bookworm "$tree" >"$tree.log" 2>&1; then
   tail -n 20 "$tree.log" >&2; rm -f "$tree.log"
   echo "systemd suite: mmdebstrap failed"; echo "0 passed, 1 failed"; exit 1
