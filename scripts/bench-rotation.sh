@@ -29,8 +29,6 @@ finish() {
 trap finish EXIT
 paired_hosts
 
-# Each line stamped on arrival (bash's clock, no fork per line).
-stamp() { while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
 EVENTS="$WORK/events" RAW="$WORK/raw"
 : > "$EVENTS"; : > "$RAW"
 ctl beta watch --json | stamp >> "$EVENTS" &
@@ -38,18 +36,6 @@ WATCH=$!
 scripts/testhosts.sh exec "${SET}2" stdbuf -oL avahi-browse -rpk _handoff._tcp 2>/dev/null | stamp >> "$RAW" &
 BROWSE=$!
 until ctl beta peers --json | tr -d '\n' | grep -q '"advert"'; do sleep 0.05; done
-
-# first_after FILE T REGEX: the arrival time of the first line after T matching REGEX.
-first_after() { awk -v t="$2" -v p="$3" '$1 > t && $0 ~ p { print $1; exit }' "$1"; }
-wait_line() {  # wait_line FILE T PATTERN: prints the delay in ms
-  local at="" end=$((SECONDS + 15))
-  while [ -z "$at" ]; do
-    [ $SECONDS -lt $end ] || { echo "bench: nothing matching $3 after $2 in $1" >&2; tail -5 "$1" >&2; exit 1; }
-    sleep 0.005
-    at=$(first_after "$1" "$2" "$3")
-  done
-  awk -v a="$at" -v t="$2" 'BEGIN { printf "%.2f\n", (a - t) * 1000 }'
-}
 
 : > "$WORK/floor"; : > "$WORK/ours"
 for i in $(seq 1 "$N"); do

@@ -28,18 +28,6 @@ finish() {
 }
 trap finish EXIT
 
-stamp() { while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
-first_after() { awk -v t="$2" -v p="$3" '$1 > t && $0 ~ p { print $1; exit }' "$1"; }
-wait_line() {  # wait_line FILE T REGEX: prints the delay in ms
-  local at="" end=$((SECONDS + 20))
-  while [ -z "$at" ]; do
-    [ $SECONDS -lt $end ] || { echo "bench: nothing matching $3 after $2 in $1" >&2; tail -5 "$1" >&2; exit 1; }
-    sleep 0.005
-    at=$(first_after "$1" "$2" "$3")
-  done
-  awk -v a="$at" -v t="$2" 'BEGIN { printf "%.2f\n", (a - t) * 1000 }'
-}
-
 # measure LABEL: N rotations of alpha's advert, each until beta's peerAppeared for alpha.
 measure() {
   local label=$1 events="$WORK/events" i t

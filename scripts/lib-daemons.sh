@@ -97,3 +97,20 @@ end_daemons_and_hosts() {
   done
   rm -rf "$WORK"
 }
+
+# stamp: each line of stdin prefixed with its arrival time (bash's clock, no fork per line).
+stamp() { while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
+
+# first_after FILE T REGEX: the arrival time of the first stamped line after T matching REGEX.
+first_after() { awk -v t="$2" -v p="$3" '$1 > t && $0 ~ p { print $1; exit }' "$1"; }
+
+# wait_line FILE T REGEX [SECONDS]: waits (20 s) for such a line; prints its delay after T in ms.
+wait_line() {
+  local at="" end=$((SECONDS + ${4:-20}))
+  while [ -z "$at" ]; do
+    [ $SECONDS -lt $end ] || { echo "bench: nothing matching $3 after $2 in $1" >&2; tail -5 "$1" >&2; exit 1; }
+    sleep 0.005
+    at=$(first_after "$1" "$2" "$3")
+  done
+  awk -v a="$at" -v t="$2" 'BEGIN { printf "%.2f\n", (a - t) * 1000 }'
+}

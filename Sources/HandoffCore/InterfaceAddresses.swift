@@ -66,7 +66,8 @@ public enum InterfaceAddresses {
             let index = entry.pointee.ifa_name.map { Int32(bitPattern: if_nametoindex($0)) } ?? 0
             found.append(
                 InterfaceAddress(
-                    text: String(cString: buffer), interfaceIndex: index, isIPv6: family == AF_INET6,
+                    text: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), interfaceIndex: index,
+                    isIPv6: family == AF_INET6,
                     prefixLength: entry.pointee.ifa_netmask.map { prefix(of: $0, family: family) }))
         }
         return found

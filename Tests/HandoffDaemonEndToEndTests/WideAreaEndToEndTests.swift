@@ -53,14 +53,25 @@ struct WideAreaEndToEndTests {
         return name!
     }
 
-    @Test func peersOnTwoSubnetsFindEachOtherThroughTheZone() async throws {
+    /// Routed hosts, named on the router, alpha and beta started with its key.
+    static func startWithZone() async throws -> (TestHostSet, DaemonHost, DaemonHost) {
         let hosts = try TestHostSet(count: 2, routed: true)
+        do {
+            try hosts.named("start")
+            let key = try hosts.namedKey()
+            let (a, b) = try daemons(hosts) { _ in key }
+            try await a.start()
+            try await b.start()
+            return (hosts, a, b)
+        } catch {
+            hosts.tearDown()
+            throw error
+        }
+    }
+
+    @Test func peersOnTwoSubnetsFindEachOtherThroughTheZone() async throws {
+        let (hosts, a, b) = try await Self.startWithZone()
         defer { hosts.tearDown() }
-        try hosts.named("start")
-        let key = try hosts.namedKey()
-        let (a, b) = try Self.daemons(hosts) { _ in key }
-        try await a.start()
-        try await b.start()
         _ = try await Self.advertInZone(hosts, a)
         #expect(try await a.request("status")?["wideArea"] == "ok (\(try hosts.routerAddress(1)))")
 
@@ -88,13 +99,8 @@ struct WideAreaEndToEndTests {
     }
 
     @Test func aKilledDaemonLeavesNoDuplicateAndAnOutageHealsByItself() async throws {
-        let hosts = try TestHostSet(count: 2, routed: true)
+        let (hosts, a, b) = try await Self.startWithZone()
         defer { hosts.tearDown() }
-        try hosts.named("start")
-        let key = try hosts.namedKey()
-        let (a, b) = try Self.daemons(hosts) { _ in key }
-        try await a.start()
-        try await b.start()
         let first = try await Self.advertInZone(hosts, a)
         _ = try await Self.advertInZone(hosts, b)
 
