@@ -57,7 +57,7 @@ public struct TSIGKey: Sendable, Equatable {
 
     /// The first `key` statement of a named.conf-style text.
     public static func parse(_ text: String, path: String) throws(WideAreaError) -> TSIGKey {
-        let tokens = tokenize(stripComments(text))
+        let tokens = tokenize(text)
         guard let k = tokens.firstIndex(of: "key"), k + 2 < tokens.count, tokens[k + 2] == "{" else {
             throw .keyFile(path: path, reason: "holds no `key \"NAME\" { algorithm ...; secret \"...\"; };` statement (the output of tsig-keygen)")
         }
@@ -88,23 +88,9 @@ public struct TSIGKey: Sendable, Equatable {
         return TSIGKey(name: name, algorithm: algorithm, secret: secret)
     }
 
-    static func stripComments(_ text: String) -> String {
-        var out = ""
-        var lines: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var l = line
-            for marker in ["#", "//"] where l.contains(marker) { l = l[..<l.range(of: marker)!.lowerBound] }
-            lines.append(l)
-        }
-        out = lines.joined(separator: "\n")
-        while let open = out.range(of: "/*") {
-            let close = out.range(of: "*/", range: open.upperBound..<out.endIndex)?.upperBound ?? out.endIndex
-            out.removeSubrange(open.lowerBound..<close)
-        }
-        return out
-    }
-
-    /// Words, quoted strings (kept with their quotes), and `{`, `}`, `;` on their own.
+    /// Words, quoted strings (kept with their quotes), and `{`, `}`, `;` on their own; comments
+    /// (`#` and `//` to the end of the line, `/* */`) dropped, but only outside quotes: a base64
+    /// secret may hold `//`.
     static func tokenize(_ text: String) -> [String] {
         var tokens: [String] = []
         var current = ""
@@ -113,13 +99,26 @@ public struct TSIGKey: Sendable, Equatable {
             if !current.isEmpty { tokens.append(current) }
             current = ""
         }
-        for c in text {
+        let chars = Array(text)
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
+            i += 1
             if quoted {
                 current.append(c)
                 if c == "\"" {
                     quoted = false
                     flush()
                 }
+            } else if c == "#" || (c == "/" && next == "/") {
+                flush()
+                while i < chars.count, chars[i] != "\n" { i += 1 }
+            } else if c == "/" && next == "*" {
+                flush()
+                i += 1
+                while i + 1 < chars.count, !(chars[i] == "*" && chars[i + 1] == "/") { i += 1 }
+                i += 2
             } else if c == "\"" {
                 flush()
                 quoted = true

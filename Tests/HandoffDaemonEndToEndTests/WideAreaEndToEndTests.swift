@@ -45,10 +45,18 @@ struct WideAreaEndToEndTests {
     /// rotate once more while its addresses settle).
     static func advertInZone(_ hosts: TestHostSet, _ host: DaemonHost, not old: String? = nil) async throws -> String {
         var name: String?
-        try await waitUntil("\(host.name)'s advert is in the zone", timeout: 10) {
-            name = try await host.advertName()
-            guard let name, name != old else { return false }
-            return try zoneInstances(hosts, from: host.index).contains(name)
+        do {
+            try await waitUntil("\(host.name)'s advert is in the zone", timeout: 10) {
+                name = try await host.advertName()
+                guard let name, name != old else { return false }
+                return try zoneInstances(hosts, from: host.index).contains(name)
+            }
+        } catch {
+            let named = (try? String(contentsOfFile: "/run/handoff-testhosts/\(hosts.name)/router/named/named.log", encoding: .utf8)) ?? ""
+            print(
+                "\(host.name)'s advert \(name ?? "-") (not \(old ?? "-")); the zone lists \((try? zoneInstances(hosts, from: host.index)) ?? [])\n"
+                    + "\(host.name)'s log:\n\(host.log)\nnamed's log (end):\n\(named.split(separator: "\n").suffix(40).joined(separator: "\n"))")
+            throw error
         }
         return name!
     }

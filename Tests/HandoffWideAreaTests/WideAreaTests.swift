@@ -19,6 +19,12 @@ import Testing
             "# from named.conf\n/* the site key */ key site.key { secret \"Wb9r0Vf7m2Bq4HjyQ8pM1mX0n3kT4Yq7m4B8rJk2c5Q=\"; algorithm HMAC-SHA512; }; // end",
             path: "/k")
         #expect(other.name == "site.key" && other.algorithm == "hmac-sha512")
+        // Comment markers inside quotes are the secret's own (base64 may hold "//": 1 key in 150).
+        let slashes = try TSIGKey.parse(
+            "key \"k#1\" { algorithm hmac-sha256; /* a * b */ secret \"U//PmITUFJGv2QIrXZRzA7G+3ebW+TTJUL2duOtaBXg=\"; }; # end", path: "/k")
+        #expect(slashes == TSIGKey(name: "k#1", algorithm: "hmac-sha256", secret: "U//PmITUFJGv2QIrXZRzA7G+3ebW+TTJUL2duOtaBXg="))
+        // An unclosed block comment hides the rest.
+        #expect(throws: WideAreaError.self) { try TSIGKey.parse("/* " + Self.keygen, path: "/k") }
     }
 
     @Test func badKeysSayWhat() {
