@@ -5,12 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
+# Each swift command leaves a TemporaryDirectory.* behind in $TMPDIR (swift-driver's
+# -print-target-info): they go in a directory of this run's own, removed at the end.
+SCRATCH=$(mktemp -d /tmp/handoffd-test.XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+export TMPDIR=$SCRATCH
 
 scripts/install-deps.sh
 swift build
 swift build --build-tests
 if [ $# -gt 0 ]; then
-  exec swift test --skip-build --disable-xctest "$@"
+  swift test --skip-build --disable-xctest "$@"
+  exit
 fi
 # Unit and component tests first, then each end-to-end suite on its own: they wait for real
 # daemons in blocking calls, which would take Swift concurrency threads from other suites, and

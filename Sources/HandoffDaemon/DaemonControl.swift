@@ -139,7 +139,8 @@ struct DaemonControl: ControlOperations {
                 case .working(let server): "ok (\(server))"
                 case .failing(let why): "failing: \(why)"
                 }
-            })
+                // Configured, but the zone's first answer (or the key's verdict) has not come in.
+            } ?? daemon.configuration.wideArea.map { _ in "starting" })
     }
 
     private func listActivities(_ op: ActivitiesRequest) async throws(ControlError) -> Listing<ActivityInfo> {

@@ -81,7 +81,8 @@ struct WideAreaEndToEndTests {
         let (hosts, a, b) = try await Self.startWithZone()
         defer { hosts.tearDown() }
         _ = try await Self.advertInZone(hosts, a)
-        #expect(try await a.request("status")?["wideArea"] == "ok (\(try hosts.routerAddress(1)))")
+        let ok = "ok (\(try hosts.routerAddress(1)))"
+        try await waitUntil("alpha's status says the zone works", timeout: 5) { try await a.request("status")?["wideArea"] == ok }
 
         // By name: beta's pairing advert reaches alpha through the zone.
         do { try await pair(a, b) } catch {
@@ -166,7 +167,11 @@ struct WideAreaEndToEndTests {
         let keyFile = "/tmp/handoffd-e2e/\(hosts.host(1))-key/wide-area.key"
         chmod(keyFile, 0o644)
         try await a.start()
-        let status = try #require(try await a.request("status")?["wideArea"])
+        var status = ""
+        try await waitUntil("alpha's status says why unicast DNS-SD is off", timeout: 5) {
+            status = try await a.request("status")?["wideArea"] ?? ""
+            return status != "starting"
+        }
         #expect(status.contains(keyFile) && status.contains("chmod 600"), "\(status)")
     }
 
