@@ -10,14 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-300}
-export PATH="/opt/swift/usr/bin:$PATH"
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
-scripts/build-release.sh handoffd handoffctl handoff-continue-bench
-BIN=$(scripts/build-release.sh --bin-path)
+source scripts/lib-daemons.sh
+bench_start handoffd handoffctl handoff-continue-bench
 SET=cbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
-LOG_LEVEL=notice
-source scripts/lib-daemons.sh
 echo_pid=""
 cleanup() {
   [ -n "$echo_pid" ] && kill "$echo_pid" 2>/dev/null || true

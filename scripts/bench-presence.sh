@@ -13,14 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-40}
-export PATH="/opt/swift/usr/bin:$PATH"
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
-scripts/build-release.sh handoffd handoffctl
-BIN=$(scripts/build-release.sh --bin-path)
+source scripts/lib-daemons.sh
+bench_start handoffd handoffctl
 SET=pbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
-LOG_LEVEL=notice
-source scripts/lib-daemons.sh
 WATCH=""
 finish() {
   [ -n "$WATCH" ] && kill "$WATCH" 2>/dev/null || true

@@ -1,5 +1,15 @@
-# Helpers for scripts that run handoffd on test hosts (sourced by demo.sh and bench-continue.sh).
+# Helpers for scripts that run handoffd on test hosts (sourced by demo.sh and the benchmarks).
 # Needs: BIN (directory with handoffd and handoffctl), WORK (a scratch directory), SET (test host set).
+
+# bench_start PRODUCTS...: what every benchmark does first: root (the test hosts are network
+# namespaces), the release build of PRODUCTS (BIN: where they are), daemons logging little.
+bench_start() {
+  export PATH="/opt/swift/usr/bin:$PATH"
+  [ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
+  scripts/build-release.sh "$@"
+  BIN=$(scripts/build-release.sh --bin-path)
+  LOG_LEVEL=notice
+}
 
 # start_daemon INDEX NAME: handoffd on host SET<INDEX>, state and socket under $WORK/NAME.
 start_daemon() {
