@@ -32,6 +32,13 @@ def on_change(zeroconf, service_type, name, state_change):
     if state_change is ServiceStateChange.Removed:
         emit({"event": "removed", "name": instance(name)})
         return
+    # Handlers run one at a time on the browser's thread: resolving there would queue every
+    # new advert behind a slow one (or one withdrawn before it resolved), and rotated adverts
+    # live only seconds in the tests.
+    threading.Thread(target=resolve, args=(zeroconf, service_type, name, state_change), daemon=True).start()
+
+
+def resolve(zeroconf, service_type, name, state_change):
     info = zeroconf.get_service_info(service_type, name, timeout=3000)
     if info is None:
         emit({"event": "unresolved", "name": instance(name)})
