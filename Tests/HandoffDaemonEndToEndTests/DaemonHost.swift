@@ -142,6 +142,13 @@ func pair(_ a: DaemonHost, _ b: DaemonHost, at address: String? = nil) async thr
     if address == nil { try await waitUntil("\(b.name) lists \(a.name)", timeout: 10) { try await b.lists(a.name) } }
 }
 
+/// Until each of the two daemons lists the other (10 s each).
+func waitUntilListedBothWays(_ a: DaemonHost, _ b: DaemonHost) async throws {
+    for (host, peer) in [(a, b), (b, a)] {
+        try await waitUntil("\(host.name) lists \(peer.name)", timeout: 10) { try await host.lists(peer.name) }
+    }
+}
+
 /// Two daemons, alpha on host 1 and beta on host 2, started and paired.
 func startPaired(_ hosts: TestHostSet, configA: String = DaemonHost.hawkNotesTypes, configB: String = DaemonHost.hawkNotesTypes) async throws -> (
     DaemonHost, DaemonHost

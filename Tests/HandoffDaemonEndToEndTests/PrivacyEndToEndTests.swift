@@ -133,8 +133,7 @@ struct PrivacyEndToEndTests {
         for i in 1...2 { try hosts.avahi(i, "no-host-records") }
         let stranger = try Stranger(hosts, 3)
         let (a, b) = try await startPaired(hosts)
-        try await waitUntil("alpha lists beta", timeout: 10) { try await a.lists("beta") }
-        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
+        try await waitUntilListedBothWays(a, b)
         let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id])

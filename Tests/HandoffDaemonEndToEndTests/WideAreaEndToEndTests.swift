@@ -89,8 +89,7 @@ struct WideAreaEndToEndTests {
             print("pairing failed; alpha's log:\n\(a.log)\nbeta's log:\n\(b.log)\nthe zone lists: \(try Self.zoneInstances(hosts, from: 1))")
             throw error
         }
-        try await waitUntil("alpha lists beta", timeout: 10) { try await a.lists("beta") }
-        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
+        try await waitUntilListedBothWays(a, b)
         let activity = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(activity.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id])
@@ -183,8 +182,7 @@ struct WideAreaEndToEndTests {
         try await a.start()
         try await b.start()
         try await pair(a, b)
-        try await waitUntil("alpha lists beta", timeout: 10) { try await a.lists("beta") }
-        try await waitUntil("beta lists alpha", timeout: 10) { try await b.lists("alpha") }
+        try await waitUntilListedBothWays(a, b)
         // What came through the reflector holds no link-local address of the other subnet.
         for (host, peer) in [(a, "beta"), (b, "alpha")] {
             let addresses = try await host.peer(peer)?.dictionaryValue?["addresses"]?.arrayValue?.compactMap(\.stringValue) ?? []
