@@ -11,6 +11,9 @@ struct ConfigFile: Decodable {
         var handshake_timeout_seconds: Int?
         var max_unauthenticated: Int?
         var max_unauthenticated_per_source: Int?
+        var max_sessions_per_peer: Int?
+        var max_sessions: Int?
+        var write_deadline_ms: Int?
         var max_control_clients: Int?
         var max_control_line_bytes: Int?
     }
@@ -53,6 +56,7 @@ struct ConfigFile: Decodable {
         "limits.activity_max_bytes",
         "limits.decode_max_depth", "limits.decode_max_values", "limits.decode_max_bytes", "limits.max_frame_bytes",
         "limits.handshake_timeout_seconds", "limits.max_unauthenticated", "limits.max_unauthenticated_per_source",
+        "limits.max_sessions_per_peer", "limits.max_sessions", "limits.write_deadline_ms",
         "limits.max_control_clients", "limits.max_control_line_bytes"
     ]
 
@@ -67,6 +71,7 @@ struct ConfigFile: Decodable {
         "limits": [
             "activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",
             "max_frame_bytes", "handshake_timeout_seconds", "max_unauthenticated", "max_unauthenticated_per_source",
+            "max_sessions_per_peer", "max_sessions", "write_deadline_ms",
             "max_control_clients", "max_control_line_bytes"
         ],
         "wide_area": ["domain", "server", "key_file", "poll_seconds"],

@@ -141,6 +141,12 @@ extension HandoffConfiguration {
             link.maxUnauthenticated = try positive(l.max_unauthenticated, "max_unauthenticated") ?? link.maxUnauthenticated
             link.maxUnauthenticatedPerSource =
                 try positive(l.max_unauthenticated_per_source, "max_unauthenticated_per_source") ?? link.maxUnauthenticatedPerSource
+            link.maxSessionsPerPeer = try positive(l.max_sessions_per_peer, "max_sessions_per_peer") ?? link.maxSessionsPerPeer
+            link.maxSessions = try positive(l.max_sessions, "max_sessions") ?? link.maxSessions
+            link.writeDeadlineMillis = try positive(l.write_deadline_ms, "write_deadline_ms") ?? link.writeDeadlineMillis
+            if link.maxSessions > 512 {
+                throw .invalid(file: file, key: "limits.max_sessions", reason: "must be at most 512 (each is a descriptor; the unit allows 1024)")
+            }
             control.maxClients = try positive(l.max_control_clients, "max_control_clients") ?? control.maxClients
             control.maxLineBytes = try positive(l.max_control_line_bytes, "max_control_line_bytes") ?? control.maxLineBytes
             if link.maxFrameBytes > 65_535 || link.maxFrameBytes < 4_096 {

@@ -91,6 +91,11 @@ public struct LinkLimits: Sendable, Equatable {
     public var handshakeTimeoutSeconds = 10
     public var maxUnauthenticated = 8
     public var maxUnauthenticatedPerSource = 2
+    /// Authenticated sessions with one peer, and in all (docs/SECURITY.md, "Bounds on a session").
+    public var maxSessionsPerPeer = 4
+    public var maxSessions = 256
+    /// How long one write to a peer may wait before its session closes as `stalled`.
+    public var writeDeadlineMillis = 5_000
     public init() {}
 }
 

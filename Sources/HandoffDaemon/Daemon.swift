@@ -65,6 +65,9 @@ public final class Daemon: Sendable {
         link.handshakeTimeout = .seconds(Int64(configuration.link.handshakeTimeoutSeconds))
         link.maxUnauthenticated = configuration.link.maxUnauthenticated
         link.maxUnauthenticatedPerSource = configuration.link.maxUnauthenticatedPerSource
+        link.sessions.perPeer = configuration.link.maxSessionsPerPeer
+        link.sessions.total = configuration.link.maxSessions
+        link.sessions.writeDeadline = .milliseconds(Int64(configuration.link.writeDeadlineMillis))
         let endpoint = LinkEndpoint(
             identity: identity, name: configuration.deviceName, trustStore: parts.trustStore, configuration: link,
             logger: parts.logger)

@@ -63,6 +63,7 @@ public actor PeerLinks {
     private var connecting: Set<String> = []
     private let connected = Waiters<String, Result<LinkSession, PeerRequestError>>()
     private var admission = PeerAdmission()
+    private var refusals = RefusalLog()
     /// Sessions to read, handed to `run()`.
     private let adopted: (stream: AsyncStream<LinkSession>, continuation: AsyncStream<LinkSession>.Continuation)
     /// First session up, last session down: read by Peers.
@@ -136,10 +137,13 @@ public actor PeerLinks {
     private func read(_ session: LinkSession) async {
         await withDiscardingTaskGroup { group in
             for await bytes in session.messages {
+                // A closed session's backlog is dropped: nobody can be answered on it any more.
+                guard session.channel.isActive else { break }
                 let message: PeerMessage
                 do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
-                    logger.notice("undecodable peer message", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
-                    await send(.error(id: nil, code: error.code, message: error.description), answering: .ping(id: 0), on: session)
+                    refused(session, error.code)
+                    let reply = PeerMessage.errorReply(toUndecodable: bytes)
+                    if reply.answer { await send(.error(id: reply.id, code: error.code, message: error.description), on: session) }
                     continue
                 }
                 if case .goodbye = message {
@@ -152,7 +156,8 @@ public actor PeerLinks {
                 // peer that learnt or guessed the id must not answer for this one.
                 if let id = message.answerID, answers.resumeOldest(id, with: message, ownedBy: ObjectIdentifier(session)) { continue }
                 if let refusal = admit(message, on: session) {
-                    await send(refusal, answering: message, on: session)
+                    // A message that asks for no answer gets none, refused or not.
+                    if !message.isOneWay { await send(refusal, answering: message, on: session) }
                     continue
                 }
                 let serve = self.serve
@@ -171,6 +176,13 @@ public actor PeerLinks {
         closed(session)
     }
 
+    /// Logs a refusal once per peer and reason a minute, with how many there were.
+    private func refused(_ session: LinkSession, _ reason: String) {
+        guard let count = refusals.note(peerID: session.peer.id, reason: reason, at: .now) else { return }
+        logger.notice(
+            "refused a peer's messages", metadata: ["peer.id": "\(session.peer.fingerprint)", "reason": "\(reason)", "count": "\(count)"])
+    }
+
     /// nil if the request may be served now; else the error to answer with.
     private func admit(_ message: PeerMessage, on session: LinkSession) -> PeerMessage? {
         let isPush = if case .push = message { true } else { false }
@@ -178,11 +190,12 @@ public actor PeerLinks {
         case nil:
             return nil
         case .busy:
+            refused(session, "busy")
             return .error(
                 id: message.requestID, code: "busy",
                 message: "too many requests at once (at most \(PeerAdmission.maxInFlightPerSession)); wait for answers before asking more")
         case .rateLimited:
-            logger.notice("refused a push: rate limit", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            refused(session, "rate-limited")
             return .error(
                 id: message.requestID, code: "rate-limited",
                 message: "too many pushes (at most \(Int(PeerAdmission.pushesPerSecond)) a second); try again shortly")
@@ -191,7 +204,7 @@ public actor PeerLinks {
 
     private func served(_ request: PeerMessage, reply: PeerMessage?, on session: LinkSession) async {
         admission.served(session: ObjectIdentifier(session))
-        if let reply { await send(reply, answering: request, on: session) }
+        if let reply, !request.isOneWay { await send(reply, answering: request, on: session) }
     }
 
     /// Sends a reply; one that cannot be encoded or does not fit a frame becomes an error reply,
@@ -219,7 +232,14 @@ public actor PeerLinks {
         try? await session.send(bytes)
     }
 
+    private func send(_ message: PeerMessage, on session: LinkSession) async {
+        guard let bytes = try? message.encoded() else { return }
+        try? await session.send(bytes)
+    }
+
     private func closed(_ session: LinkSession) {
+        // A peer that stopped taking what we write is absent as `stalled`, whatever else we knew.
+        if session.closeReason == .stalled { table.ending(session, .stalled) }
         admission.closed(session: ObjectIdentifier(session))
         answers.end(owner: ObjectIdentifier(session))
         if let (reason, last) = table.remove(session), last { presence.continuation.yield(.absent(session.peer, reason)) }
@@ -301,12 +321,13 @@ public actor PeerLinks {
     /// Drops a request's answer that will not be awaited.
     public nonisolated func forget(_ asked: Asked) { answers.forget(asked.ticket) }
 
-    /// Sends a notification (no answer) to a peer with an open session; false if there is none.
+    /// Sends a notification (no answer) to a peer with an open session, without waiting for the
+    /// peer to take it: a peer that does not read holds up nobody (its session closes as `stalled`
+    /// at the write deadline). False if there is no session or it could not be written.
     @discardableResult
-    public func notify(_ message: PeerMessage, peerID: String) async -> Bool {
-        guard let s = table.current(peerID) else { return false }
-        do { try await s.send(message.encoded()) } catch { return false }
-        return true
+    public func notify(_ message: PeerMessage, peerID: String) -> Bool {
+        guard let s = table.current(peerID), let bytes = try? message.encoded() else { return false }
+        return s.post(bytes)
     }
 
     /// Closes every session with a peer (after unpairing, or `handoffctl disconnect`).

@@ -76,6 +76,18 @@ extension PeerMessage {
         return .dictionary(d)
     }
 
+    /// How to answer a message that could not be decoded: not at all when its type asks for no
+    /// answer, else an error carrying the request's id when that much is readable.
+    public static func errorReply(toUndecodable bytes: [UInt8]) -> (answer: Bool, id: Int64?) {
+        guard let d = (try? BoundedDecoder(limits: limits).decode(Data(bytes)))?.dictionaryValue else { return (true, nil) }
+        if let type = d["type"]?.stringValue, oneWayTypes.contains(type) { return (false, nil) }
+        if case .integer(let id)? = d["id"] { return (true, id) }
+        return (true, nil)
+    }
+
+    /// The types of the messages that ask for no answer (`isOneWay`).
+    static let oneWayTypes: Set<String> = ["continued", "changed", "invalidated", "goodbye", "error", "activities", "activity", "outcome", "pong"]
+
     /// nil for a message type this version does not know.
     static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage? {
         let f = try FieldReader(value)
@@ -97,11 +109,19 @@ extension PeerMessage {
             }
             let addresses = f.fields["addresses"] == nil ? [] : try f.stringArray("addresses")
             guard addresses.count <= Hello.maxAddresses else { throw .field("addresses", problem: "more than \(Hello.maxAddresses)") }
+            guard addresses.allSatisfy({ $0.utf8.count <= Hello.maxAddressBytes }) else {
+                throw .field("addresses", problem: "an address longer than \(Hello.maxAddressBytes) bytes")
+            }
+            let device = try f.string("device")
+            guard device.utf8.count <= Hello.maxDeviceBytes else { throw .field("device", problem: "longer than \(Hello.maxDeviceBytes) bytes") }
+            let types = try f.stringArray("types")
+            guard types.count <= Hello.maxTypes else { throw .field("types", problem: "more than \(Hello.maxTypes)") }
+            guard types.allSatisfy({ $0.utf8.count <= Hello.maxTypeBytes }) else {
+                throw .field("types", problem: "a type longer than \(Hello.maxTypeBytes) bytes")
+            }
             return .hello(
                 id: try f.integer("id"),
-                Hello(
-                    protocolVersion: try f.integer("protocol"), device: try f.string("device"), types: try f.stringArray("types"), port: port,
-                    addresses: addresses))
+                Hello(protocolVersion: try f.integer("protocol"), device: device, types: types, port: port, addresses: addresses))
         case "list": return .list(id: try f.integer("id"))
         case "activities": return .activities(id: try f.integer("id"), items: try summaries())
         case "fetch": return .fetch(id: try f.integer("id"), activityID: try uuid("activity"))
@@ -121,6 +141,15 @@ extension PeerMessage {
             return .error(id: f.fields["id"] == nil ? nil : try f.integer("id"), code: try f.string("code"), message: try f.string("message"))
         default:
             return nil
+        }
+    }
+
+    /// A message that asks for no answer: nothing is ever sent back for it, not even an error
+    /// (a peer that floods them must not make us write).
+    public var isOneWay: Bool {
+        switch self {
+        case .continued, .changed, .invalidated, .goodbye, .error, .activities, .activity, .outcome, .pong: true
+        case .hello, .list, .fetch, .push, .ping: false
         }
     }
 

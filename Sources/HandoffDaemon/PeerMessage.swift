@@ -41,6 +41,13 @@ public struct Hello: Sendable, Equatable {
 
     /// At most this many addresses are read from a peer's hello.
     public static let maxAddresses = 16
+    /// Longer addresses (an IPv6 literal with a zone is at most about 60) are refused.
+    public static let maxAddressBytes = 64
+    /// A device name (shown to the person) of at most this many bytes.
+    public static let maxDeviceBytes = 64
+    /// At most this many declared activity types, each at most `maxTypeBytes`.
+    public static let maxTypes = 64
+    public static let maxTypeBytes = 128
 
     public init(protocolVersion: Int64 = PeerMessage.protocolVersion, device: String, types: [String], port: Int64? = nil, addresses: [String] = []) {
         self.protocolVersion = protocolVersion

@@ -7,6 +7,8 @@ enum SessionEnd: String, Sendable {
     case goodbye
     /// The peer stopped answering pings: it crashed, slept or lost its network.
     case pingTimeout = "ping-timeout"
+    /// The peer did not take what we wrote within the write deadline (it stopped reading).
+    case stalled
     /// The connection closed without a goodbye.
     case connectionLost = "connection-lost"
     /// Another session with the same peer is kept instead (see `SessionTable.choose`).

@@ -9,6 +9,28 @@ public struct LinkConfiguration: Sendable {
     public var maxUnauthenticatedPerPrefix = 4
     public var maxUnauthenticatedExempt = 16
     public var pairingWindow: TimeAmount = .seconds(120)
+    /// The session bounds (docs/SECURITY.md, "Bounds on a session").
+    public var sessions = SessionLimits()
+
+    public init() {}
+}
+
+/// What one authenticated session, and all of them together, may hold of ours. A paired machine
+/// is trusted with what it says, never with how much or how fast.
+public struct SessionLimits: Sendable, Equatable {
+    /// Sessions open with one peer at once; a newer one past this closes that peer's oldest.
+    public var perPeer = 4
+    /// Sessions open in all; past this a new one is closed at once. Well below LimitNOFILE (1024).
+    public var total = 256
+    /// Inbound messages decrypted and waiting for the daemon: past `inboundHigh` the socket is not
+    /// read until the daemon has taken them down to `inboundLow` (NIO's back-pressure).
+    public var inboundLow = 2
+    public var inboundHigh = 8
+    /// How long one write may wait for the peer to take it; then the session closes as `stalled`.
+    public var writeDeadline: TimeAmount = .seconds(5)
+    /// Bytes written but not yet taken by the peer's socket; past this the session closes as
+    /// `stalled` at once.
+    public var maxPendingBytes = 1 << 20
 
     public init() {}
 }

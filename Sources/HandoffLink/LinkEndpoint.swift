@@ -26,7 +26,7 @@ public final class LinkEndpoint: Sendable {
     /// Trust-store writes a peer's messages cause (fsync'd): off the event loop, in order.
     private let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
     /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
-    private let open = NIOLockedValueBox<[ObjectIdentifier: LinkSession]>([:])
+    private let open = NIOLockedValueBox(OpenSessions())
     /// Connections we are opening (TCP connect or handshake under way): closed by `shutdown`, so
     /// that a dial to an address that drops packets does not hold up the stop for its timeout.
     private let dialling = NIOLockedValueBox<(stopped: Bool, channels: [ObjectIdentifier: Channel])>((false, [:]))
@@ -115,7 +115,7 @@ public final class LinkEndpoint: Sendable {
         let next = try trustStore.ownAdvertisingKey().rotated()
         try trustStore.unpin(id: peer.id, rotatingTo: next)
         logger.notice("unpaired; advertising key rotated", metadata: ["peer.id": "\(peer.fingerprint)", "advert.generation": "\(next.generation)"])
-        for session in open.withLockedValue({ Array($0.values) }) {
+        for session in open.withLockedValue({ $0.all }) {
             if session.peer == peer {
                 await deliverUnpairNotice(on: session)
             } else {
@@ -126,7 +126,7 @@ public final class LinkEndpoint: Sendable {
     }
 
     /// The sessions open right now.
-    public var openSessions: [LinkSession] { open.withLockedValue { Array($0.values) } }
+    public var openSessions: [LinkSession] { open.withLockedValue { $0.all } }
 
     private func deliverUnpairNotice(on session: LinkSession) async {
         do {
@@ -307,10 +307,25 @@ public final class LinkEndpoint: Sendable {
             let peer = e.peer
             let bridge = SessionBridge(onControl: { [weak self] control in self?.handle(control, from: peer, channel: channel) })
             try ops.addHandler(bridge)
-            let session = LinkSession(peer: peer, channel: channel, bridge: bridge, maxFrame: configuration.maxFrame, initiatedLocally: isInitiator)
+            let limits = configuration.sessions
+            let session = LinkSession(
+                peer: peer, channel: channel, bridge: bridge, maxFrame: configuration.maxFrame, limits: limits, initiatedLocally: isInitiator)
             let key = ObjectIdentifier(channel)
-            open.withLockedValue { $0[key] = session }
-            channel.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: key) } }
+            let evicted = open.withLockedValue { open -> [LinkSession]? in
+                open.admit(session, key: key, limits: limits)
+            }
+            guard let evicted else {
+                logger.warning(
+                    "closed a new session: the session limit is reached", metadata: ["peer.id": "\(peer.fingerprint)", "limit": "\(limits.total)"])
+                throw LinkError.tooManySessions
+            }
+            for old in evicted {
+                logger.notice(
+                    "closed a peer's oldest session: at most \(limits.perPeer) per peer", metadata: ["peer.id": "\(peer.fingerprint)"])
+                old.reason.withLockedValue { if $0 == nil { $0 = .tooManySessions } }
+                old.channel.close(promise: nil)
+            }
+            channel.closeFuture.whenComplete { [open] _ in open.withLockedValue { $0.remove(key) } }
             if let own = try? trustStore.ownAdvertisingKey() {
                 channel.writeAndFlush(channel.allocator.buffer(bytes: LinkControl.advertisingKey(own).bytes), promise: nil)
             }

@@ -12,6 +12,10 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case handshakeTimeout(seconds: Int)
     case tooManyUnauthenticated
     case closed
+    /// The peer did not take what we wrote within the write deadline, or let too much pile up.
+    case stalled
+    /// The session was closed to keep within the session limits (per peer, or in all).
+    case tooManySessions
     case peerClosedHandshake
     /// The peer has unpaired this machine (it told us during the handshake).
     case unpairedByPeer(PeerIdentity)
@@ -33,6 +37,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .handshakeTimeout(let s): "the handshake did not finish within \(s) s"
         case .tooManyUnauthenticated: "too many unauthenticated connections; try again shortly"
         case .closed: "the connection closed"
+        case .stalled: "the peer stopped taking what this machine sends (a write missed its deadline); the session was closed"
+        case .tooManySessions: "too many sessions with this peer, or in all; the oldest (or this one) was closed"
         case .unpairedByPeer(let p): "the peer \(p.fingerprint) has unpaired this machine; it was removed here too (pair again to reconnect)"
         case .unpairNoticeDelivered(let p): "told the peer \(p.fingerprint) that it was unpaired; no session"
         case .peerClosedHandshake:

@@ -3,27 +3,37 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// An authenticated, encrypted connection to a paired peer: send messages, read them as an
-/// AsyncStream. Each message is one frame: at most `maxMessage` bytes (the frame limit less the
+/// AsyncSequence. Each message is one frame: at most `maxMessage` bytes (the frame limit less the
 /// AEAD tag and the kind byte).
+///
+/// Bounded both ways: reading stops while `limits.inboundHigh` messages wait for the daemon (the
+/// peer's sends then wait in its own socket), and every write has a deadline and a share of
+/// `limits.maxPendingBytes`; a peer that does not take what we send is closed as `stalled`.
 public final class LinkSession: Sendable {
     public let peer: PeerIdentity
     public let channel: Channel
-    public let messages: AsyncStream<[UInt8]>
+    public let messages: Messages
     public let maxMessage: Int
     /// True when this machine opened the connection: both ends agree on it, which is what lets
     /// them keep the same one of two sessions opened at once (see `PeerLinks`).
     public let initiatedLocally: Bool
     /// Why the session ended, once it has.
-    public var closeReason: LinkError? { bridge.reason.withLockedValue { $0 } }
-    let bridge: SessionBridge
+    public var closeReason: LinkError? { reason.withLockedValue { $0 } }
+    let reason: NIOLockedValueBox<LinkError?>
+    private let limits: SessionLimits
+    /// Bytes handed to the channel whose write has not completed.
+    private let pending = NIOLockedValueBox(0)
 
-    init(peer: PeerIdentity, channel: Channel, bridge: SessionBridge, maxFrame: Int, initiatedLocally: Bool) {
+    init(
+        peer: PeerIdentity, channel: Channel, bridge: SessionBridge, maxFrame: Int, limits: SessionLimits, initiatedLocally: Bool
+    ) {
         self.peer = peer
         self.channel = channel
         self.initiatedLocally = initiatedLocally
-        self.bridge = bridge
+        reason = bridge.reason
+        self.limits = limits
         maxMessage = Self.maxMessage(frame: maxFrame)
-        messages = bridge.stream
+        messages = bridge.makeMessages(on: channel.eventLoop, limits: limits)
     }
 
     /// The peer's end: its address and port ("host:port", "[v6]:port").
@@ -34,60 +44,161 @@ public final class LinkSession: Sendable {
     /// The largest application message a frame of `frame` bytes carries.
     public static func maxMessage(frame: Int) -> Int { frame - 16 - 1 }
 
-    /// Sends one message. One that does not fit a frame fails here, before anything is written:
-    /// sealing it would fail inside the pipeline and close the whole session.
+    /// Bytes written to this session that the peer has not taken yet.
+    public var pendingBytes: Int { pending.withLockedValue { $0 } }
+
+    /// Sends one message and waits until the peer's socket took it (at most the write deadline).
+    /// One that does not fit a frame fails here, before anything is written: sealing it would
+    /// fail inside the pipeline and close the whole session.
     public func send(_ message: [UInt8]) async throws {
         guard message.count <= maxMessage else { throw LinkError.messageTooLarge(size: message.count, limit: maxMessage) }
-        try await channel.writeAndFlush(channel.allocator.buffer(bytes: [MessageKind.application.rawValue] + message))
+        do { try await write([MessageKind.application.rawValue] + message).get() } catch {
+            // The write failed because the session was closed as stalled: say that, not "closed".
+            if closeReason == .stalled { throw LinkError.stalled }
+            throw error
+        }
+    }
+
+    /// Sends one message without waiting for it: for notifications, so that a peer that does not
+    /// read never holds up the caller (it is closed at the write deadline instead). False if it
+    /// was not written (too large, or the session is closed or stalled).
+    @discardableResult
+    public func post(_ message: [UInt8]) -> Bool {
+        guard message.count <= maxMessage, channel.isActive else { return false }
+        write([MessageKind.application.rawValue] + message).whenFailure { _ in }
+        return true
     }
 
     func sendControl(_ control: LinkControl) async throws {
-        try await channel.writeAndFlush(channel.allocator.buffer(bytes: control.bytes))
+        try await write(control.bytes).get()
+    }
+
+    /// Every write: counted against the pending bytes, and given a deadline.
+    private func write(_ bytes: [UInt8]) -> EventLoopFuture<Void> {
+        let loop = channel.eventLoop
+        let size = bytes.count
+        let over = pending.withLockedValue { p -> Bool in
+            p += size
+            return p > limits.maxPendingBytes
+        }
+        let promise = loop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { [pending] _ in pending.withLockedValue { $0 -= size } }
+        if over {
+            stalled()
+            promise.fail(LinkError.stalled)
+            return promise.futureResult
+        }
+        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: promise)
+        let timer = loop.scheduleTask(in: limits.writeDeadline) { [self] in
+            stalled()
+            promise.fail(LinkError.stalled)
+        }
+        promise.futureResult.whenComplete { _ in timer.cancel() }
+        return promise.futureResult
+    }
+
+    /// The peer did not take what we sent in time: the session ends, and says why.
+    private func stalled() {
+        reason.withLockedValue { if $0 == nil { $0 = .stalled } }
+        channel.close(promise: nil)
     }
 
     public func close() async {
         try? await channel.close()
     }
+
+    /// The peer's messages in order; ends when the session closes. Reading the socket pauses
+    /// while the consumer is `inboundHigh` messages behind (NIO's high/low watermark strategy).
+    public typealias Messages = NIOAsyncSequenceProducer<
+        [UInt8], NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, SessionBridge.Demand
+    >
 }
 
-/// The last handler of a session pipeline: inbound messages into an AsyncStream.
-final class SessionBridge: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
+/// The last handler of a session pipeline. The link's own control messages are handled here, on
+/// the event loop; the application's go (without their kind byte) into a back-pressured sequence:
+/// when `inboundHigh` wait unread, the socket is not read again until the consumer has taken them
+/// down to `inboundLow`, so the peer's sends wait in its own socket buffer, not in our memory.
+public final class SessionBridge: ChannelDuplexHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias OutboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
 
-    let stream: AsyncStream<[UInt8]>
-    private let continuation: AsyncStream<[UInt8]>.Continuation
     let reason = NIOLockedValueBox<LinkError?>(nil)
-
     /// Called on the event loop for each control message from the peer.
     private let onControl: @Sendable (LinkControl) -> Void
+    private var source: LinkSession.Messages.Source?
+    private var context: ChannelHandlerContext?
+    /// False while the consumer is behind: a read NIO asks for is held until it catches up.
+    private var producing = true
+    private var heldRead = false
 
     init(onControl: @escaping @Sendable (LinkControl) -> Void = { _ in }) {
-        (stream, continuation) = AsyncStream.makeStream()
         self.onControl = onControl
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = Array(buffer: unwrapInboundIn(data))
-        switch bytes.first.flatMap(MessageKind.init(rawValue:)) {
+    /// Makes the sequence the session is read through; on the event loop, before any read.
+    func makeMessages(on loop: EventLoop, limits: SessionLimits) -> LinkSession.Messages {
+        let made = LinkSession.Messages.makeSequence(
+            backPressureStrategy: .init(lowWatermark: limits.inboundLow, highWatermark: limits.inboundHigh),
+            finishOnDeinit: true, delegate: Demand(bridge: NIOLoopBound(self, eventLoop: loop)))
+        source = made.source
+        return made.sequence
+    }
+
+    public func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    public func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        switch buffer.readInteger(as: UInt8.self).flatMap(MessageKind.init(rawValue:)) {
         case .application:
-            continuation.yield(Array(bytes.dropFirst()))
+            // Nobody reads any more (the consumer stopped): the message is dropped.
+            guard let source else { return }
+            if source.yield(Array(buffer: buffer)) == .stopProducing { producing = false }
         case .control:
             // Unknown control messages are ignored, so that a newer peer may add some.
-            if let control = LinkControl(body: bytes.dropFirst()) { onControl(control) }
+            if let control = LinkControl(body: ArraySlice(buffer.readableBytesView)) { onControl(control) }
         case nil:
             reason.withLockedValue { if $0 == nil { $0 = .noise(.malformedMessage("unknown message kind")) } }
             context.close(promise: nil)
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    public func read(context: ChannelHandlerContext) {
+        if producing { context.read() } else { heldRead = true }
+    }
+
+    /// The consumer caught up: the held read goes out.
+    fileprivate func produceMore() {
+        producing = true
+        if heldRead, let context {
+            heldRead = false
+            context.read()
+        }
+    }
+
+    /// The consumer is gone: read on (control messages still matter), drop what is not its.
+    fileprivate func terminated() {
+        source = nil
+        produceMore()
+    }
+
+    public func errorCaught(context: ChannelHandlerContext, error: Error) {
         reason.withLockedValue { if $0 == nil { $0 = (error as? LinkError) ?? .closed } }
         context.close(promise: nil)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    public func channelInactive(context: ChannelHandlerContext) {
         reason.withLockedValue { if $0 == nil { $0 = .closed } }
-        continuation.finish()
+        source?.finish()
+        source = nil
         context.fireChannelInactive()
+    }
+
+    /// The consumer's demand, delivered on the session's event loop.
+    public struct Demand: NIOAsyncSequenceProducerDelegate {
+        let bridge: NIOLoopBound<SessionBridge>
+        public func produceMore() { bridge.eventLoop.execute { bridge.value.produceMore() } }
+        public func didTerminate() { bridge.eventLoop.execute { bridge.value.terminated() } }
     }
 }

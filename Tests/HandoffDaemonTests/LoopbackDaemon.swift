@@ -25,10 +25,13 @@ final class LoopbackDaemon: Sendable {
     private let group: ServiceGroup
     private let running: Task<Void, Error>
 
-    init(_ name: String, on network: FakeNetwork, avahiRunning: Bool = true) async throws {
+    init(
+        _ name: String, on network: FakeNetwork, avahiRunning: Bool = true, configure: (inout HandoffConfiguration) -> Void = { _ in }
+    ) async throws {
         var c = HandoffConfiguration()
         c.deviceName = name
         c.peerPort = 0
+        configure(&c)
         identity = IdentityKey()
         discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)
         daemon = try Daemon(
