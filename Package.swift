@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "HandoffLinkTests",
             dependencies: [
-                "HandoffLink", "HandoffState",
+                "HandoffLink", "HandoffState", "HandoffTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),

@@ -24,7 +24,7 @@ public struct InterfaceAddress: Sendable, Hashable {
         return a & mask == b & mask
     }
 
-    static func ipv4(_ text: String) -> UInt32? {
+    public static func ipv4(_ text: String) -> UInt32? {
         var a = in_addr()
         guard inet_pton(AF_INET, text, &a) == 1 else { return nil }
         return UInt32(bigEndian: a.s_addr)

@@ -25,6 +25,8 @@ public actor Activities: Service {
     private var owners: [UUID: ControlClient] = [:]
     /// needsSave questions to apps, by token.
     private let refreshes = Waiters<String, UserActivity>()
+    /// The activities each peer fetched, whose `continued` report is still due.
+    private var fetched = ServedFetches()
     /// The machine's addresses at the last rotation: a change rotates the advert, so that an
     /// observer cannot link the machine's adverts across networks.
     private var addresses = LocalAddresses.current()
@@ -160,8 +162,12 @@ public actor Activities: Service {
     func answer(_ message: PeerMessage, from peerID: String) async -> PeerMessage? {
         let reply = await requestHandler.reply(to: message)
         if case .activities(let id, let items) = reply { return .activities(id: id, items: await peers.offered(items, to: peerID)) }
+        if case .activity(_, let activity) = reply { fetched.served(activity.id, to: peerID, at: Date()) }
         return reply
     }
+
+    /// Whether a peer's `continued` report is believed: it fetched that activity, and reports it once.
+    func acceptReport(_ activityID: UUID, by peerID: String) -> Bool { fetched.reported(activityID, by: peerID, at: Date()) }
 
     /// The activity, refreshed by its app first if it needs saving and the app answers in time.
     func freshest(_ activity: UserActivity) async -> UserActivity { await requestHandler.freshest(activity) }

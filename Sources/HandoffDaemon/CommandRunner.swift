@@ -35,21 +35,48 @@ public enum CommandResult: Sendable, Equatable, CustomStringConvertible {
 /// command's process group running, and concurrent runs stalled. Blocking calls (writing stdin,
 /// waitpid) run on Dispatch threads, never on the Swift concurrency pool.
 public enum CommandRunner {
-    /// How many commands may run at once; `shared` is the daemon's.
+    /// How many commands may run at once; `shared` is the daemon's. Each paired peer has a share
+    /// (`perPeer`), and peers together leave `max - forPeers` for this machine's own user: one
+    /// peer (or several) cannot take every slot and make everyone else's continuation fail.
     public final class Limit: Sendable {
         public let max: Int
-        private let running = NIOLockedValueBox(0)
-        public init(max: Int) { self.max = max }
-        public static let shared = Limit(max: CommandRunner.maxRunning)
+        public let perPeer: Int
+        public let forPeers: Int
+        private let running = NIOLockedValueBox((all: 0, peers: 0, byPeer: [String: Int]()))
+        public init(max: Int, perPeer: Int? = nil, forPeers: Int? = nil) {
+            self.max = max
+            self.perPeer = perPeer ?? max
+            self.forPeers = forPeers ?? max
+        }
+        public static let shared = Limit(max: CommandRunner.maxRunning, perPeer: 4, forPeers: 12)
 
-        func enter() -> Bool {
-            running.withLockedValue { n in
-                guard n < max else { return false }
-                n += 1
-                return true
+        /// A slot for the local user (`peer` nil) or a peer; nil if taken, else why not.
+        func enter(peer: String?) -> String? {
+            running.withLockedValue { r in
+                guard r.all < max else { return "\(max) commands are running already; try again when one has finished" }
+                if let peer {
+                    guard r.byPeer[peer, default: 0] < perPeer else {
+                        return "this peer has \(perPeer) commands running here already; try again when one has finished"
+                    }
+                    guard r.peers < forPeers else { return "peers have \(forPeers) commands running here already; try again shortly" }
+                    r.byPeer[peer, default: 0] += 1
+                    r.peers += 1
+                }
+                r.all += 1
+                return nil
             }
         }
-        func leave() { running.withLockedValue { $0 -= 1 } }
+
+        func leave(peer: String?) {
+            running.withLockedValue { r in
+                r.all -= 1
+                if let peer {
+                    r.peers -= 1
+                    let n = r.byPeer[peer, default: 1] - 1
+                    r.byPeer[peer] = n > 0 ? n : nil
+                }
+            }
+        }
     }
 
     public static let maxRunning = 16
@@ -68,10 +95,13 @@ public enum CommandRunner {
         return out
     }
 
-    public static func run(_ command: [String], input: [UInt8] = [], timeout: Duration, limit: Limit = .shared) async -> CommandResult {
+    /// Runs a command for the local user (`peer` nil) or for a paired peer (its id: its share).
+    public static func run(
+        _ command: [String], input: [UInt8] = [], timeout: Duration, limit: Limit = .shared, for peer: String? = nil
+    ) async -> CommandResult {
         guard !command.isEmpty else { return .couldNotStart("empty command") }
-        guard limit.enter() else { return .couldNotStart("\(limit.max) commands are running already; try again when one has finished") }
-        defer { limit.leave() }
+        if let refusal = limit.enter(peer: peer) { return .couldNotStart(refusal) }
+        defer { limit.leave(peer: peer) }
         let pid: pid_t, stdinFD: Int32
         switch spawn(command) {
         case .failure(let why): return .couldNotStart(why.description)

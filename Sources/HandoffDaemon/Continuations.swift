@@ -52,8 +52,10 @@ public final class Continuations: Service, Sendable {
     }
 
     /// Dispatches an activity here (continued from a peer, or pushed by one) and reports where it went.
-    func dispatch(_ activity: UserActivity, from peer: String, preferredScene: UUID?) async -> DispatchOutcome {
-        let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene)
+    /// `pushedBy` is the peer's id when it pushed the activity (it then uses its share of the
+    /// command slots), nil when this machine's user continues it.
+    func dispatch(_ activity: UserActivity, from peer: String, preferredScene: UUID?, pushedBy: String? = nil) async -> DispatchOutcome {
+        let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene, requester: pushedBy)
         var fields: [String: PropertyListValue] = [
             "peer": .string(peer), "activity": .string(activity.id.uuidString),
             "type": .string(activity.type.rawValue)

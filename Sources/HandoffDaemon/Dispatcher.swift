@@ -52,7 +52,11 @@ public struct Dispatcher: Sendable {
 
     /// One pass: the checks once, the handler looked up once, the preferred scene (`continue
     /// --scene`) passed down to where the route is applied.
-    public func dispatch(_ activity: UserActivity, preferredScene: UUID? = nil, at now: Date = Date()) async -> DispatchOutcome {
+    /// `requester` is the paired peer that pushed the activity (its share of the command slots),
+    /// nil when this machine's user asked (`continue`).
+    public func dispatch(_ activity: UserActivity, preferredScene: UUID? = nil, requester: String? = nil, at now: Date = Date()) async
+        -> DispatchOutcome
+    {
         let type = activity.type.rawValue
         do throws(ActivityError) { try router.declared.validate(activity, at: now) } catch {
             return .failed(ContinuationFailure(error, type: activity.type))
@@ -67,13 +71,14 @@ public struct Dispatcher: Sendable {
             }
         }
         if let binding = execHandlers[activity.type] {
-            let result = await CommandRunner.run(binding.command, input: activity.jsonText + [0x0A], timeout: .seconds(binding.timeoutSeconds))
+            let result = await CommandRunner.run(
+                binding.command, input: activity.jsonText + [0x0A], timeout: .seconds(binding.timeoutSeconds), for: requester)
             return result.succeeded
                 ? .continuedByCommand(binding.command)
                 : .failed(.handlerFailed(type: type, reason: "\(binding.command[0]) \(result)"))
         }
         if let url = activity.webpageURL {
-            let result = await CommandRunner.run(opener + [url.absoluteString], timeout: openerTimeout)
+            let result = await CommandRunner.run(opener + [url.absoluteString], timeout: openerTimeout, for: requester)
             return result.succeeded
                 ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
         }

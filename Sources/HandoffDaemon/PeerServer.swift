@@ -19,9 +19,15 @@ struct PeerServer: Sendable {
             return await peers.answer(hello: hello, id: id, on: session)
         case .push(let id, let activity):
             logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
-            let outcome = await continuations.dispatch(activity, from: await peers.name(of: peer), preferredScene: nil)
+            let outcome = await continuations.dispatch(activity, from: await peers.name(of: peer), preferredScene: nil, pushedBy: peer.id)
             return .outcome(id: id, outcome: outcome.remote)
         case .continued(let activityID, let version, let outcome):
+            // Believed only from the peer that fetched the activity, once: no app is told of a
+            // continuation that never happened.
+            guard await activities.acceptReport(activityID, by: peer.id) else {
+                logger.debug("ignored a continuation report for an activity the peer did not fetch", metadata: ["peer.id": "\(peer.fingerprint)"])
+                return nil
+            }
             await continuations.originLearned(activityID: activityID, version: version, outcome: outcome, by: await peers.name(of: peer))
             return nil
         case .changed(let items):

@@ -417,6 +417,8 @@ public actor Peers: Service {
             if session.initiatedLocally, let remote = session.remoteEndpoint { remember(remote, of: peer) }
         case .absent(let peer, let reason):
             directory.pinging.remove(peer.id)
+            // What it told us of its addresses was for that session only.
+            directory.told[peer.id] = nil
             if reason == .goodbye { directory.dialer.leftNow(peer.id, at: now, jitter: Double.random(in: 0...1)) }
             logger.info("peer absent", metadata: ["peer.id": "\(peer.fingerprint)", "reason": "\(reason.rawValue)"])
             events.broadcast("peerAbsent", ["peer": .string(name(of: peer)), "reason": .string(reason.rawValue)])
@@ -474,8 +476,9 @@ public actor Peers: Service {
         guard hello.protocolVersion == PeerMessage.protocolVersion else { return false }
         directory.capabilities[peer.id] = PeerCapabilities(device: hello.device, types: Set(hello.types))
         if let port = hello.port.map(Int.init) {
-            directory.told[peer.id] = hello.addresses.prefix(Hello.maxAddresses).compactMap { PeerEndpoint(parsing: $0, defaultPort: port) }
-                .map { PeerEndpoint(host: $0.host, port: port) }
+            let onLoopback = session.remoteEndpoint.map { ToldAddresses.classify($0.host) == .loopback } ?? false
+            directory.told[peer.id] = ToldAddresses.usable(
+                hello.addresses, port: port, sessionOnLoopback: onLoopback, local: InterfaceAddresses.current() ?? [])
             if !session.initiatedLocally, let source = session.remoteEndpoint { remember(PeerEndpoint(host: source.host, port: port), of: peer) }
         }
         return true

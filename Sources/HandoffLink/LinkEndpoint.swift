@@ -25,6 +25,10 @@ public final class LinkEndpoint: Sendable {
     private let server = NIOLockedValueBox<Channel?>(nil)
     /// Trust-store writes a peer's messages cause (fsync'd): off the event loop, in order.
     private let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
+    /// Advertising keys that peers sent and that wait for their write.
+    private let keyWrites = NIOLockedValueBox(PendingKeyWrites())
+    /// Advertising keys refused because another paired machine holds them.
+    let refusedKeyClaims = NIOLockedValueBox(0)
     /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
     private let open = NIOLockedValueBox(OpenSessions())
     /// Connections we are opening (TCP connect or handshake under way): closed by `shutdown`, so
@@ -157,13 +161,10 @@ public final class LinkEndpoint: Sendable {
     private func handle(_ control: LinkControl, from peer: PeerIdentity, channel: Channel?) {
         switch control {
         case .advertisingKey(let key):
-            // A durable write (fsync): never on the event loop that serves every session.
-            let store = trustStore, logger = logger
-            storeWrites.async {
-                do { try store.setAdvertisingKey(key, ofPeer: peer.id) } catch {
-                    logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
-                }
-            }
+            // A durable write (fsync): never on the event loop that serves every session. Keys
+            // are coalesced per peer (the latest wins) and written at most once a second, so a
+            // peer that sends a million of them costs a write a second, not a million queued.
+            if let delay = keyWrites.withLockedValue({ $0.offer(key, from: peer.id, at: .now) }) { scheduleKeyWrite(peer, after: delay) }
         case .unpaired:
             logger.notice("the peer unpaired this machine; forgetting it", metadata: ["peer.id": "\(peer.fingerprint)"])
             do {
@@ -175,6 +176,29 @@ public final class LinkEndpoint: Sendable {
                 logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
             }
             channel?.close(promise: nil)
+        }
+    }
+
+    /// Writes the latest advertising key a peer sent, then again a second later if a newer one came.
+    private func scheduleKeyWrite(_ peer: PeerIdentity, after delay: Duration) {
+        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        storeWrites.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            defer { if keyWrites.withLockedValue({ $0.written(peer.id) }) { scheduleKeyWrite(peer, after: PendingKeyWrites.interval) } }
+            guard let key = keyWrites.withLockedValue({ $0.take(peer.id, at: .now) }) else { return }
+            do {
+                // Another paired machine's key is not this one's to claim: with it, this peer's
+                // adverts would pass for the other's.
+                if let holder = try trustStore.peers().first(where: { $0.identity.id != peer.id && $0.advertisingKey?.key == key.key }) {
+                    refusedKeyClaims.withLockedValue { $0 += 1 }
+                    logger.warning(
+                        "refused a peer's advertising key: another paired machine holds it",
+                        metadata: ["peer.id": "\(peer.fingerprint)", "holder.id": "\(holder.identity.fingerprint)"])
+                } else {
+                    try trustStore.setAdvertisingKey(key, ofPeer: peer.id)
+                }
+            } catch {
+                logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+            }
         }
     }
 

@@ -53,6 +53,14 @@ extension TrustStore {
     /// An endpoint seen again within this is not written again: its order is already right.
     public static var endpointRefresh: TimeInterval { 600 }
     public static var endpointsKept: Int { 8 }
+    /// Addresses a peer authenticated from, kept per peer (the newest): a peer that comes from a
+    /// new source address each session once grew the table without end.
+    public static var addressesKept: Int { 8 }
+
+    /// The addresses to drop so that `addressesKept` remain: the least recently seen.
+    public static func oldestAddresses(in seen: [String: Date]) -> [String] {
+        Array(seen.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.dropFirst(addressesKept).map(\.key))
+    }
 
     /// The endpoints to drop so that `limit` remain: the least recently seen.
     public static func oldest(beyond limit: Int, in seen: [PeerEndpoint: Date]) -> [PeerEndpoint] {
@@ -72,6 +80,7 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     private var pending: [String: PeerIdentity] = [:]
     private var addresses: [String: [String: Date]] = [:]
     private var endpointsSeen: [String: [PeerEndpoint: Date]] = [:]
+    private var keyWrites = 0
 
     public init() {}
 
@@ -86,7 +95,11 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     public func endpoints(ofPeer id: String) -> [PeerEndpoint] { lock.withLock { Self.newestFirst(endpointsSeen[id] ?? [:]) } }
 
     public func rememberAddress(_ address: String, ofPeer id: String, at: Date) {
-        lock.withLock { if byID[id] != nil { addresses[id, default: [:]][address] = at } }
+        lock.withLock {
+            guard byID[id] != nil else { return }
+            addresses[id, default: [:]][address] = at
+            for a in Self.oldestAddresses(in: addresses[id]!) { addresses[id]?[a] = nil }
+        }
     }
 
     public func rememberedAddresses(since: Date) -> Set<String> {
@@ -108,7 +121,15 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     }
     public func pendingUnpairs() -> [PeerIdentity] { lock.withLock { Array(pending.values) } }
     public func unpairDelivered(id: String) { _ = lock.withLock { pending.removeValue(forKey: id) } }
-    public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) { lock.withLock { byID[id]?.advertisingKey = key } }
+    public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) {
+        lock.withLock {
+            keyWrites += 1
+            byID[id]?.advertisingKey = key
+        }
+    }
+
+    /// How many times a peer's advertising key was written (what a flood of keys costs).
+    public var advertisingKeyWrites: Int { lock.withLock { keyWrites } }
     public func ownAdvertisingKey() -> AdvertisingKey {
         lock.withLock {
             if let own { return own }

@@ -118,10 +118,12 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
     }
 
     public func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws {
-        let fresh = lock.withLock { () -> Bool in
-            guard cache.peers[id] != nil else { return true }
-            guard let seen = cache.addresses[id]?[address] else { return false }
-            return at.timeIntervalSince(seen) < Self.addressRefresh
+        let (fresh, evict) = lock.withLock { () -> (Bool, [String]) in
+            guard cache.peers[id] != nil else { return (true, []) }
+            if let seen = cache.addresses[id]?[address], at.timeIntervalSince(seen) < Self.addressRefresh { return (true, []) }
+            var next = cache.addresses[id] ?? [:]
+            next[address] = at
+            return (false, Self.oldestAddresses(in: next))
         }
         if fresh { return }
         try write(
@@ -129,7 +131,12 @@ public final class SQLiteTrustStore: TrustStore, @unchecked Sendable {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO peerAddress (peerID, address, seenAt) VALUES (?, ?, ?)",
                     arguments: [id, address, at.timeIntervalSince1970])
-            }, then: { $0.addresses[id, default: [:]][address] = at })
+                for a in evict { try db.execute(sql: "DELETE FROM peerAddress WHERE peerID = ? AND address = ?", arguments: [id, a]) }
+            },
+            then: { c in
+                c.addresses[id, default: [:]][address] = at
+                for a in evict { c.addresses[id]?[a] = nil }
+            })
     }
 
     public func rememberedAddresses(since: Date) -> Set<String> {

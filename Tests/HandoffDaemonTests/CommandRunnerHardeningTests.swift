@@ -90,6 +90,24 @@ import Testing
         #expect(results.filter { if case .couldNotStart(let why) = $0 { why.contains("running already") } else { false } }.count == 3)
     }
 
+    /// Issue 30: one peer with two sessions (8 in flight each) once held all 16 slots, and every
+    /// other continuation failed. Now a peer has its share, and peers leave some to the local user.
+    @Test func aPeerTakesOnlyItsShareOfTheSlots() {
+        let shared = CommandRunner.Limit.shared
+        #expect(shared.max == 16 && shared.perPeer == 4 && shared.forPeers == 12)
+        let limit = CommandRunner.Limit(max: shared.max, perPeer: shared.perPeer, forPeers: shared.forPeers)
+        for _ in 0..<4 { #expect(limit.enter(peer: "hostile") == nil) }
+        #expect(limit.enter(peer: "hostile")?.contains("this peer has 4") == true)
+        for p in ["b", "c"] { for _ in 0..<4 { #expect(limit.enter(peer: p) == nil) } }
+        #expect(limit.enter(peer: "d")?.contains("peers have 12") == true, "peers together leave 4 to the local user")
+        for _ in 0..<4 { #expect(limit.enter(peer: nil) == nil) }
+        #expect(limit.enter(peer: nil) != nil)
+        for p in ["hostile", "b", "c"] { for _ in 0..<4 { limit.leave(peer: p) } }
+        for _ in 0..<4 { limit.leave(peer: nil) }
+        #expect(limit.enter(peer: "hostile") == nil)
+        limit.leave(peer: "hostile")
+    }
+
     @Test func infiniteRealsReachTheHandlerAsJSON() throws {
         var a = UserActivity(type: try ActivityType("org.hawknotes.draftNote"))
         try a.addUserInfoEntries(["big": .real(.infinity), "small": .real(-.infinity)])

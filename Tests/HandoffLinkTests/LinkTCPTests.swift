@@ -131,9 +131,10 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
 
     @Test func handshakeTimeout() async throws {
         let b = try await Node.start("B") { $0.handshakeTimeout = .milliseconds(300) }
+        // The clock starts before the connection: the timeout runs from the accept, which is later.
+        let start = ContinuousClock.now
         let raw = try await rawConnect(to: b.port)
         #expect(await eventually(0.2) { b.endpoint.unauthenticatedConnections == 1 })
-        let start = ContinuousClock.now
         #expect(await eventually(3) { !raw.isActive })
         #expect(ContinuousClock.now - start >= .milliseconds(250))
         #expect(await eventually(1) { b.endpoint.unauthenticatedConnections == 0 })

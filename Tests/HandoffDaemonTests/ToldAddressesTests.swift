@@ -1,0 +1,31 @@
+import HandoffCore
+import Testing
+@testable import HandoffDaemon
+
+/// Issue 30 (and 28, part 3): what a hostile peer's hello could make us dial.
+@Suite struct ToldAddressesTests {
+    let local = [
+        InterfaceAddress(text: "192.168.7.20", interfaceIndex: 2, isIPv6: false, prefixLength: 24),
+        InterfaceAddress(text: "2001:db8::20", interfaceIndex: 2, isIPv6: true, prefixLength: 64)
+    ]
+
+    @Test func onlyUnicastLiteralsThatAreNotOursAreDialled() {
+        let told = [
+            "192.168.7.31", "localhost", "127.0.0.1", "::1", "224.0.0.251", "255.255.255.255", "192.168.7.255", "0.0.0.0", "::",
+            "192.168.7.20", "2001:db8::20", "ff02::fb", "fe80::1", "169.254.3.4", "::ffff:127.0.0.1", "2001:db8::31", "evil.example",
+            "10.0.0.1:22", "192.168.7.31"
+        ]
+        let usable = ToldAddresses.usable(told, port: 7340, sessionOnLoopback: false, local: local)
+        #expect(usable.map(\.host) == ["192.168.7.31", "2001:db8::31"])
+        #expect(usable.allSatisfy { $0.port == 7340 })
+    }
+
+    @Test func loopbackOnlyWhenTheSessionIsOnLoopback() {
+        #expect(ToldAddresses.usable(["127.0.0.1", "::1"], port: 7340, sessionOnLoopback: true, local: local).map(\.host) == ["127.0.0.1", "::1"])
+        #expect(ToldAddresses.usable(["127.0.0.1"], port: 7340, sessionOnLoopback: false, local: local).isEmpty)
+    }
+
+    @Test func portZeroIsNoPort() {
+        #expect(ToldAddresses.usable(["192.168.7.31"], port: 0, sessionOnLoopback: false, local: local).isEmpty)
+    }
+}
