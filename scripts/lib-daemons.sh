@@ -57,20 +57,39 @@ wait_listed() {
 }
 
 # pair_daemons A B: B accepts (its pairing advert shows its name while the window is open), A
-# starts; both confirm (the script compares the two codes); returns once B lists A.
+# starts; each side is given the code the other shows, on its standard input, as a person types
+# it: only a matching pair confirms. Returns once B lists A.
 pair_daemons() {
-  ctl "$2" pair --accept --yes --json --timeout 30 > "$WORK/pair-accept.json" &
-  local accept=$! n
-  for n in $(seq 1 50); do ctl "$1" pair "$2" --yes --json > "$WORK/pair.json" 2>/dev/null && break; sleep 0.2; done
-  wait $accept
-  local ca cb
-  ca=$(json_field code < "$WORK/pair.json"); cb=$(json_field code < "$WORK/pair-accept.json")
-  [ -n "$ca" ] && [ "$ca" = "$cb" ] || { echo "pairing failed (codes '$ca' and '$cb')" >&2; return 1; }
+  local d="$WORK/pairing" ca="" cb="" n accept asking=""
+  rm -rf "$d"; mkdir -p "$d"; mkfifo "$d/accept.in" "$d/ask.in"
+  ctl "$2" pair --accept --json --timeout 30 < "$d/accept.in" > "$d/accept.out" 2> "$d/accept.err" &
+  accept=$!
+  exec 7> "$d/accept.in"
+  # Until B's window is open, A's attempt is refused; it is tried again.
+  for n in $(seq 1 50); do
+    ctl "$1" pair "$2" --json < "$d/ask.in" > "$d/ask.out" 2> "$d/ask.err" &
+    asking=$!
+    exec 8> "$d/ask.in"
+    while kill -0 "$asking" 2> /dev/null && ! grep -q '"code"' "$d/ask.out"; do sleep 0.05; done
+    grep -q '"code"' "$d/ask.out" && break
+    exec 8>&-; wait "$asking" || true; asking=""; sleep 0.2
+  done
+  [ -n "$asking" ] || { exec 7>&-; echo "pairing failed: $(cat "$d/ask.err")" >&2; return 1; }
+  for n in $(seq 1 200); do grep -q '"code"' "$d/accept.out" && break; sleep 0.05; done
+  ca=$(head -n 1 "$d/ask.out" | code_field); cb=$(head -n 1 "$d/accept.out" | code_field)
+  echo "$cb" >&8; echo "$ca" >&7
+  exec 7>&- 8>&-
+  if ! wait "$asking" || ! wait "$accept"; then
+    echo "pairing failed (codes '$ca' and '$cb'): $(cat "$d/ask.err" "$d/accept.err")" >&2; return 1
+  fi
   # The accepting side need not have resolved A's advert to pair (handoffd waits briefly for it
   # when asked to reach A; the scripts wait here so that their figures measure the rest).
   wait_listed "$2" "$1"
   echo "$ca"
 }
+
+# code_field: the "code" of the one-line JSON `pair --json` prints first.
+code_field() { sed -n 's/.*"code":"\([0-9]*\)".*/\1/p' | head -1; }
 
 # paired_hosts: test hosts SET1 and SET2, handoffd alpha on the first and beta on the second,
 # paired (the benchmarks' common start).

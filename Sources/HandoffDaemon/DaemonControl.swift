@@ -45,7 +45,7 @@ struct DaemonControl: ControlOperations {
         case PairAcceptRequest.name:
             return try await answer(r) { (op: PairAcceptRequest) in try await pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
         case PairConfirmRequest.name:
-            return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept) }
+            return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept, code: op.code) }
         case UnpairRequest.name: return try await answer(r) { (op: UnpairRequest) in try await pairing.unpair(op.peer) }
         case ConnectRequest.name:
             return try await answer(r) { (op: ConnectRequest) in

@@ -16,7 +16,7 @@ public actor Pairing: Service {
     private let events: ControlEvents
     private let logger: Logger
     /// Pairings showing their code, waiting for `pair-confirm` from the client that started them.
-    private var pending: [String: (session: PairingSession, owner: ObjectIdentifier)] = [:]
+    private var pending: [String: (session: PairingSession, owner: ObjectIdentifier, code: String)] = [:]
     /// Where each pairing this machine started reached the other: dialled once it succeeds.
     private var dialAfterPairing: [String: PeerEndpoint] = [:]
     /// `pair --accept`s waiting for a machine to start pairing, each with its own deadline.
@@ -38,7 +38,8 @@ public actor Pairing: Service {
         pending = [:]
     }
 
-    nonisolated var isLocked: Bool { endpoint.isPairingLocked }
+    /// Some address is locked out of pairing now (three failed attempts from it).
+    nonisolated var isLocked: Bool { endpoint.lockedPairingSources > 0 }
 
     /// How many `pair --accept` are waiting now.
     var waitingAccepts: Int { accepts.count(.incoming) }
@@ -67,7 +68,8 @@ public actor Pairing: Service {
                 code: "pairing-failed",
                 message: "pairing with \(target.name) failed: \(error). Run `handoffctl pair --accept` on \(target.name) first")
         }
-        let code = try await showCode(session, owner: owner, name: session.peerName.isEmpty ? target.name : session.peerName)
+        let code = try await showCode(
+            session, owner: owner, name: session.peerName.isEmpty ? target.name : session.peerName, address: target.address.description)
         dialAfterPairing[code.pairing] = target.address
         return code
     }
@@ -75,9 +77,6 @@ public actor Pairing: Service {
     /// `pair --accept`: opens the window and waits for a peer to start pairing. Each accept waits
     /// for its own outcome: a pairing handed to it, or the end of its own time.
     func accept(owner: ControlClient, timeout: Duration) async throws(ControlError) -> PairingCode {
-        if endpoint.isPairingLocked {
-            throw .failed(code: "pairing-locked", message: "pairing is locked for 5 minutes after three failed attempts; try again later")
-        }
         endpoint.openPairingWindow()
         // The pairing advert (this machine's name) is out only while the window is open.
         await activities.pairingWindowChanged()
@@ -97,25 +96,30 @@ public actor Pairing: Service {
                 code: "pairing-timeout",
                 message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
         }
-        return try await showCode(session, owner: owner, name: session.peerName)
+        return try await showCode(session, owner: owner, name: session.peerName, address: session.remoteAddress)
     }
 
-    private func showCode(_ session: PairingSession, owner: ControlClient, name: String) async throws(ControlError) -> PairingCode {
+    private func showCode(_ session: PairingSession, owner: ControlClient, name: String, address: String?) async throws(ControlError)
+        -> PairingCode
+    {
         let code: String
         do { code = try await session.code() } catch {
             throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(error)")
         }
         let id = UUID().uuidString
-        pending[id] = (session, owner.key)
-        return PairingCode(pairing: id, code: code, peer: name, fingerprint: session.peer.fingerprint)
+        pending[id] = (session, owner.key, code)
+        return PairingCode(pairing: id, code: code, peer: name, fingerprint: session.peer.fingerprint, address: address)
     }
 
-    /// `pair-confirm`: the person compared the codes. Waits for both sides' decisions.
-    func confirm(_ id: String, accept: Bool) async throws(ControlError) -> PeerIdentityInfo {
+    /// `pair-confirm`: the person compared the codes. Waits for both sides' decisions. With
+    /// `code` (what the person read on the other machine), it confirms only if that is the code
+    /// shown here: a stranger that answered first shows another.
+    func confirm(_ id: String, accept: Bool, code typed: String? = nil) async throws(ControlError) -> PeerIdentityInfo {
         guard let p = pending.removeValue(forKey: id) else {
             throw .failed(code: "not-found", message: "no pairing \(id) is waiting; start again with `handoffctl pair`")
         }
-        if accept { p.session.confirm() } else { p.session.reject() }
+        let differs = typed.map { PairingCodeMatch.normalised($0) != p.code } ?? false
+        if accept && !differs { p.session.confirm() } else { p.session.reject() }
         let outcome = await p.session.outcome()
         afterPairing(succeeded: (try? outcome.get()) != nil)
         await activities.pairingWindowChanged()
@@ -126,6 +130,12 @@ public actor Pairing: Service {
             logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
             events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
             return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint)
+        case .failure where differs:
+            throw .failed(
+                code: "codes-differ",
+                message:
+                    "the code given (\(typed ?? "")) is not the one this machine shows (\(p.code)): another machine may have answered first; nothing was stored. Check the other machine and pair again"
+            )
         case .failure(let error):
             throw .failed(code: "pairing-failed", message: "pairing did not complete: \(error)")
         }
@@ -152,16 +162,17 @@ public actor Pairing: Service {
             pending[id] = nil
             dialAfterPairing[id] = nil
         }
+        // Nobody waits for an attempt any more: the window (and the pairing advert) close now.
+        if accepts.count(.incoming) == 0 && pending.isEmpty { endpoint.closePairingWindow() }
     }
 
-    /// A pairing ended, which closed the window. Other `pair --accept`s still waiting get it
-    /// reopened after a success; after a failure it stays closed (one guess per window a person
-    /// opens) and they end, saying so.
+    /// A pairing ended. A success closed the window: other `pair --accept`s still waiting get it
+    /// reopened. After a failure the window stays open until its time runs out (or it took
+    /// `PairingCoordinator.maxFailuresPerWindow` failures): a stranger who fails an attempt does
+    /// not end the person's wait, and `handoffctl pair --accept` waits for the next attempt.
     private func afterPairing(succeeded: Bool) {
-        // With no accept waiting the window is shut now, not when the link finishes the pairing,
-        // so that the pairing advert goes at once.
-        guard accepts.count(.incoming) > 0 else { return endpoint.closePairingWindow() }
-        if succeeded { endpoint.openPairingWindow() } else { accepts.endAll() }
+        guard succeeded else { return }
+        if accepts.count(.incoming) > 0 { endpoint.openPairingWindow() } else { endpoint.closePairingWindow() }
     }
 
     /// A machine started pairing while the window was open. It goes to the oldest waiting

@@ -593,7 +593,17 @@ public actor Peers: Service {
     func resolve(_ text: String) async throws(ControlError) -> PeerView {
         let views = await views()
         let wanted = text.lowercased()
-        if let v = views.first(where: { $0.name == text }) ?? views.first(where: { $0.trusted?.name == text })
+        // Two paired machines under one name (paired before names were made unique): which one
+        // is meant is for the person to say, by fingerprint.
+        let paired = views.filter { $0.trusted?.name == text }
+        if paired.count > 1 {
+            throw .failed(
+                code: "ambiguous-peer",
+                message:
+                    "\(paired.count) paired machines are named '\(text)' (fingerprints \(paired.compactMap(\.fingerprint).joined(separator: ", "))); name one by its fingerprint, and unpair the one you do not know"
+            )
+        }
+        if let v = paired.first ?? views.first(where: { $0.name == text }) ?? views.first(where: { $0.trusted?.name == text })
             ?? views.first(where: { $0.fingerprint?.lowercased() == wanted })
         {
             return v

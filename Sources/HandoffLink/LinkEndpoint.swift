@@ -89,7 +89,6 @@ public final class LinkEndpoint: Sendable {
 
     /// Starts pairing with the machine at host:port, whose window must be open.
     public func pair(host: String, port: Int) async throws -> PairingSession {
-        if coordinator.isLocked() { throw LinkError.refused(.lockedOut) }
         let promise = group.next().makePromise(of: LinkEstablished.self)
         let machine = LinkHandshakeMachine(role: .initiator, mode: .pairing, identity: identity, localName: name, policy: policy(expecting: nil))
         _ = try await connectChannel(host: host, port: port, machine: machine, promise: promise)
@@ -109,7 +108,11 @@ public final class LinkEndpoint: Sendable {
     /// The window is open now (opened, not yet used by a pairing, not run out).
     public var isPairingWindowOpen: Bool { coordinator.windowCloses.map { $0 > Date() } ?? false }
 
-    public var isPairingLocked: Bool { coordinator.isLocked() }
+    /// How many source addresses are locked out of pairing now (three failures each, 5 minutes).
+    public var lockedPairingSources: Int { coordinator.lockedSources() }
+
+    /// Whether pairing attempts from this address are locked out now.
+    public func isPairingLocked(source: String) -> Bool { coordinator.isLocked(source: source) }
 
     /// Forgets a peer and rotates our advertising key in one durable step. The new key goes to
     /// every peer with an open session; the removed peer is told now if it is connected, else the
@@ -224,7 +227,9 @@ public final class LinkEndpoint: Sendable {
         case pairing(PairingSession)
     }
 
-    private func policy(expecting peer: PeerIdentity?) -> LinkHandshakeMachine.Policy {
+    /// `source` is the address an incoming connection came from (its pairing attempts are
+    /// counted and locked out on their own).
+    private func policy(expecting peer: PeerIdentity?, source: String = "?") -> LinkHandshakeMachine.Policy {
         let store = trustStore
         let coordinator = coordinator
         // A peer we unpaired but have not told yet gets through the handshake only to hear that.
@@ -235,7 +240,7 @@ public final class LinkEndpoint: Sendable {
                 return .unknown
             },
             expectedPeer: peer,
-            pairingRefusal: { coordinator.refusalForIncoming() })
+            pairingRefusal: { coordinator.refusalForIncoming(source: source) })
     }
 
     private func connectChannel(
@@ -289,7 +294,7 @@ public final class LinkEndpoint: Sendable {
             limiter.withLockedValue { admission == .exempt ? $0.releaseExempt() : $0.release(source: source) }
         }
         channel.closeFuture.whenComplete { _ in release() }
-        let machine = LinkHandshakeMachine(role: .responder, identity: identity, localName: name, policy: policy(expecting: nil))
+        let machine = LinkHandshakeMachine(role: .responder, identity: identity, localName: name, policy: policy(expecting: nil, source: source))
         let promise = channel.eventLoop.makePromise(of: LinkEstablished.self)
         promise.futureResult.whenSuccess { [sessionsIn, pairingsIn, trustStore, logger, storeWrites] established in
             switch established {

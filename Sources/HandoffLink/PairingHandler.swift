@@ -64,8 +64,9 @@ final class PairingHandler: ChannelInboundHandler {
             case .showCode(let code):
                 session.codePromise.succeed(code)
             case .pinned:
-                let peer = TrustedPeer(identity: session.peer, name: session.peerName, pairedAt: Date())
                 do {
+                    let taken = Set(try trustStore.peers().filter { $0.identity != session.peer }.map(\.name))
+                    let peer = TrustedPeer(identity: session.peer, name: PairedNames.unique(session.peerName, taken: taken), pairedAt: Date())
                     try trustStore.pin(peer)
                     logger.notice("paired", metadata: ["peer.id": "\(peer.identity.fingerprint)", "peer.name": "\(peer.name)"])
                     finish(.success(peer))

@@ -1,3 +1,4 @@
+import HandoffCore
 import Foundation
 import NIOCore
 
@@ -19,6 +20,10 @@ public final class PairingSession: Sendable {
         outcomePromise = channel.eventLoop.makePromise()
         handler = NIOLoopBoundBox(nil, eventLoop: channel.eventLoop)
     }
+
+    /// The other machine's address ("host:port"), shown beside the code so the person can tell
+    /// whether the attempt comes from the machine they mean.
+    public var remoteAddress: String? { channel.remoteAddress.flatMap(PeerEndpoint.init(socketAddress:))?.description }
 
     /// The 6-digit code both machines show; throws if pairing fails before it is known.
     public func code() async throws -> String { try await codePromise.futureResult.get() }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffClient
 import HandoffControl
 import HandoffCore
 
@@ -10,8 +11,11 @@ struct Pair: AsyncParsableCommand {
             Run `handoffctl pair --accept` on one machine, then `handoffctl pair NAME` on the other. \
             On another subnet or over a VPN, where mDNS does not list it, give its address instead: \
             `handoffctl pair HOST[:PORT]` (port 7340 unless given). \
-            Both print the same code; confirm on both. --yes confirms without asking (for scripts that \
-            compare the codes themselves).
+            Both show the same code: type the code the other machine shows when asked, on both. \
+            Only a matching code pairs; anyone else who answered first shows another code and is \
+            refused (with --accept, the wait goes on for the next attempt). Scripts write the other \
+            machine's code to standard input after reading this one's (--json prints it on a line of \
+            its own first), or give it with --code when they know it already.
             """)
     @OptionGroup var options: ClientOptions
 
@@ -24,40 +28,77 @@ struct Pair: AsyncParsableCommand {
     @Option(help: "Seconds to wait with --accept.")
     var timeout = 120
 
-    @Flag(help: "Confirm the code without asking.")
+    @Option(help: "The code the other machine shows: confirm only if this machine shows the same one.")
+    var code: String?
+
+    @Flag(help: "Confirm without asking; only together with --code (the code the other machine shows).")
     var yes = false
 
     func validate() throws {
         if accept == (peer != nil) { throw ValidationError("give either a peer to pair with, or --accept") }
+        if yes && code == nil {
+            throw ValidationError(
+                "--yes confirms only together with --code NNNNNN, the code the other machine shows: without it, whoever answers first would be paired"
+            )
+        }
+        if let code, PairingCodeMatch.normalised(code).count != 6 { throw ValidationError("--code takes the 6 digits the other machine shows") }
     }
 
     func run() async throws {
-        // One connection for both steps: the pairing belongs to the client that started it.
-        let (code, result) = try await options.withClient { client in
-            let started =
-                accept
-                ? try await options.perform(client, PairAcceptRequest(timeout: Int64(timeout)))
-                : try await options.perform(client, PairRequest(peer: peer!))
-            if !options.json {
-                // Untrusted text first (escaped), the code last on a line of its own, so nothing
-                // the other machine chose can stand after it or draw over it.
-                print("Pairing with \(started.peer.terminalSafe)")
-                print("Its fingerprint: \(started.fingerprint.terminalSafe)")
-                print("Code: \(started.code.terminalSafe)")
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        // One connection for every step: the pairing belongs to the client that started it.
+        let (shown, result): (String, PeerIdentityInfo) = try await options.withClient { client in
+            while true {
+                let remaining = max(1, Int64((deadline - ContinuousClock.now).components.seconds))
+                let started =
+                    accept
+                    ? try await options.perform(client, PairAcceptRequest(timeout: remaining))
+                    : try await options.perform(client, PairRequest(peer: peer!))
+                show(started)
+                let typed = code ?? ask()
+                let matches = typed.map { PairingCodeMatch.normalised($0) == started.code } ?? false
+                let confirm = PairConfirmRequest(pairing: started.pairing, accept: matches, code: typed)
+                let outcome: Result<PeerIdentityInfo, ClientError>
+                do throws(ClientError) { outcome = .success(try await client.perform(confirm)) } catch { outcome = .failure(error) }
+                switch outcome {
+                case .success(let done): return (started.code, done)
+                case .failure(.refused(let reason, let message)) where accept && reason == "codes-differ" && ContinuousClock.now < deadline:
+                    // A stranger (or a mistyped code) is refused; with --accept the window stays
+                    // open and this waits for the next attempt while its time lasts.
+                    FileHandle.standardError.write(Data("\(message)\nWaiting for the next attempt…\n".utf8))
+                case .failure(.refused(_, let message)): throw failure(message, code: ExitStatus.refused)
+                case .failure(let error): throw failure(error.description, code: ExitStatus.daemon)
+                }
             }
-            var confirmed = yes
-            if !yes {
-                FileHandle.standardError.write(Data("Does the other machine show the same code? [y/N] ".utf8))
-                confirmed = (readLine() ?? "").lowercased().hasPrefix("y")
-            }
-            return (started.code, try await options.perform(client, PairConfirmRequest(pairing: started.pairing, accept: confirmed)))
         }
         if options.json {
             var d = result.object.dictionaryValue ?? [:]
-            d["code"] = .string(code)
+            d["code"] = .string(shown)
             options.printJSON(.dictionary(d))
         } else {
             print("Paired with \(result.peer.terminalSafe) (\(result.fingerprint))")
         }
+    }
+
+    /// What the other machine must match, written at once (unbuffered) before the question.
+    private func show(_ started: PairingCode) {
+        let text: String
+        if options.json {
+            // One compact line, so that a script can read it before it answers.
+            text = String(decoding: JSONWriter.encode(started.object), as: UTF8.self) + "\n"
+        } else {
+            // Untrusted text first (escaped), the code last on a line of its own, so nothing the
+            // other machine chose can stand after it or draw over it.
+            text =
+                "Pairing with \(started.peer.terminalSafe)\n" + (started.address.map { "Its address: \($0.terminalSafe)\n" } ?? "")
+                + "Its fingerprint: \(started.fingerprint.terminalSafe)\nCode: \(started.code.terminalSafe)\n"
+        }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// The code the person types (or a script writes); nil at the end of input: refused.
+    private func ask() -> String? {
+        FileHandle.standardError.write(Data("Type the code the other machine shows (anything else refuses): ".utf8))
+        return readLine()
     }
 }

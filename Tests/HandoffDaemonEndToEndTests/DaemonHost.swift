@@ -116,26 +116,35 @@ extension PropertyListValue {
     }
 }
 
-/// Pairs two daemons through handoffctl, as a person would (both confirm; the codes must match):
+/// Pairs two daemons through handoffctl, as a person would: each side shows its code, and each
+/// is given the code the other shows (what a person types), so only a matching pair confirms.
 /// A names B as B's pairing advert shows it (published while B's window is open), or, with
 /// `address`, by B's address (as across a router).
 func pair(_ a: DaemonHost, _ b: DaemonHost, at address: String? = nil) async throws {
     let target = address ?? b.name
-    let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "30"])
+    let accept = try b.ctlProcess(["pair", "--accept", "--json", "--timeout", "30"])
     // Until B's window is open, A's attempt is refused; it is retried until the deadline.
-    var result: (status: Int32, output: String) = (1, "")
+    var asking: ChildProcess?
+    var codeA: String?
     try await waitUntil("pairing \(a.name) with \(target)", timeout: 20) {
-        result = try a.ctl(["pair", target, "--yes", "--json"])
-        return result.status == 0
+        let p = try a.ctlProcess(["pair", target, "--json"])
+        if let line = p.waitForJSON(timeout: 10, { $0.string("code") != nil }) {
+            (asking, codeA) = (p, line.string("code"))
+            return true
+        }
+        _ = p.waitForExit(timeout: 5)
+        return false
     }
-    _ = accept.waitForExit(timeout: 10)
-    accept.waitForOutputEnd(timeout: 5)
-    let codeA = jsonField(result.output, "code")
-    let codeB = JSONLine(accept.output.joined(separator: " "))?.string("code")
-    guard let codeA, codeA == codeB else {
+    let codeB = accept.waitForJSON(timeout: 10) { $0.string("code") != nil }?.string("code")
+    guard let asking, let codeA, let codeB else {
         let err = (try? String(contentsOfFile: b.dir + "/handoffctl.err", encoding: .utf8)) ?? ""
-        throw TimedOut(
-            what: "matching pairing codes (\(codeA ?? "-") vs \(codeB ?? "-")); the accepting side printed \(accept.output) and \(err)")
+        throw TimedOut(what: "pairing codes on both sides; the accepting side printed \(accept.output) and \(err)")
+    }
+    asking.send(codeB)
+    accept.send(codeA)
+    guard asking.waitForExit(timeout: 10) == 0, accept.waitForExit(timeout: 10) == 0 else {
+        let err = (try? String(contentsOfFile: b.dir + "/handoffctl.err", encoding: .utf8)) ?? ""
+        throw TimedOut(what: "both sides confirming codes \(codeA) and \(codeB): \(asking.output) \(accept.output) \(err)")
     }
     // The accepting side need not have resolved A's advert to pair. handoffd waits briefly for it
     // when asked to reach A; the tests wait here so that their own time limits measure the rest.

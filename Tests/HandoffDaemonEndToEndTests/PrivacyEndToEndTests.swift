@@ -156,7 +156,7 @@ struct PrivacyEndToEndTests {
         try await waitUntil("the stranger sees beta's private advert", timeout: 10) { !stranger.records(from: 0).isEmpty }
         #expect(!stranger.listed.contains("beta"))
 
-        let accept = try b.ctlProcess(["pair", "--accept", "--yes", "--json", "--timeout", "4"])
+        let accept = try b.ctlProcess(["pair", "--accept", "--json", "--timeout", "4"])
         let opened = ContinuousClock.now
         try await waitUntil("the pairing advert appears", timeout: 5) { stranger.listed.contains("beta") }
         let pairing = try #require(stranger.records(from: 0).last { $0.name == "beta" })

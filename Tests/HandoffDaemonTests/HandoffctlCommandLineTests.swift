@@ -16,3 +16,14 @@ import Testing
         #expect(output.contains("/nonexistent/control.sock"), "\(output)")
     }
 }
+
+/// Issue 30, part 3: `pair --accept --yes` pinned whoever answered first. `--yes` now goes only
+/// with `--code`, the code the other machine shows.
+@Suite struct PairCommandLineTests {
+    @Test(arguments: [["pair", "--accept", "--yes"], ["pair", "beta", "--yes"], ["pair", "beta", "--code", "12345"]])
+    func yesWithoutTheCodeIsRefused(_ args: [String]) throws {
+        let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args + ["--socket", "/nonexistent/control.sock"])
+        #expect(status == 64, "\(output)")
+        #expect(output.contains("--code"), "\(output)")
+    }
+}

@@ -166,10 +166,14 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         #expect(await eventually(2) { b.endpoint.unauthenticatedConnections == 0 })
     }
 
-    @Test func threeFailedPairingsLockPairing() async throws {
-        let a = try await Node.start("A"), b = try await Node.start("B")
+    /// Issue 30: three failures lock out the address they came from, not pairing for everyone;
+    /// and a failure leaves the window open for the next attempt.
+    @Test func threeFailedPairingsLockTheirSourceOnly() async throws {
+        // B listens on both stacks: A comes from 127.0.0.1 (seen as ::ffff:127.0.0.1), C from ::1.
+        let a = try await Node.start("A"), b = try await Node.start("B", host: "::"), c = try await Node.start("C")
+        b.endpoint.openPairingWindow()
         for _ in 0..<3 {
-            b.endpoint.openPairingWindow()
+            #expect(b.endpoint.isPairingWindowOpen, "a failed attempt leaves the window open")
             async let request = firstPairingRequest(b)
             let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
             _ = try await mine.code()
@@ -179,10 +183,36 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
             // B records the failure when its own side finishes, which can be just after A's.
             if case .success = await theirs.outcome() { Issue.record("pinned after a rejection") }
         }
-        b.endpoint.openPairingWindow()
-        #expect(b.endpoint.isPairingLocked)
+        #expect(b.endpoint.isPairingLocked(source: "::ffff:127.0.0.1") && b.endpoint.lockedPairingSources == 1)
         await #expect(throws: LinkError.refused(.lockedOut)) { try await a.endpoint.pair(host: "127.0.0.1", port: b.port) }
         #expect(a.store.peers().isEmpty && b.store.peers().isEmpty)
+        // Another machine still pairs in the same window.
+        async let request = firstPairingRequest(b)
+        let fromC = try await c.endpoint.pair(host: "::1", port: b.port)
+        let atB = try #require(await request)
+        #expect(try await fromC.code() == atB.code())
+        fromC.confirm()
+        atB.confirm()
+        #expect(try await fromC.outcome().get().identity == b.identity)
+        #expect(try await atB.outcome().get().identity == c.identity)
+        #expect(!b.endpoint.isPairingWindowOpen, "a success closes the window")
+    }
+
+    /// A window takes at most five failures in all (from any addresses), then closes.
+    @Test func aWindowClosesAfterFiveFailures() async throws {
+        let b = try await Node.start("B", host: "::")
+        b.endpoint.openPairingWindow()
+        let sources = ["127.0.0.1", "::1"]
+        for i in 0..<5 {
+            let a = try await Node.start("A\(i)")
+            async let request = firstPairingRequest(b)
+            let mine = try await a.endpoint.pair(host: sources[i % 2], port: b.port)
+            let theirs = try #require(await request)
+            theirs.reject()
+            _ = await mine.outcome()
+            _ = await theirs.outcome()
+        }
+        #expect(!b.endpoint.isPairingWindowOpen)
     }
 
     @Test func closedWindowAndSecondAttempt() async throws {
@@ -200,7 +230,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         theirs.confirm()
         #expect(try await mine.outcome().get().identity == b.identity)
         #expect(try await theirs.outcome().get().identity == a.identity)
-        #expect(c.store.peers().isEmpty && !b.endpoint.isPairingLocked)
+        #expect(c.store.peers().isEmpty && b.endpoint.lockedPairingSources == 0)
     }
 
     @Test func pairingWindowTimesOut() async throws {

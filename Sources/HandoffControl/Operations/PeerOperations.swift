@@ -141,18 +141,28 @@ public struct PairingCode: ControlObject, Equatable {
     public var code: String
     public var peer: String
     public var fingerprint: String
+    /// Where the other machine is ("host:port"): the address the attempt came from, with `--accept`.
+    public var address: String?
 
-    public init(pairing: String, code: String, peer: String, fingerprint: String) {
-        (self.pairing, self.code, self.peer, self.fingerprint) = (pairing, code, peer, fingerprint)
+    public init(pairing: String, code: String, peer: String, fingerprint: String, address: String? = nil) {
+        (self.pairing, self.code, self.peer, self.fingerprint, self.address) = (pairing, code, peer, fingerprint, address)
     }
 
     public var object: PropertyListValue {
-        ["pairing": .string(pairing), "code": .string(code), "peer": .string(peer), "fingerprint": .string(fingerprint)]
+        var w = FieldWriter()
+        w.set("pairing", pairing)
+        w.set("code", code)
+        w.set("peer", peer)
+        w.set("fingerprint", fingerprint)
+        w.set("address", address)
+        return w.object
     }
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(pairing: try f.string("pairing"), code: try f.string("code"), peer: try f.string("peer"), fingerprint: try f.string("fingerprint"))
+        self.init(
+            pairing: try f.string("pairing"), code: try f.string("code"), peer: try f.string("peer"), fingerprint: try f.string("fingerprint"),
+            address: try f.optionalString("address"))
     }
 }
 
@@ -162,13 +172,21 @@ public struct PairConfirmRequest: ControlOperation {
     public static let name = "pair-confirm"
     public var pairing: String
     public var accept: Bool
-    public init(pairing: String, accept: Bool) { (self.pairing, self.accept) = (pairing, accept) }
+    /// The code the person read on the other machine: the pairing is confirmed only if it is the
+    /// one shown here (error `codes-differ` otherwise).
+    public var code: String?
+    public init(pairing: String, accept: Bool, code: String? = nil) { (self.pairing, self.accept, self.code) = (pairing, accept, code) }
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         pairing = try f.string("pairing")
         accept = try f.optionalBool("accept") ?? false
+        code = try f.optionalString("code")
     }
-    public var arguments: [String: PropertyListValue] { ["pairing": .string(pairing), "accept": .bool(accept)] }
+    public var arguments: [String: PropertyListValue] {
+        var d: [String: PropertyListValue] = ["pairing": .string(pairing), "accept": .bool(accept)]
+        if let code { d["code"] = .string(code) }
+        return d
+    }
 }
 
 /// A paired (or unpaired) machine: its name and key fingerprint; after `unpair`, our new
@@ -227,4 +245,9 @@ public struct ConnectRequest: ControlOperation {
     public init(peer: String) { self.peer = peer }
     public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
     public var arguments: [String: PropertyListValue] { ["peer": .string(peer)] }
+}
+
+/// How a typed pairing code is compared: digits only, so "123 456" or "123-456" match "123456".
+public enum PairingCodeMatch {
+    public static func normalised(_ typed: String) -> String { String(typed.unicodeScalars.filter { ("0"..."9").contains($0) }.map(Character.init)) }
 }

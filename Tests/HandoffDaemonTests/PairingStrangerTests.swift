@@ -1,0 +1,116 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffDiscovery
+import HandoffLink
+import HandoffTestSupport
+import Testing
+@testable import HandoffDaemon
+
+/// Issue 30, part 3: a stranger at the pairing window. `pair --accept --yes` once confirmed before
+/// anyone compared a code, so whoever answered first was pinned under the name the person meant.
+/// Now a pairing is confirmed with the code the person read on the other machine, and only if it
+/// is the one shown here.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PairingStrangerTests {
+    /// A code that is not `code`.
+    static func other(than code: String) -> String { code == "000000" ? "111111" : "000000" }
+
+    static func trustedNames(_ d: LoopbackDaemon) async throws -> Set<String> {
+        Set(try #require(try await d.request("trust")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue })
+    }
+
+    @Test func aStrangerWhoAnswersFirstIsRefusedAndTheWindowStaysOpen() async throws {
+        let network = FakeNetwork()
+        let a = try await LoopbackDaemon("alpha", on: network)
+        let b = try await LoopbackDaemon("beta", on: network)
+        try await withStopping(a, b) {
+            let port = await a.daemon.peers.port
+            let person = try await HandoffClient.connect(socketPath: a.control.path)
+            let accept = Task { try await person.perform(PairAcceptRequest(timeout: 30)) }
+            try await waitUntil("alpha's window opens", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
+            // The stranger polls the port and is first, under the name the person expects.
+            let stranger = LinkEndpoint(identity: IdentityKey(), name: "beta", trustStore: InMemoryTrustStore())
+            let attempt = try await stranger.pair(host: "127.0.0.1", port: port)
+            let shown = try await accept.value
+            #expect(shown.peer == "beta" && shown.address?.hasPrefix("127.0.0.1:") == true, "the address is shown beside the code")
+            #expect(shown.fingerprint == stranger.identity.identity.fingerprint)
+            attempt.confirm()
+            // The person types what the real beta shows: not this code.
+            await #expect(throws: ClientError.self) {
+                _ = try await person.perform(PairConfirmRequest(pairing: shown.pairing, accept: true, code: Self.other(than: shown.code)))
+            }
+            if case .success = await attempt.outcome() { Issue.record("the stranger was paired") }
+            #expect(try await Self.trustedNames(a).isEmpty)
+            #expect(a.daemon.peers.isPairingWindowOpen, "the window stays open for the next attempt")
+            // The real beta: the person types the code beta shows, and they pair.
+            let next = Task { try await person.perform(PairAcceptRequest(timeout: 30)) }
+            try await waitUntil("alpha waits again", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
+            let asker = try await HandoffClient.connect(socketPath: b.control.path)
+            let atBeta = try await asker.perform(PairRequest(peer: "127.0.0.1:\(port)"))
+            let atAlpha = try await next.value
+            #expect(atAlpha.code == atBeta.code)
+            async let betaDone = asker.perform(PairConfirmRequest(pairing: atBeta.pairing, accept: true, code: atAlpha.code))
+            let alphaDone = try await person.perform(PairConfirmRequest(pairing: atAlpha.pairing, accept: true, code: atBeta.code))
+            #expect(alphaDone.peer == "beta" && alphaDone.fingerprint == b.identity.identity.fingerprint)
+            _ = try await betaDone
+            #expect(try await Self.trustedNames(a) == ["beta"])
+            await person.close()
+            await asker.close()
+        }
+    }
+
+    /// The asking side: a stranger with a window open answers `pair ADDRESS`; the code the
+    /// person read on the machine they meant differs, and nothing is pinned on either side.
+    @Test func theAskingSideRefusesAStrangersWindow() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let strangerStore = InMemoryTrustStore()
+            let stranger = LinkEndpoint(identity: IdentityKey(), name: "beta", trustStore: strangerStore)
+            let port = try await stranger.listen(host: "127.0.0.1", port: 0)
+            stranger.openPairingWindow()
+            let person = try await HandoffClient.connect(socketPath: a.control.path)
+            let shown = try await person.perform(PairRequest(peer: "127.0.0.1:\(port)"))
+            var refusal: ClientError?
+            do throws(ClientError) {
+                _ = try await person.perform(PairConfirmRequest(pairing: shown.pairing, accept: true, code: Self.other(than: shown.code)))
+            } catch {
+                refusal = error
+            }
+            guard case .refused("codes-differ", let message)? = refusal else {
+                Issue.record("expected codes-differ, got \(String(describing: refusal))")
+                return
+            }
+            #expect(message.contains("nothing was stored"))
+            #expect(try await Self.trustedNames(a).isEmpty)
+            #expect(strangerStore.peers().isEmpty)
+            await person.close()
+            await stranger.shutdown()
+        }
+    }
+
+    /// Two machines that pair under one name: the second is kept as NAME-2, and a name shared
+    /// by two paired machines (an old store) makes `resolve` ask for a fingerprint.
+    @Test func aNameAlreadyPairedIsSuffixed() {
+        #expect(PairedNames.unique("good-peer", taken: []) == "good-peer")
+        #expect(PairedNames.unique("good-peer", taken: ["good-peer"]) == "good-peer-2")
+        #expect(PairedNames.unique("good-peer", taken: ["good-peer", "good-peer-2"]) == "good-peer-3")
+    }
+
+    @Test func anAmbiguousNameFailsWithTheFingerprints() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let one = IdentityKey().identity, two = IdentityKey().identity
+            a.trust.pin(TrustedPeer(identity: one, name: "good-peer", pairedAt: Date()))
+            a.trust.pin(TrustedPeer(identity: two, name: "good-peer", pairedAt: Date()))
+            do {
+                _ = try await a.request("unpair", ["peer": "good-peer"])
+                Issue.record("an ambiguous name was taken")
+            } catch let error as ClientError {
+                guard case .refused("ambiguous-peer", let message) = error else { throw error }
+                #expect(message.contains(one.fingerprint) && message.contains(two.fingerprint))
+            }
+            #expect(a.trust.peers().count == 2, "nothing was unpaired")
+        }
+    }
+}
