@@ -573,8 +573,18 @@ public actor Peers: Service {
         return views
     }
 
+    /// Which sources list an advert: "mdns" (the link) and "zone" (unicast DNS-SD). Shown with a
+    /// pairing advert too: one from a zone may have been written by anyone with the zone key.
+    private func foundBy(_ advert: String) -> [String] {
+        directory.sources.sources(listing: advert).map { $0 == 0 ? "mdns" : "zone" }
+    }
+
     private func view(name: String, trusted: TrustedPeer?, discovered: DiscoveredPeer?) async -> PeerView {
-        guard let trusted else { return PeerView(name: name, trusted: nil, discovered: discovered, present: false) }
+        guard let trusted else {
+            var v = PeerView(name: name, trusted: nil, discovered: discovered, present: false)
+            if let discovered { v.foundBy = foundBy(discovered.name) }
+            return v
+        }
         let id = trusted.identity.id
         let sessions = await links.sessions(of: id)
         let current = await links.current(id)
@@ -583,7 +593,7 @@ public actor Peers: Service {
         v.sessions = sessions.count
         v.session = current.map { ($0.remoteEndpoint?.description ?? "?", $0.localEndpoint?.description ?? "?") }
         v.remembered = remembered.first
-        if discovered != nil { v.foundBy.append("mdns") }
+        if let discovered { v.foundBy += foundBy(discovered.name) }
         if directory.staticOwner.values.contains(id) { v.foundBy.append("static") }
         if !remembered.isEmpty { v.foundBy.append("remembered") }
         return v

@@ -11,6 +11,9 @@ public struct MergedPeerTable: Sendable {
 
     public var peers: [DiscoveredPeer] { merged.values.sorted { $0.name < $1.name } }
 
+    /// The sources that list `name` now (0: the link's mDNS; 1: a DNS zone, when configured).
+    public func sources(listing name: String) -> [Int] { bySource.filter { $0.value[name] != nil }.keys.sorted() }
+
     /// What `event` from `source` changes of the merged view.
     public mutating func apply(_ event: DiscoveryEvent, from source: Int) -> [DiscoveryEvent] {
         switch event {

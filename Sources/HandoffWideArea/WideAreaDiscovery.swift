@@ -54,6 +54,8 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     /// Why the last update, or the last reading of the zone, failed (nil once one works).
     private var updateProblem: String?
     private var browseProblem: String?
+    /// Instances whose records could not be read, said once each while they stay.
+    private var badInstances: Set<String> = []
     private var timer: DispatchSourceTimer?
     private var stopped = false
 
@@ -200,22 +202,21 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
                 if let target = ptr.first, let name = DNSText.firstLabel(of: target, under: service), !own.contains(name) { names.insert(name) }
             }
             resolved = resolved.filter { names.contains($0.key) }
+            let zone = DNSText.absolute(settings.domain).lowercased()
             for name in names.sorted() {
-                let instance = "\(DNSText.label(name)).\(service)"
-                if var known = resolved[name] {
-                    if polls % 5 == 0, let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first { known.txt = Self.txt(txt) }
-                    resolved[name] = known
-                    continue
+                // One instance's failure is its own: a record that cannot be read (a refused
+                // query, an SRV target outside the zone) does not stop the others being listed.
+                do throws(WideAreaError) {
+                    try resolve(name, in: service, zone: zone, with: client)
+                } catch {
+                    if case .unreachable = error { throw error }
+                    resolved[name] = nil
+                    if badInstances.insert(name).inserted {
+                        logger.notice("a zone record cannot be read; skipped", metadata: ["service.name": "\(name)", "error": "\(error)"])
+                    }
                 }
-                guard let srv = try client.query(instance, LDNS_RR_TYPE_SRV).first, srv.count == 4, let port = UInt16(srv[2]) else { continue }
-                let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first.map(Self.txt) ?? .empty
-                let host = srv[3]
-                let v4 = try client.query(host, LDNS_RR_TYPE_A).compactMap(\.first).map { PeerAddress(address: $0, interfaceIndex: 0, family: .ipv4) }
-                let v6 = try client.query(host, LDNS_RR_TYPE_AAAA).compactMap(\.first).map {
-                    PeerAddress(address: $0, interfaceIndex: 0, family: .ipv6)
-                }
-                resolved[name] = DiscoveredPeer(name: name, hostName: host, port: port, addresses: (v4 + v6).sorted(), txt: txt)
             }
+            badInstances.formIntersection(names)
         } catch {
             forgetIfUnreachable(error)
             browseProblem = error.description
@@ -231,6 +232,27 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
         }
         refreshStatus()
         for e in listing.read(resolved) { continuation.yield(e) }
+    }
+
+    /// Reads one instance: its TXT again every fifth poll when known, else its SRV (a port and a
+    /// target inside the zone: we never look up, nor dial, names a zone record points elsewhere),
+    /// TXT and the target's addresses.
+    private func resolve(_ name: String, in service: String, zone: String, with client: DNSClient) throws(WideAreaError) {
+        let instance = "\(DNSText.label(name)).\(service)"
+        if var known = resolved[name] {
+            if polls % 5 == 0, let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first { known.txt = Self.txt(txt) }
+            resolved[name] = known
+            return
+        }
+        guard let srv = try client.query(instance, LDNS_RR_TYPE_SRV).first, srv.count == 4, let port = UInt16(srv[2]), port != 0 else {
+            throw .record(instance, reason: "no SRV record with a port")
+        }
+        let host = srv[3]
+        guard host.lowercased().hasSuffix("." + zone) else { throw .record(instance, reason: "its SRV target \(host) is outside \(zone)") }
+        let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first.map(Self.txt) ?? .empty
+        let v4 = try client.query(host, LDNS_RR_TYPE_A).compactMap(\.first).map { PeerAddress(address: $0, interfaceIndex: 0, family: .ipv4) }
+        let v6 = try client.query(host, LDNS_RR_TYPE_AAAA).compactMap(\.first).map { PeerAddress(address: $0, interfaceIndex: 0, family: .ipv6) }
+        resolved[name] = DiscoveredPeer(name: name, hostName: host, port: port, addresses: (v4 + v6).sorted(), txt: txt)
     }
 
     /// ldns marks a server that did not answer as unreachable for good (it is never asked again):

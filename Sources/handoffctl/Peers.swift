@@ -12,7 +12,7 @@ struct Peers: AsyncParsableCommand {
             for p in peers.items {
                 // Present: where the session goes. Otherwise where mDNS lists it.
                 let address = p.address ?? p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
-                let found = p.paired ? (p.foundBy.isEmpty ? "-" : p.foundBy.joined(separator: ",")) : (p.listed ? "mdns" : "-")
+                let found = p.foundBy.isEmpty ? (p.listed && !p.paired ? "mdns" : "-") : p.foundBy.joined(separator: ",")
                 t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe, found)
             }
             t.print(empty: "No peers yet: is handoffd running on another machine of this network?")

@@ -77,6 +77,27 @@ struct WideAreaEndToEndTests {
         }
     }
 
+    /// Records anyone with the zone key can write: an SRV with port 0 and target "." and one
+    /// whose target lies outside the zone, each listed under _handoff._tcp.
+    static func writeHostileRecords(_ hosts: TestHostSet, from i: Int) throws {
+        let dir = "/tmp/handoffd-e2e/\(hosts.host(i))-key"
+        let script = dir + "/hostile.nsupdate"
+        let zone = "_handoff._tcp.handoff.test"
+        try """
+        server \(try hosts.routerAddress(i))
+        zone handoff.test
+        update add bad-port.\(zone) 60 SRV 0 0 0 .
+        update add bad-port.\(zone) 60 TXT "v=2"
+        update add \(zone) 60 PTR bad-port.\(zone)
+        update add bad-target.\(zone) 60 SRV 0 0 7340 evil.example.
+        update add bad-target.\(zone) 60 TXT "v=2"
+        update add \(zone) 60 PTR bad-target.\(zone)
+        send
+
+        """.write(toFile: script, atomically: false, encoding: .utf8)
+        _ = try hosts.run(i, ["nsupdate", "-k", dir + "/wide-area.key", script])
+    }
+
     @Test func peersOnTwoSubnetsFindEachOtherThroughTheZone() async throws {
         let (hosts, a, b) = try await Self.startWithZone()
         defer { hosts.tearDown() }
@@ -84,7 +105,30 @@ struct WideAreaEndToEndTests {
         let ok = "ok (\(try hosts.routerAddress(1)))"
         try await waitUntil("alpha's status says the zone works", timeout: 5) { try await a.request("status")?["wideArea"] == ok }
 
-        // By name: beta's pairing advert reaches alpha through the zone.
+        // Issue 30, part 2: whoever holds the zone key writes records that cannot be followed:
+        // an SRV with port 0 and target "." (its lookup is refused) and one pointing outside the
+        // zone. Each is skipped on its own; discovery and the status go on (before, the whole
+        // browse failed on every poll).
+        try Self.writeHostileRecords(hosts, from: 1)
+        try await waitUntil("the zone lists the hostile records", timeout: 5) {
+            try Self.zoneInstances(hosts, from: 1).isSuperset(of: ["bad-port", "bad-target"])
+        }
+        try await waitUntil("alpha skipped them", timeout: 10) { a.log.contains("a zone record cannot be read; skipped") }
+        #expect(try await a.request("status")?["wideArea"] == ok)
+
+        // By name: beta's pairing advert reaches alpha through the zone, and says so.
+        let acceptOnBeta = try b.ctlProcess(["pair", "--accept", "--json", "--timeout", "10"])
+        do {
+            try await waitUntil("alpha lists beta's pairing advert, found by the zone", timeout: 10) {
+                try await a.peer("beta")?.dictionaryValue?["foundBy"]?.arrayValue == ["zone"]
+            }
+        } catch {
+            print("alpha's peers: \(String(describing: try await a.request("peers")))\nalpha's log:\n\(a.log)\nbeta's log:\n\(b.log)")
+            throw error
+        }
+        acceptOnBeta.signal(SIGTERM)
+        _ = acceptOnBeta.waitForExit(timeout: 5)
+        try await waitUntil("the pairing advert leaves the zone with the window", timeout: 15) { try await a.peer("beta") == nil }
         do { try await pair(a, b) } catch {
             print("pairing failed; alpha's log:\n\(a.log)\nbeta's log:\n\(b.log)\nthe zone lists: \(try Self.zoneInstances(hosts, from: 1))")
             throw error

@@ -56,8 +56,9 @@ public struct PeerInfo: ControlItem, Equatable {
         w.set("advert", advert)
         w.set("port", port)
         w.set("pairedName", pairedName)
+        // A pairing advert says where it was found too: one from a zone may be anyone's with the key.
+        if paired || !foundBy.isEmpty { w["foundBy"] = .array(foundBy.map(PropertyListValue.string)) }
         if paired {
-            w["foundBy"] = .array(foundBy.map(PropertyListValue.string))
             w.set("address", address)
             w.set("localAddress", localAddress)
             w.set("sessions", sessions)
