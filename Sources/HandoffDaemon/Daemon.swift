@@ -66,7 +66,19 @@ public final class Daemon: Sendable {
         link.maxUnauthenticated = configuration.link.maxUnauthenticated
         link.maxUnauthenticatedPerSource = configuration.link.maxUnauthenticatedPerSource
         link.sessions.perPeer = configuration.link.maxSessionsPerPeer
-        link.sessions.total = configuration.link.maxSessions
+        let unauthenticated = link.maxUnauthenticated + link.maxUnauthenticatedExempt
+        let c = parts.configuration
+        let total =
+            DescriptorBudget.currentLimit().map {
+                DescriptorBudget.sessions(
+                    configured: c.link.maxSessions, limit: $0, unauthenticated: unauthenticated, controlClients: c.control.maxClients)
+            } ?? c.link.maxSessions
+        link.sessions.total = total
+        if total < c.link.maxSessions {
+            parts.logger.warning(
+                "fewer sessions than configured: the descriptor limit (LimitNOFILE) leaves room for \(total)",
+                metadata: ["limits.max_sessions": "\(c.link.maxSessions)"])
+        }
         link.sessions.writeDeadline = .milliseconds(Int64(configuration.link.writeDeadlineMillis))
         let endpoint = LinkEndpoint(
             identity: identity, name: configuration.deviceName, trustStore: parts.trustStore, configuration: link,

@@ -47,3 +47,13 @@ import Testing
         #expect(!oldest, "the oldest went first")
     }
 }
+
+@Suite struct DescriptorBudgetTests {
+    @Test func theSessionCapStaysBelowTheDescriptorLimit() {
+        // The unit's 1024: the configured 256 fit (1024 - 128 - 24 - 32 = 840, three quarters 630).
+        #expect(DescriptorBudget.sessions(configured: 256, limit: 1024, unauthenticated: 24, controlClients: 32) == 256)
+        // A tight limit lowers it: 512 leaves 328, three quarters 246.
+        #expect(DescriptorBudget.sessions(configured: 256, limit: 512, unauthenticated: 24, controlClients: 32) == 246)
+        #expect(DescriptorBudget.sessions(configured: 256, limit: 100, unauthenticated: 24, controlClients: 32) == 4)
+    }
+}
