@@ -22,6 +22,7 @@ PACKAGES=(
   dpkg-dev              # dpkg-shlibdeps: the package's library dependencies
   lintian               # checks the .deb
   python3-zeroconf      # an mDNS browser that is not Avahi: the privacy test's stranger
+  python3-dissononce    # Noise for the conformance peer: a second implementation, from the docs
   libldns-dev           # DNS queries and TSIG-signed dynamic updates: unicast DNS-SD (wide_area)
   bind9                 # named, run only inside test namespaces: the wide-area tests' DNS server
   bind9-dnsutils        # dig and nsupdate: the tests check the zone with them

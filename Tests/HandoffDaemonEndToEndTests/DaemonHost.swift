@@ -52,6 +52,8 @@ final class DaemonHost: @unchecked Sendable {
 
         """
 
+    static let hawkNotesTypeNames = ["org.hawknotes.characterDetail", "org.hawknotes.bookDetail", "org.hawknotes.draftNote"]
+
     var sceneDirectory: String { dir + "/state/scenes" }
 
     /// Starts handoffd and waits until it answers `status` (with Avahi up, unless told not to wait for it).

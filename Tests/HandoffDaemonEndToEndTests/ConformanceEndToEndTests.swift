@@ -1,0 +1,102 @@
+import Foundation
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Issue 30: a second implementation of the peer side, written in Python from docs/LINK.md,
+/// docs/PROTOCOL.md and docs/ENCODING.md with Debian's Noise library (scripts/conformance-peer.py),
+/// against a real handoffd: if the docs leave something out, this peer cannot do its part.
+@Suite(
+    .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct ConformanceEndToEndTests {
+    static let burningSwift = "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"
+
+    /// The Python peer in host 1, driven by JSON lines.
+    final class PythonPeer: @unchecked Sendable {
+        let child: ChildProcess
+        private var seen = 0
+
+        init(_ hosts: TestHostSet, dir: String) throws {
+            let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/conformance-peer.py").path
+            child = try hosts.spawn(
+                1, "/usr/bin/python3",
+                [script, "key=\(dir)/conformance.key", "name=conformance", "types=" + DaemonHost.hawkNotesTypeNames.joined(separator: ",")])
+        }
+
+        deinit { child.stop() }
+
+        /// Sends a command and returns its answer (the next line with `key`, or an error line).
+        func ask(_ command: [String: Any], answer key: String, timeout: Double = 10) throws -> JSONLine {
+            let data = try JSONSerialization.data(withJSONObject: command)
+            child.send(String(decoding: data, as: UTF8.self))
+            guard let line = child.waitForJSON(from: seen, timeout: timeout, { $0[key] != nil || $0["error"] != nil }) else {
+                throw TimedOut(what: "the Python peer's answer to \(command["op"] ?? "?") (it printed \(child.output.suffix(3)))")
+            }
+            seen = line.index + 1
+            if let error = line.string("error") { throw TimedOut(what: "the Python peer failed \(command["op"] ?? "?"): \(error)") }
+            return line
+        }
+
+        func events() throws -> [[String: Any]] { (try ask(["op": "events"], answer: "events")["events"] as? [[String: Any]]) ?? [] }
+    }
+
+    @Test func aPeerWrittenFromTheDocsPairsContinuesAndIsDialled() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start(waitForAvahi: false)
+        let py = try PythonPeer(hosts, dir: a.dir)
+        let events = try await EventLog.watch(a)
+
+        // Pairing by address: each side is given the code the other shows.
+        let accept = try a.ctlProcess(["pair", "--accept", "--json", "--timeout", "30"])
+        var pyCode: String?
+        try await waitUntil("the Python peer reaches alpha's open window", timeout: 10) {
+            pyCode = try? py.ask(["op": "pair", "host": "127.0.0.1", "port": 7340], answer: "code").string("code")
+            return pyCode != nil
+        }
+        let alphaCode = try #require(accept.waitForJSON(timeout: 10) { $0.string("code") != nil }?.string("code"))
+        #expect(alphaCode == pyCode, "both sides derive the same code from the docs")
+        accept.send(try #require(pyCode))
+        let paired = try py.ask(["code": alphaCode], answer: "paired")
+        #expect(accept.waitForExit(timeout: 10) == 0, "\(accept.output)")
+        let status = try #require(try await a.request("status"))
+        #expect(paired.string("paired") == status["fingerprint"])
+
+        // A session: hello, a pushed `changed`, list, fetch, and the `continued` report.
+        _ = try py.ask(["op": "listen", "port": 0], answer: "listening")
+        let hello = try py.ask(["op": "session", "host": "127.0.0.1", "port": 7340], answer: "hello")
+        #expect((hello["hello"] as? [String: Any])?["device"] as? String == "alpha")
+        let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
+        let id = try #require(jsonField(published.output, "activity"))
+        try await waitUntil("alpha pushes `changed` to the Python peer", timeout: 5) {
+            try py.events().contains { $0["type"] as? String == "changed" && "\($0["items"] ?? "")".contains(id) }
+        }
+        let list = try py.ask(["op": "request", "message": ["type": "list"]], answer: "reply")["reply"] as? [String: Any]
+        #expect(list?["type"] as? String == "activities" && "\(list?["items"] ?? "")".contains(id))
+        let fetched = try py.ask(["op": "request", "message": ["type": "fetch", "activity": id]], answer: "reply")["reply"] as? [String: Any]
+        let activity = try #require(fetched?["activity"] as? [String: Any], "\(String(describing: fetched))")
+        #expect(activity["id"] as? String == id && activity["title"] as? String != nil)
+        let version = try #require(activity["version"] as? Int)
+        _ = try py.ask(
+            ["op": "send", "message": ["type": "continued", "activity": id, "version": version, "outcome": "continued"]], answer: "sent")
+        try await events.wait("userActivityWasContinued") { $0["activity"]?.stringValue == id && $0["peer"]?.stringValue == "conformance" }
+
+        // A push from the Python peer, dispatched here to a scene.
+        let pushed =
+            try py.ask(
+                ["op": "push", "activityType": "org.hawknotes.bookDetail", "title": "The Burning Swift", "userInfo": ["bookID": Self.burningSwift]],
+                answer: "reply")["reply"] as? [String: Any]
+        #expect(pushed?["type"] as? String == "outcome" && pushed?["outcome"] as? String == "continued", "\(String(describing: pushed))")
+
+        // Being dialled: with the session closed, alpha pushes to the Python peer by dialling the
+        // address the session came from at the port its hello gave.
+        _ = try py.ask(["op": "close"], answer: "closed")
+        try await events.wait("peerAbsent") { $0["peer"]?.stringValue == "conformance" }
+        let sent = try a.ctl(["send", id, "--to", "conformance", "--json"])
+        #expect(sent.status == 0 && sent.output.contains("continued"), "\(sent.output)")
+        let got = try py.events()
+        #expect(got.contains { $0["incoming"] != nil }, "alpha dialled the Python peer")
+        #expect(got.contains { $0["type"] as? String == "push" && "\($0["activity"] ?? "")".contains(id) }, "\(got)")
+    }
+}
