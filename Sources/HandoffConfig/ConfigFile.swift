@@ -38,6 +38,7 @@ struct ConfigFile: Decodable {
     var device_name: String?
     var peer_port: Int?
     var peers: [String]?
+    var refuse_pushes_from: [String]?
     var advert_rotation_seconds: Int?
     var wide_area: WideArea?
     var interfaces: [String]?
@@ -63,7 +64,8 @@ struct ConfigFile: Decodable {
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
         "": [
-            "device_name", "peer_port", "peers", "advert_rotation_seconds", "wide_area", "interfaces", "state_directory", "runtime_directory",
+            "device_name", "peer_port", "peers", "refuse_pushes_from", "advert_rotation_seconds", "wide_area", "interfaces", "state_directory",
+            "runtime_directory",
             "log_level",
             "library",
             "limits", "activity_types", "handlers", "opener"

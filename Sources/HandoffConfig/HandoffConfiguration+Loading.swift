@@ -38,6 +38,7 @@ extension HandoffConfiguration {
             guard (1...65_535).contains(port) else { throw .invalid(file: file, key: "peer_port", reason: "must be between 1 and 65535") }
             peerPort = port
         }
+        refusePushesFrom = raw.refuse_pushes_from ?? []
         if let peers = raw.peers {
             staticPeers = try peers.map { (text: String) throws(ConfigError) -> PeerEndpoint in
                 // The default port is the one this machine uses: peers usually all keep 7340.

@@ -13,6 +13,9 @@ public struct HandoffConfiguration: Sendable {
     /// Addresses dialled for paired peers that mDNS cannot list (another subnet, a VPN). A
     /// machine found there is a peer only if its key is pinned; the address is never trusted.
     public var staticPeers: [PeerEndpoint]
+    /// Paired machines (names or fingerprints; `*` for all) whose pushes are refused: a push opens
+    /// pages and runs handlers here without asking, so the person chooses whom to take them from.
+    public var refusePushesFrom: [String] = []
     /// How often the private advert takes a new random name and new material (it also does at
     /// every unpair and address change).
     public var advertRotationSeconds: Int

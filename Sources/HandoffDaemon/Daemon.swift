@@ -119,7 +119,9 @@ public final class Daemon: Sendable {
     /// link's port. Component tests listen on loopback only.
     public func prepare(listeningOn host: String = "0.0.0.0") async throws {
         let port = try await peers.listen(host: host, port: configuration.peerPort)
-        await peers.links.setServer(PeerServer(peers: peers, activities: activities, continuations: continuations, logger: logger).serve)
+        let server = PeerServer(
+            peers: peers, activities: activities, continuations: continuations, refusePushesFrom: Set(configuration.refusePushesFrom), logger: logger)
+        await peers.links.setServer(server.serve)
         await peers.dialAtOnce()
         try await activities.startAdvertising(port: port)
         logger.info(

@@ -9,7 +9,13 @@ struct PeerServer: Sendable {
     let peers: Peers
     let activities: Activities
     let continuations: Continuations
+    /// Names or fingerprints (or `*`) of the paired machines whose pushes are refused.
+    let refusePushesFrom: Set<String>
     let logger: Logger
+
+    static let refused = RemoteOutcome.failed(
+        code: "push-refused",
+        message: "this machine does not take pushes from yours (refuse_pushes_from in its handoffd.yaml); continue from here instead")
 
     func serve(_ message: PeerMessage, from session: LinkSession) async -> PeerMessage? {
         let peer = session.peer
@@ -17,6 +23,10 @@ struct PeerServer: Sendable {
         case .hello(let id, let hello):
             // The answer is our hello, or why the versions do not match.
             return await peers.answer(hello: hello, id: id, on: session)
+        case .push(let id, _) where refusePushesFrom.contains("*") || refusePushesFrom.contains(peer.fingerprint):
+            return .outcome(id: id, outcome: Self.refused)
+        case .push(let id, _) where refusePushesFrom.contains(await peers.name(of: peer)):
+            return .outcome(id: id, outcome: Self.refused)
         case .push(let id, let activity):
             logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
             let outcome = await continuations.dispatch(activity, from: await peers.name(of: peer), preferredScene: nil, pushedBy: peer.id)

@@ -54,6 +54,7 @@ struct Handoffctl: AsyncParsableCommand {
             """,
         subcommands: [
             Status.self, Peers.self, Pair.self, Unpair.self, Trust.self, RotateAdvert.self, Activities.self, Publish.self, Resign.self,
-            Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, LibraryCommand.self, Watch.self
+            Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, LibraryCommand.self, Watch.self,
+            Connect.self, Disconnect.self
         ])
 }
