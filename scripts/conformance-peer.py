@@ -16,7 +16,8 @@ It is driven by JSON lines on standard input and answers with JSON lines on stan
     {"op": "events"}                               -> {"events": [...]} what the daemon pushed
     {"op": "burst", "host": H, "port": P, "count": N}       -> {"opened": N, "open_after": M}
     {"op": "flood", "count": N, "bytes": B}        pushes of B bytes, without reading
-    {"op": "stall"}                                stop reading the session (keep sending pings)
+    {"op": "stall"}                                stop reading the session (its receive buffer is small)
+    {"op": "lists", "count": N}                    N `list` requests, not waiting for answers
     {"op": "quit"}
 """
 import hashlib
@@ -312,13 +313,19 @@ class Peer:
         self.events, self.waiting, self.lock = [], {}, threading.Lock()
         self.session = None
         self.listen_port = None
+        self.reading = threading.Event()
+        self.reading.set()
 
     @property
     def public(self):
         return self.keypair.public.data
 
-    def connect(self, host, port, mode):
-        sock = socket.create_connection((host, port), timeout=10)
+    def connect(self, host, port, mode, rcvbuf=None):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        sock.settimeout(10)
+        sock.connect((host, port))
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         link = Link(sock, self.keypair)
         link.handshake(True, mode, self.name.encode())
@@ -330,8 +337,8 @@ class Peer:
             h["port"], h["addresses"] = self.listen_port, ["127.0.0.1"]
         return h
 
-    def open_session(self, host, port):
-        link = self.connect(host, port, 1)
+    def open_session(self, host, port, rcvbuf=None):
+        link = self.connect(host, port, 1, rcvbuf)
         self.session = link
         threading.Thread(target=self.read_loop, args=(link,), daemon=True).start()
         return self.request(self.hello(0))
@@ -351,6 +358,7 @@ class Peer:
     def read_loop(self, link):
         try:
             while True:
+                self.reading.wait()
                 m = link.receive()
                 if m[:1] == b"\x01":
                     with self.lock:
@@ -535,7 +543,7 @@ def main():
             elif op == "listen":
                 out({"listening": peer.listen(cmd.get("port", 0))})
             elif op == "session":
-                out({"hello": peer.open_session(cmd["host"], cmd["port"])})
+                out({"hello": peer.open_session(cmd["host"], cmd["port"], cmd.get("rcvbuf"))})
             elif op == "request":
                 out({"reply": peer.request(cmd["message"], cmd.get("timeout", 10))})
             elif op == "send":
@@ -558,14 +566,19 @@ def main():
                 time.sleep(cmd.get("settle", 2))
                 still = 0
                 for link in links:
+                    # What the daemon sent (acceptance, its key) is read first: then an end of
+                    # stream means it closed the session, nothing to read means it is open.
                     link.sock.setblocking(False)
                     try:
-                        alive = link.sock.recv(1, socket.MSG_PEEK) != b""
+                        while link.sock.recv(65536):
+                            pass
+                        alive = False
                     except BlockingIOError:
                         alive = True
                     except OSError:
                         alive = False
                     still += alive
+                    link.sock.close()
                 out({"opened": opened, "open_after": still})
             elif op == "flood":
                 body = b"\x00" + encode({"type": "push", "id": 1, "activity": activity("org.example.flood", "x" * cmd["bytes"], {})})
@@ -578,6 +591,19 @@ def main():
                 except OSError:
                     pass
                 out({"sent": sent, "seconds": round(time.monotonic() - started, 3)})
+            elif op == "stall":
+                peer.reading.clear()
+                out({"stalled": True})
+            elif op == "lists":
+                peer.session.sock.settimeout(cmd.get("timeout", 30))
+                sent = 0
+                try:
+                    for _ in range(cmd["count"]):
+                        peer.session.send(b"\x00" + encode({"type": "list", "id": secrets.randbelow(2**62) + 1}))
+                        sent += 1
+                except OSError:
+                    pass
+                out({"sent": sent})
             elif op == "close":
                 peer.session.sock.close()
                 out({"closed": True})
