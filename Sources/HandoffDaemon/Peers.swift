@@ -59,6 +59,9 @@ public actor Peers: Service {
     private var directory = PeerDirectory()
     private var phase = Phase.idle
     private let waits = Waiters<PeerWait, Void>()
+    /// This machine's addresses, read at start and at every network change (not at every hello:
+    /// getifaddrs on the path of a new session showed in the cold continue).
+    private var localAddresses = InterfaceAddresses.current() ?? []
     /// The dials `dialAtOnce` started before `run()`: `run()` takes them over.
     private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
 
@@ -439,6 +442,7 @@ public actor Peers: Service {
                 }
             }
         }
+        localAddresses = InterfaceAddresses.current() ?? localAddresses
         // After a resume, every session may be dead: ping them all now.
         if change == .resumed { directory.lastPing = [:] }
         directory.dialer.resetAll()
@@ -477,8 +481,7 @@ public actor Peers: Service {
         directory.capabilities[peer.id] = PeerCapabilities(device: hello.device, types: Set(hello.types))
         if let port = hello.port.map(Int.init) {
             let onLoopback = session.remoteEndpoint.map { ToldAddresses.classify($0.host) == .loopback } ?? false
-            directory.told[peer.id] = ToldAddresses.usable(
-                hello.addresses, port: port, sessionOnLoopback: onLoopback, local: InterfaceAddresses.current() ?? [])
+            directory.told[peer.id] = ToldAddresses.usable(hello.addresses, port: port, sessionOnLoopback: onLoopback, local: localAddresses)
             if !session.initiatedLocally, let source = session.remoteEndpoint { remember(PeerEndpoint(host: source.host, port: port), of: peer) }
         }
         return true
