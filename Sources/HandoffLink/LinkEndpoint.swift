@@ -19,14 +19,14 @@ public final class LinkEndpoint: Sendable {
     private let sessionsIn: AsyncStream<LinkSession>.Continuation
     private let pairingsIn: AsyncStream<PairingSession>.Continuation
     private let group: EventLoopGroup
-    private let logger: Logger
+    let logger: Logger
     private let coordinator = PairingCoordinator()
     private let limiter: NIOLockedValueBox<ConnectionLimiter>
     private let server = NIOLockedValueBox<Channel?>(nil)
     /// Trust-store writes a peer's messages cause (fsync'd): off the event loop, in order.
-    private let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
+    let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
     /// Advertising keys that peers sent and that wait for their write.
-    private let keyWrites = NIOLockedValueBox(PendingKeyWrites())
+    let keyWrites = NIOLockedValueBox(PendingKeyWrites())
     /// Advertising keys refused because another paired machine holds them.
     let refusedKeyClaims = NIOLockedValueBox(0)
     /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
@@ -134,76 +134,6 @@ public final class LinkEndpoint: Sendable {
 
     /// The sessions open right now.
     public var openSessions: [LinkSession] { open.withLockedValue { $0.all } }
-
-    private func deliverUnpairNotice(on session: LinkSession) async {
-        do {
-            try await session.sendControl(.unpaired)
-            try trustStore.unpairDelivered(id: session.peer.id)
-            logger.info("told the peer it was unpaired", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-        } catch {
-            logger.warning(
-                "could not tell the peer it was unpaired; will retry when it connects", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-        }
-        await session.close()
-    }
-
-    /// What a failed handshake means for the trust store.
-    fileprivate func handshakeFailed(_ error: Error) {
-        switch error as? LinkError {
-        case .unpairNoticeDelivered(let peer)?:
-            try? trustStore.unpairDelivered(id: peer.id)
-            logger.info("told the peer it was unpaired", metadata: ["peer.id": "\(peer.fingerprint)"])
-        case .unpairedByPeer(let peer)?:
-            handle(.unpaired, from: peer, channel: nil)
-        default:
-            break
-        }
-    }
-
-    /// A control message from a peer.
-    private func handle(_ control: LinkControl, from peer: PeerIdentity, channel: Channel?) {
-        switch control {
-        case .advertisingKey(let key):
-            // A durable write (fsync): never on the event loop that serves every session. Keys
-            // are coalesced per peer (the latest wins) and written at most once a second, so a
-            // peer that sends a million of them costs a write a second, not a million queued.
-            if let delay = keyWrites.withLockedValue({ $0.offer(key, from: peer.id, at: .now) }) { scheduleKeyWrite(peer, after: delay) }
-        case .unpaired:
-            logger.notice("the peer unpaired this machine; forgetting it", metadata: ["peer.id": "\(peer.fingerprint)"])
-            do {
-                let next = try trustStore.ownAdvertisingKey().rotated()
-                try trustStore.unpin(id: peer.id, rotatingTo: next)
-                // It already knows: nothing to deliver.
-                try trustStore.unpairDelivered(id: peer.id)
-            } catch {
-                logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
-            }
-            channel?.close(promise: nil)
-        }
-    }
-
-    /// Writes the latest advertising key a peer sent, then again a second later if a newer one came.
-    private func scheduleKeyWrite(_ peer: PeerIdentity, after delay: Duration) {
-        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
-        storeWrites.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-            defer { if keyWrites.withLockedValue({ $0.written(peer.id) }) { scheduleKeyWrite(peer, after: PendingKeyWrites.interval) } }
-            guard let key = keyWrites.withLockedValue({ $0.take(peer.id, at: .now) }) else { return }
-            do {
-                // Another paired machine's key is not this one's to claim: with it, this peer's
-                // adverts would pass for the other's.
-                if let holder = try trustStore.peers().first(where: { $0.identity.id != peer.id && $0.advertisingKey?.key == key.key }) {
-                    refusedKeyClaims.withLockedValue { $0 += 1 }
-                    logger.warning(
-                        "refused a peer's advertising key: another paired machine holds it",
-                        metadata: ["peer.id": "\(peer.fingerprint)", "holder.id": "\(holder.identity.fingerprint)"])
-                } else {
-                    try trustStore.setAdvertisingKey(key, ofPeer: peer.id)
-                }
-            } catch {
-                logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
-            }
-        }
-    }
 
     public func shutdown() async {
         let ch = server.withLockedValue { c -> Channel? in
