@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "HandoffConfig", targets: ["HandoffConfig"]),
         .library(name: "HandoffDiscovery", targets: ["HandoffDiscovery"]),
         .library(name: "HandoffAvahi", targets: ["HandoffAvahi"]),
+        .library(name: "HandoffProtocol", targets: ["HandoffProtocol"]),
+        .library(name: "HandoffAdvert", targets: ["HandoffAdvert"]),
         .library(name: "HandoffLink", targets: ["HandoffLink"]),
         .library(name: "HandoffState", targets: ["HandoffState"]),
         .library(name: "HandoffDaemon", targets: ["HandoffDaemon"]),
@@ -78,11 +80,22 @@ let package = Package(
                 "HandoffAvahi", "HandoffDiscovery",
                 .product(name: "Logging", package: "swift-log")
             ]),
+        // The peer protocol's messages (docs/PROTOCOL.md): values, their canonical codec, the
+        // hello's limits and what a hello declares. Pure: no NIO, no actors, no daemon.
+        .target(name: "HandoffProtocol", dependencies: ["HandoffCore"]),
+        // The private advert (docs/SECURITY.md): the advertising key, recognition tag, sealed tokens,
+        // rotation and which listed addresses to dial. Pure: no NIO, no actors, no daemon.
+        .target(
+            name: "HandoffAdvert",
+            dependencies: [
+                "HandoffCore", "HandoffDiscovery",
+                .product(name: "Crypto", package: "swift-crypto")
+            ]),
         // Identity keys, pairing, Noise sessions, framing, connection limits.
         .target(
             name: "HandoffLink",
             dependencies: [
-                "HandoffCore",
+                "HandoffCore", "HandoffAdvert",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -102,7 +115,7 @@ let package = Package(
         .target(
             name: "HandoffState",
             dependencies: [
-                "HandoffCore", "HandoffLink", "HandoffContent",
+                "HandoffCore", "HandoffLink", "HandoffAdvert", "HandoffContent",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log")
             ]),
@@ -124,7 +137,8 @@ let package = Package(
         .target(
             name: "HandoffDaemon",
             dependencies: [
-                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffLink", "HandoffControl", "HandoffConfig", "CHandoffShims",
+                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink",
+                "HandoffControl", "HandoffConfig", "CHandoffShims",
                 "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -158,7 +172,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio")
             ]),
         // Private advert figures: TXT size, recognition cost with many paired keys.
-        .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffDaemon", "HandoffDiscovery", "HandoffLink"]),
+        .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffAdvert", "HandoffDiscovery"]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(
             name: "handoff-link-bench",
@@ -180,6 +194,8 @@ let package = Package(
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
+        .testTarget(name: "HandoffProtocolTests", dependencies: ["HandoffProtocol", "HandoffCore"]),
+        .testTarget(name: "HandoffAdvertTests", dependencies: ["HandoffAdvert", "HandoffDiscovery", "HandoffCore"]),
         .testTarget(name: "HandoffWideAreaTests", dependencies: ["HandoffWideArea", "HandoffDiscovery", "HandoffTestSupport"]),
         .testTarget(
             name: "HandoffLinkTests",
@@ -192,7 +208,8 @@ let package = Package(
             name: "HandoffDaemonTests",
             dependencies: [
                 "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
-                "HandoffConfig", "HandoffDiscovery", "HandoffLink", "HandoffAsync", .product(name: "Logging", package: "swift-log"),
+                "HandoffConfig", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink", "HandoffAsync",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl", "HandoffTestSupport"]),

@@ -17,7 +17,7 @@ let package = Package(
             name: "fuzz-peer-message",
             dependencies: [
                 "FuzzSupport",
-                .product(name: "HandoffCore", package: "handoffd"), .product(name: "HandoffDaemon", package: "handoffd")
+                .product(name: "HandoffCore", package: "handoffd"), .product(name: "HandoffProtocol", package: "handoffd")
             ]),
         .executableTarget(
             name: "fuzz-control-line",
@@ -29,8 +29,7 @@ let package = Package(
             name: "fuzz-txt",
             dependencies: [
                 "FuzzSupport",
-                .product(name: "HandoffDiscovery", package: "handoffd"), .product(name: "HandoffDaemon", package: "handoffd"),
-                .product(name: "HandoffLink", package: "handoffd")
+                .product(name: "HandoffDiscovery", package: "handoffd"), .product(name: "HandoffAdvert", package: "handoffd")
             ]),
         .executableTarget(name: "fuzz-config", dependencies: ["FuzzSupport", .product(name: "HandoffConfig", package: "handoffd")])
     ]

@@ -1,10 +1,12 @@
 import Foundation
+import HandoffAdvert
 import HandoffAsync
 import HandoffConfig
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffProtocol
 import Logging
 import ServiceLifecycle
 

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffConfig
 import HandoffContent
+import HandoffProtocol
 import HawkNotes
 import HandoffControl
 import HandoffCore

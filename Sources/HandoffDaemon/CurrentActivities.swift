@@ -1,11 +1,13 @@
 import Foundation
+import HandoffAdvert
 import HandoffCore
+import HandoffProtocol
 
 /// The activities this machine offers to continue: one per scene (NSUserActivity.becomeCurrent
 /// per window), at most four, newest last. Expired and ineligible ones are kept locally but not
 /// advertised.
 public struct CurrentActivities: Sendable {
-    public static let maxCurrent = 4
+    public static let maxCurrent = PrivateAdvert.maxTokens
 
     public struct Entry: Sendable, Equatable {
         public var activity: UserActivity

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffContent
+import HandoffProtocol
 import HawkNotes
 import HandoffControl
 import HandoffCore

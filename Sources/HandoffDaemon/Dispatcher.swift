@@ -3,6 +3,7 @@ import HandoffConfig
 import HandoffContent
 import HandoffControl
 import HandoffCore
+import HandoffProtocol
 
 /// Where a continued activity ended up.
 public enum DispatchOutcome: Sendable, Equatable {

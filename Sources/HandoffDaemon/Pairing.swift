@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import HandoffAsync
 import HandoffControl
 import HandoffCore

@@ -1,7 +1,9 @@
 import Foundation
+import HandoffAdvert
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffProtocol
 
 /// What a paired peer declared in its `hello`: the activity types it continues. A type it did not
 /// declare is not offered to it (not listed, not pushed).

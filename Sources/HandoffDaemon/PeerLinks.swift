@@ -2,6 +2,7 @@ import Foundation
 import HandoffAsync
 import HandoffCore
 import HandoffLink
+import HandoffProtocol
 import Logging
 import NIOCore
 

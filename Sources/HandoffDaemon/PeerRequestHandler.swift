@@ -1,6 +1,7 @@
 import Foundation
 import HandoffAsync
 import HandoffCore
+import HandoffProtocol
 
 /// How this machine answers a peer's requests (docs/PROTOCOL.md). Knows the current activities
 /// and the declared types; asks the owning app for fresh userInfo before sending an activity that

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffLink
+import HandoffProtocol
 import Logging
 
 /// Where each message a peer sends goes: its hello and what it tells of its activities to Peers,

@@ -1,9 +1,11 @@
 import Foundation
+import HandoffAdvert
 import HandoffAsync
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffProtocol
 import NIOCore
 import Logging
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffProtocol
 
 /// Which of the addresses a peer's hello lists we may dial later. A paired peer is trusted with
 /// what it is, not with where it sends us: it once named 127.0.0.1, multicast and broadcast

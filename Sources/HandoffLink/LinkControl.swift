@@ -1,3 +1,4 @@
+import HandoffAdvert
 /// Every session message starts with one byte saying whose it is: the application's (the peer
 /// protocol) or the link's own control messages, which never reach the application.
 enum MessageKind: UInt8 {

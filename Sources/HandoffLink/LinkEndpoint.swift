@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+import HandoffAdvert
 /// The advertising keys peers sent that wait to be written: one slot per peer, the latest key
 /// wins, and a peer's key is written at most once per `interval`. Pure state, kept by
 /// LinkEndpoint under its lock; the caller passes the time.

@@ -1,3 +1,4 @@
+import HandoffAdvert
 import HandoffCore
 import Foundation
 import GRDB

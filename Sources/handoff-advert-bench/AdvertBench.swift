@@ -1,7 +1,6 @@
 import Foundation
-import HandoffDaemon
+import HandoffAdvert
 import HandoffDiscovery
-import HandoffLink
 
 /// Figures for the private advert (issue 15): TXT size before and after, and the CPU a paired
 /// machine spends recognising a record with 1, 10 and 50 paired keys (the record's owner last,

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink

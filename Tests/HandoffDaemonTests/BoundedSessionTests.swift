@@ -3,6 +3,7 @@ import HandoffClient
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffProtocol
 import HandoffTestSupport
 import HawkNotes
 import Logging

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffCore
 import HandoffLink
+import HandoffProtocol
 import HandoffTestSupport
 import Logging
 import NIOConcurrencyHelpers

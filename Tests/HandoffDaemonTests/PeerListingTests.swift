@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import HandoffClient
 import HandoffConfig
 import HandoffContent

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffProtocol
 import Testing
 @testable import HandoffDaemon
 

@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
+import HandoffAdvert
 import HandoffCore
 import HandoffDiscovery
+import HandoffProtocol
 import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon

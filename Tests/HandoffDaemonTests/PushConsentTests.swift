@@ -2,6 +2,7 @@ import Foundation
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffProtocol
 import HandoffTestSupport
 import HawkNotes
 import Testing

@@ -1,5 +1,7 @@
 import Foundation
+import HandoffAdvert
 import HandoffDiscovery
+import HandoffProtocol
 import Testing
 @testable import HandoffDaemon
 

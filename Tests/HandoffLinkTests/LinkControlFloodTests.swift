@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import HandoffTestSupport
 import Testing
 @testable import HandoffLink

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

@@ -1,7 +1,7 @@
 import Foundation
 import FuzzSupport
 import HandoffCore
-import HandoffDaemon
+import HandoffProtocol
 
 /// Bytes as a paired peer sends a message: refused with a typed error, or a message that encodes
 /// back and decodes to itself.

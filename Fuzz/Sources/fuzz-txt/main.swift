@@ -1,8 +1,7 @@
 import Foundation
 import FuzzSupport
-import HandoffDaemon
+import HandoffAdvert
 import HandoffDiscovery
-import HandoffLink
 
 /// A TXT record as a stranger on the LAN publishes it (DNS rdata: length-prefixed strings): it
 /// parses, its format is checked and a private advert is tried against a paired key without a

@@ -1,7 +1,6 @@
 @preconcurrency import Crypto
 import Foundation
 import HandoffDiscovery
-import HandoffLink
 
 /// The private advert's TXT (issue 15): what anyone on the network reads is a format version and
 /// opaque bytes that change with every record:
@@ -16,11 +15,12 @@ import HandoffLink
 /// field but `v`.
 public enum PrivateAdvert {
     public static let formatVersion = HandoffTXT.version
-    static let tagBytes = 8
-    static let maxTokens = CurrentActivities.maxCurrent
-    static let tokenBytes = 24
+    public static let tagBytes = 8
+    /// The most activities one advert carries (the daemon advertises at most this many).
+    public static let maxTokens = 4
+    public static let tokenBytes = 24
     /// Sequence (8), token count (1), the tokens, padding: always this long before sealing.
-    static let plainBytes = 8 + 1 + maxTokens * tokenBytes
+    public static let plainBytes = 8 + 1 + maxTokens * tokenBytes
 
     /// What the blob carries.
     public struct Contents: Sendable, Equatable {
@@ -111,7 +111,7 @@ public enum PrivateAdvert {
 }
 
 extension PrivateAdvert.Contents {
-    init?(plain: [UInt8]) {
+    public init?(plain: [UInt8]) {
         guard plain.count == PrivateAdvert.plainBytes else { return nil }
         let count = Int(plain[8])
         guard count <= PrivateAdvert.maxTokens else { return nil }

@@ -3,34 +3,34 @@ import Foundation
 /// When the private advert changes as a whole (issue 15): a new random instance name and SRV
 /// host name, a new sequence, new salts. Every `interval`, at every unpair and when the machine's addresses
 /// change, so that nothing an observer saw before a rotation links to what it sees after. Pure
-/// state, to be kept by Activities with the advert.
-struct AdvertRotation {
-    enum Reason: String, Sendable {
+/// state, kept by the daemon with its advert.
+public struct AdvertRotation: Sendable {
+    public enum Reason: String, Sendable {
         case interval, unpaired
         case addressesChanged = "addresses-changed"
         case requested
     }
 
-    let interval: Duration
-    private(set) var instanceName: String
+    public let interval: Duration
+    public private(set) var instanceName: String
     /// The SRV record's target (under .local), published with this machine's addresses: the
     /// system host name is not in the advert.
-    private(set) var hostName: String
-    private(set) var rotatedAt: ContinuousClock.Instant
+    public private(set) var hostName: String
+    public private(set) var rotatedAt: ContinuousClock.Instant
     /// Sealed in each record, so that a paired machine keeps the newest of two records that
     /// coexist for a while; it starts again at every rotation (the name is new too).
     private var sequence: UInt64 = 0
 
-    init(interval: Duration = .seconds(15 * 60), now: ContinuousClock.Instant = .now) {
+    public init(interval: Duration = .seconds(15 * 60), now: ContinuousClock.Instant = .now) {
         self.interval = interval
         instanceName = Self.randomName()
         hostName = Self.randomName()
         rotatedAt = now
     }
 
-    func isDue(at now: ContinuousClock.Instant) -> Bool { now - rotatedAt >= interval }
+    public func isDue(at now: ContinuousClock.Instant) -> Bool { now - rotatedAt >= interval }
 
-    mutating func rotate(at now: ContinuousClock.Instant) {
+    public mutating func rotate(at now: ContinuousClock.Instant) {
         instanceName = Self.randomName()
         hostName = Self.randomName()
         rotatedAt = now
@@ -38,13 +38,13 @@ struct AdvertRotation {
     }
 
     /// The sequence number of the next record.
-    mutating func nextSequence() -> UInt64 {
+    public mutating func nextSequence() -> UInt64 {
         sequence += 1
         return sequence
     }
 
     /// 16 letters and digits (80 random bits): no host name, nothing that repeats.
-    static func randomName() -> String {
+    public static func randomName() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
         var generator = SystemRandomNumberGenerator()
         return String((0..<16).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] })

@@ -5,8 +5,8 @@ import HandoffDiscovery
 /// something only on the link it was seen on: when the advert's IPv4 addresses are all on other
 /// networks, it came through a router (an Avahi reflector), and its link-local addresses are
 /// another link's, so they are left out.
-enum AdvertAddresses {
-    static func usable(_ addresses: [PeerAddress], local: [InterfaceAddress]) -> [PeerAddress] {
+public enum AdvertAddresses {
+    public static func usable(_ addresses: [PeerAddress], local: [InterfaceAddress]) -> [PeerAddress] {
         let v4 = addresses.filter { $0.family == .ipv4 }
         let onLink = v4.contains { a in local.contains { $0.sameIPv4Network(as: a.address) } }
         guard !v4.isEmpty, !onLink else { return addresses }
@@ -14,7 +14,7 @@ enum AdvertAddresses {
     }
 
     /// fe80::/10.
-    static func isLinkLocal(_ a: PeerAddress) -> Bool {
+    public static func isLinkLocal(_ a: PeerAddress) -> Bool {
         guard a.family == .ipv6, let first = a.address.split(separator: ":", omittingEmptySubsequences: false).first,
             let group = UInt16(first, radix: 16)
         else { return false }
@@ -22,7 +22,7 @@ enum AdvertAddresses {
     }
 
     /// Where to dial it: a link-local address with the interface it was seen on as its zone.
-    static func endpoint(_ a: PeerAddress, port: Int) -> PeerEndpoint {
+    public static func endpoint(_ a: PeerAddress, port: Int) -> PeerEndpoint {
         PeerEndpoint(host: isLinkLocal(a) && a.interfaceIndex > 0 ? "\(a.address)%\(a.interfaceIndex)" : a.address, port: port)
     }
 }

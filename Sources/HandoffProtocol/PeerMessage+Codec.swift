@@ -33,7 +33,7 @@ extension PeerMessage {
         self = parsed
     }
 
-    var propertyList: PropertyListValue {
+    public var propertyList: PropertyListValue {
         var d: [String: PropertyListValue]
         switch self {
         case .hello(let id, let hello):
@@ -163,7 +163,7 @@ extension PeerMessage {
 }
 
 extension ActivitySummary {
-    var propertyList: PropertyListValue {
+    public var propertyList: PropertyListValue {
         var d: [String: PropertyListValue] = [
             "activity": .string(activityID.uuidString), "type": .string(type),
             "version": .integer(Int64(bitPattern: version))
@@ -188,7 +188,7 @@ extension ActivitySummary {
 }
 
 extension RemoteOutcome {
-    var fields: [String: PropertyListValue] {
+    public var fields: [String: PropertyListValue] {
         switch self {
         case .continued: ["outcome": "continued"]
         case .failed(let code, let message): ["outcome": "failed", "code": .string(code), "message": .string(message)]

@@ -1,7 +1,7 @@
+@testable import HandoffAdvert
 import HandoffCore
 import HandoffDiscovery
 import Testing
-@testable import HandoffDaemon
 
 /// Issue 16: an advert that came through an Avahi reflector carries the other link's IPv6
 /// link-local addresses, which mean nothing here.

@@ -1,8 +1,8 @@
 import Foundation
+@testable import HandoffAdvert
 import HandoffDiscovery
-import HandoffLink
+
 import Testing
-@testable import HandoffDaemon
 
 /// Issue 15 (first part): the private record's codec. What a stranger reads changes entirely
 /// with every record; a paired machine recognises it by key and opens it.

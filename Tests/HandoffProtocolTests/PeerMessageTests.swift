@@ -1,7 +1,7 @@
 import Foundation
 import HandoffCore
+@testable import HandoffProtocol
 import Testing
-@testable import HandoffDaemon
 
 @Suite struct PeerMessageTests {
     static let activity: UserActivity = {

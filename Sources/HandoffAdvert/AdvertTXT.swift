@@ -1,7 +1,5 @@
 @preconcurrency import Crypto
 import Foundation
-import HandoffDiscovery
-import HandoffLink
 
 /// The activity tokens sealed in the private advert (PrivateAdvert), and the base64url text its
 /// binary fields are written in. A token is the activity id (16 bytes), the first 4 bytes of
@@ -29,7 +27,7 @@ public enum AdvertTXT {
             withUnsafeBytes(of: activityID.uuid) { Array($0) } + typeHash + withUnsafeBytes(of: version.bigEndian) { Array($0) }
         }
 
-        init?(bytes: [UInt8]) {
+        public init?(bytes: [UInt8]) {
             guard bytes.count == 24 else { return nil }
             let u = bytes.prefix(16)
             activityID = UUID(uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]))
@@ -45,7 +43,7 @@ public enum AdvertTXT {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func unbase64url(_ text: String) -> [UInt8]? {
+    public static func unbase64url(_ text: String) -> [UInt8]? {
         var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while s.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s).map(Array.init)
