@@ -6,6 +6,9 @@ import Foundation
 /// SHA-256(type) and the version (4 bytes): enough for a paired peer to tell whether what it holds
 /// of our activities is still current, and which of them are of types it declares.
 public enum AdvertTXT {
+    /// The pairing advert's one TXT entry besides `v` (`p=1`): "a name you may pair with is here".
+    public static let pairingKey = "p"
+
     public struct Token: Sendable, Equatable {
         public let activityID: UUID
         public let typeHash: [UInt8]

@@ -47,6 +47,7 @@ extension LinkEndpoint {
                 try trustStore.unpin(id: peer.id, rotatingTo: next)
                 // It already knows: nothing to deliver.
                 try trustStore.unpairDelivered(id: peer.id)
+                trustChangesIn.yield()
             } catch {
                 logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
             }
@@ -70,6 +71,7 @@ extension LinkEndpoint {
                         metadata: ["peer.id": "\(peer.fingerprint)", "holder.id": "\(holder.identity.fingerprint)"])
                 } else {
                     try trustStore.setAdvertisingKey(key, ofPeer: peer.id)
+                    trustChangesIn.yield()
                 }
             } catch {
                 logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])

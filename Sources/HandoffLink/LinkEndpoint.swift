@@ -18,6 +18,10 @@ public final class LinkEndpoint: Sendable {
     public let pairingRequests: AsyncStream<PairingSession>
 
     private let sessionsIn: AsyncStream<LinkSession>.Continuation
+    /// Yields when a peer's message changed the trust store (its new advertising key stored, its
+    /// unpair notice): whoever recognises adverts reads the paired keys again.
+    public let trustChanges: AsyncStream<Void>
+    let trustChangesIn: AsyncStream<Void>.Continuation
     private let pairingsIn: AsyncStream<PairingSession>.Continuation
     private let group: EventLoopGroup
     let logger: Logger
@@ -53,6 +57,7 @@ public final class LinkEndpoint: Sendable {
                 maxExempt: configuration.maxUnauthenticatedExempt))
         (sessions, sessionsIn) = AsyncStream.makeStream()
         (pairingRequests, pairingsIn) = AsyncStream.makeStream()
+        (trustChanges, trustChangesIn) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Starts listening; returns the bound port (pass 0 for any).
@@ -149,6 +154,7 @@ public final class LinkEndpoint: Sendable {
         for channel in pending { channel.close(promise: nil) }
         sessionsIn.finish()
         pairingsIn.finish()
+        trustChangesIn.finish()
     }
 
     // MARK: - Pipelines

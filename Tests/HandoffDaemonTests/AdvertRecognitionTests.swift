@@ -10,7 +10,7 @@ import Testing
 /// Issue 15: which listed advert is whose rests on the paired keys alone.
 @Suite struct AdvertRecognitionTests {
     @Test func anOlderRecordOfTheSameAdvertIsNotTaken() {
-        var d = PeerDirectory()
+        var d = ListedAdverts()
         let first = d.recognise("x7", peerID: "p", sequence: 5)
         let older = d.recognise("x7", peerID: "p", sequence: 4)
         let newer = d.recognise("x7", peerID: "p", sequence: 6)
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aPeersNewestAdvertIsItsListing() {
-        var d = PeerDirectory()
+        var d = ListedAdverts()
         let old = DiscoveredPeer(name: "old", hostName: "h1.local", port: 1, addresses: [], txt: .empty)
         let new = DiscoveredPeer(name: "new", hostName: "h2.local", port: 2, addresses: [], txt: .empty)
         d.listed(old)

@@ -111,7 +111,7 @@ import Testing
         try a.pairingWindow(open: true)
         #expect(mine.nameInUse(.pairing) == "alices-laptop")
         let pairing = try #require(seen.peers.first { $0.name == "alices-laptop" })
-        #expect(pairing.txt.entries.map(\.key) == ["v", Advert.pairingKey])
+        #expect(pairing.txt.entries.map(\.key) == ["v", AdvertTXT.pairingKey])
         // The private advert stays as it was.
         #expect(seen.peers.count == 2 && mine.nameInUse == a.instanceName)
         try a.pairingWindow(open: false)

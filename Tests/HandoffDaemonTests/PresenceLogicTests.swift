@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func pingsAreDueOncePerIntervalOneAtATime() {
-        var dir = PeerDirectory()
+        var dir = ReachState()
         #expect(dir.duePings(among: ["a", "b"], at: Self.t0, interval: 2) == ["a", "b"])
         #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 3, interval: 2).isEmpty, "both still out")
         dir.pinging.remove("a")

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func pushedItemsAreCurrentWhileTheirSessionIsOpen() {
-        var d = PeerDirectory()
+        var d = RemoteDirectory()
         #expect(d.fresh("p", openSession: s1) == nil)
         d.learnt([summary(a, version: 1)], peerID: "p", session: s1)
         #expect(d.fresh("p", openSession: s1) == [summary(a, version: 1)])
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func theAdvertConfirmsOrOutdatesWhatIsHeld() {
-        var d = PeerDirectory()
+        var d = RemoteDirectory()
         let declared = Set([AdvertTXT.typeHash(Self.note)])
         d.learnt([summary(a, version: 1)], peerID: "p", session: nil)
         d.advertRead(([AdvertTXT.Token(activityID: a, type: Self.note, version: 1)]), peerID: "p", declared: declared)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func activitiesOfTypesWeDoNotDeclareAreNotExpected() {
-        var d = PeerDirectory()
+        var d = RemoteDirectory()
         let declared = Set([AdvertTXT.typeHash(Self.note)])
         d.learnt([summary(a, version: 3)], peerID: "p", session: nil)
         d.advertRead(
@@ -49,7 +49,7 @@ import Testing
             peerID: "p", declared: declared)
         #expect(d.fresh("p", openSession: nil) == [summary(a, version: 3)])
         // A peer that advertises nothing we continue offers nothing: known without asking.
-        var e = PeerDirectory()
+        var e = RemoteDirectory()
         e.advertRead(([AdvertTXT.Token(activityID: b, type: Self.page, version: 1)]), peerID: "q", declared: declared)
         #expect(e.fresh("q", openSession: nil) == [])
     }

@@ -15,9 +15,6 @@ struct Advert {
         case withdrawn
     }
 
-    /// The pairing advert's one TXT entry besides `v`: it says "a name you may pair with is here".
-    static let pairingKey = "p"
-
     let discovery: any Discovery
     let trustStore: any TrustStore
     /// Shown only in the pairing advert.
@@ -71,7 +68,7 @@ struct Advert {
         if open {
             try discovery.publish(
                 try ServiceAdvert(
-                    instanceName: deviceName, port: UInt16(port), txt: try TXTRecord([.init(Self.pairingKey, "1")]),
+                    instanceName: deviceName, port: UInt16(port), txt: try TXTRecord([.init(AdvertTXT.pairingKey, "1")]),
                     hostName: AdvertRotation.randomName()),
                 slot: .pairing)
         } else {

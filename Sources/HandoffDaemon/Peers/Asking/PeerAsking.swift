@@ -1,0 +1,101 @@
+import Foundation
+import HandoffAdvert
+import HandoffControl
+import HandoffLink
+import HandoffProtocol
+
+/// What we ask the paired peers and what they tell us: requests (opening a session through
+/// `PeerReach` when there is none), each peer's current activities (pushed on its session, listed
+/// on request, confirmed by its advert's sealed tokens), and telling every peer with a session
+/// that ours changed. Asks the reach and the listing; neither of them calls back into it.
+actor PeerAsking {
+    private let reach: PeerReach
+    private let listing: PeerListing
+    private let events: ControlEvents
+    /// The type hashes of the activity types this machine declares (an advert's tokens of other
+    /// types are not expected here).
+    private let declared: Set<[UInt8]>
+    private var remote = RemoteDirectory()
+
+    init(reach: PeerReach, listing: PeerListing, events: ControlEvents, types: [String]) {
+        self.reach = reach
+        self.listing = listing
+        self.events = events
+        declared = Set(types.map(AdvertTXT.typeHash))
+    }
+
+    func heartbeat() {}
+
+    /// A paired peer's advert was read (`ListingNews.offers`).
+    func offers(_ tokens: [AdvertTXT.Token], peerID: String) { remote.advertRead(tokens, peerID: peerID, declared: declared) }
+
+    func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) {
+        remote.learnt(items, peerID: peer.id, session: ObjectIdentifier(session))
+        events.broadcast("remoteActivitiesChanged", ["peer": .string(reach.name(of: peer)), "count": .integer(Int64(items.count))])
+    }
+
+    func remoteInvalidated(_ activityID: UUID, by peer: PeerIdentity) {
+        remote.invalidated(activityID, peerID: peer.id)
+        events.broadcast("remoteActivityInvalidated", ["peer": .string(reach.name(of: peer)), "activity": .string(activityID.uuidString)])
+    }
+
+    /// After unpairing: nothing it said is kept.
+    func forget(peerID: String) { remote.forget(peerID: peerID) }
+
+    /// A paired peer's activities: what we hold when it is still what the peer offers (its
+    /// pushes on the open session, or its advert's sealed tokens, say so), else asked over the link.
+    func activities(of peer: PeerView) async throws(ControlError) -> [ActivitySummary] {
+        guard let trusted = peer.trusted else {
+            throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
+        }
+        let links = reach.links
+        if let held = remote.fresh(trusted.identity.id, openSession: await links.sessionID(of: trusted.identity.id)) { return held }
+        let reply = try await request(peer) { .list(id: $0) }
+        guard case .activities(_, let items) = reply else {
+            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
+        }
+        remote.learnt(items, peerID: trusted.identity.id, session: await links.sessionID(of: trusted.identity.id))
+        return items
+    }
+
+    /// Tells every peer with an open session that our activities changed, each only of the types
+    /// it declared.
+    func tellChanged(_ items: [ActivitySummary]) async {
+        let links = reach.links
+        for peer in await links.connectedPeerIDs {
+            await links.notify(.changed(items: await reach.offered(items, to: peer)), peerID: peer)
+        }
+    }
+
+    func tellInvalidated(_ activityID: UUID) async {
+        let links = reach.links
+        for peer in await links.connectedPeerIDs { await links.notify(.invalidated(activityID: activityID), peerID: peer) }
+    }
+
+    /// Sends a request to a paired peer, opening a session (and greeting the peer) if needed;
+    /// with no session and no address known, waits for its advert for the listing's grace.
+    func request(_ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage) async throws(ControlError)
+        -> PeerMessage
+    {
+        guard let trusted = peer.trusted else {
+            throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
+        }
+        let links = reach.links, id = trusted.identity.id
+        var address = peer.address
+        if address == nil, await links.current(id) == nil, let listed = await listing.awaitListed(peerID: id) {
+            address = PeerView(name: peer.name, trusted: trusted, discovered: listed, present: false).address
+        }
+        do throws(PeerRequestError) {
+            return try await reach.request(make, to: trusted.identity, at: address, timeout: timeout)
+        } catch {
+            // Both machines dialled at once and the session this request went out on was the one
+            // both closed: the other one is open, so the request goes again there, once.
+            if case .sessionClosed = error, let other = await links.current(id), other.channel.isActive {
+                do throws(PeerRequestError) { return try await links.request(make, on: other, timeout: timeout) } catch {
+                    throw .failed(code: error.code, message: error.description)
+                }
+            }
+            throw .failed(code: error.code, message: error.description)
+        }
+    }
+}

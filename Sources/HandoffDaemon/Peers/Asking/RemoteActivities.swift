@@ -1,0 +1,54 @@
+import Foundation
+import HandoffAdvert
+import HandoffProtocol
+
+/// A paired peer's current activities as this machine last learnt them, and what tells whether
+/// they are still what the peer offers.
+struct RemoteActivities: Sendable, Equatable {
+    var items: [ActivitySummary] = []
+    /// The session the items came over (a `changed` push or a list answer): while it stays open,
+    /// the peer pushes every change on it.
+    var session: ObjectIdentifier?
+    /// What the peer's advert offers (sealed tokens opened with its key): activity and version,
+    /// of the types this machine declares.
+    var advertised: Set<String>?
+
+    /// The items are what the advert says.
+    var matchesAdvert: Bool { advertised == Set(items.map { Self.key($0.activityID, UInt32(truncatingIfNeeded: $0.version)) }) }
+
+    static func key(_ id: UUID, _ version: UInt32) -> String { "\(id.uuidString)/\(version)" }
+}
+
+/// Every paired peer's activities as this machine holds them. Pure state, owned by `PeerAsking`.
+struct RemoteDirectory {
+    /// By identity id.
+    private(set) var remote: [String: RemoteActivities] = [:]
+
+    /// The advert's sealed tokens, opened with our copy of the peer's advertising key: what it
+    /// offers of the types we declare (`declared`: their type hashes).
+    mutating func advertRead(_ tokens: [AdvertTXT.Token], peerID: String, declared: Set<[UInt8]>) {
+        let advertised = Set(tokens.filter { declared.contains($0.typeHash) }.map { RemoteActivities.key($0.activityID, $0.version) })
+        remote[peerID, default: RemoteActivities()].advertised = advertised
+    }
+
+    /// The peer's activities, as it pushed or listed them on `session`.
+    mutating func learnt(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?) {
+        remote[peerID, default: RemoteActivities()].items = items
+        remote[peerID]?.session = session
+    }
+
+    mutating func invalidated(_ activityID: UUID, peerID: String) {
+        remote[peerID]?.items.removeAll { $0.activityID == activityID }
+    }
+
+    /// What we hold of a peer's activities, if it is still what the peer offers: the session they
+    /// came over is the one open now, or the advert says the same.
+    func fresh(_ peerID: String, openSession: ObjectIdentifier?) -> [ActivitySummary]? {
+        guard let r = remote[peerID] else { return nil }
+        if let s = r.session, s == openSession { return r.items }
+        return r.matchesAdvert ? r.items : nil
+    }
+
+    /// A peer unpaired: nothing of what it said is kept.
+    mutating func forget(peerID: String) { remote[peerID] = nil }
+}

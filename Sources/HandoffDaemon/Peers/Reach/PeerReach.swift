@@ -1,0 +1,265 @@
+import Foundation
+import HandoffAsync
+import HandoffCore
+import HandoffLink
+import HandoffProtocol
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// How we reach the paired peers: the link listener, the sessions (PeerLinks), dialling each
+/// peer without one at its last-known addresses, its advert's and what its hello told (at start,
+/// on a network change, after a resume, with a backoff), pinging each session, the hello on each,
+/// and presence: a paired peer is present while a session with it is open. mDNS is only a hint
+/// of where to dial (`located`, routed from the listing).
+actor PeerReach {
+    enum Phase: Equatable {
+        case idle
+        case listening(port: Int)
+        case stopped
+    }
+
+    /// One peer (or configured address) to dial now, at each of its candidate endpoints in parallel.
+    struct Dial: Sendable {
+        let key: String
+        /// nil for a configured address: any paired key may answer there.
+        let peer: PeerIdentity?
+        let candidates: [PeerEndpoint]
+    }
+
+    nonisolated let endpoint: LinkEndpoint
+    nonisolated let links: PeerLinks
+    let settings: PeersSettings
+    let events: ControlEvents
+    let logger: Logger
+    var state = ReachState()
+    private(set) var phase = Phase.idle
+    /// The dial and ping loop's next look, woken early by a network change or an advert.
+    private let wake = Waiters<Int, Void>()
+    /// This machine's addresses, read at start and at every network change (not at every hello:
+    /// getifaddrs on the path of a new session showed in the cold continue).
+    var localAddresses = InterfaceAddresses.current() ?? []
+    /// The dials `dialAtOnce` started before `run()`: `run()` takes them over.
+    private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
+
+    init(endpoint: LinkEndpoint, settings: PeersSettings, events: ControlEvents, logger: Logger) {
+        self.endpoint = endpoint
+        links = PeerLinks(endpoint: endpoint, logger: logger)
+        self.settings = settings
+        self.events = events
+        self.logger = logger
+    }
+
+    /// Binds the link listener; the port is what the advert carries.
+    func listen(host: String, port: Int) async throws -> Int {
+        let bound: Int
+        do { bound = try await endpoint.listen(host: host, port: port) } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw DaemonStartError.portInUse(port)
+        }
+        phase = .listening(port: bound)
+        return bound
+    }
+
+    var port: Int { if case .listening(let p) = phase { p } else { 0 } }
+
+    func heartbeat() {}
+
+    /// Wakes the dial and ping loop now.
+    func look() { wake.resumeAll(0, with: ()) }
+
+    /// Starts dialling every paired peer due now, in the prelude right after `listen`: a
+    /// restarted machine is present to its peers before its services even run.
+    func dialAtOnce() async {
+        for dial in await dueDials() {
+            for candidate in dial.candidates {
+                started.append((dial.key, candidate, endpoint.startConnect(host: candidate.host, port: candidate.port, expecting: dial.peer)))
+            }
+        }
+    }
+
+    /// Accepts, reads and dials until graceful shutdown, then says goodbye on every session.
+    func run() async {
+        let endpoint = self.endpoint, links = self.links
+        let changes = NetworkChanges.watch()
+        if changes == nil { logger.notice("no rtnetlink here: network changes are noticed by the dial backoff and mDNS only") }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await links.run() }
+            group.addTask {
+                for await session in endpoint.sessions.cancelOnGracefulShutdown() { await self.accepted(session) }
+            }
+            group.addTask {
+                for await change in links.presence.stream.cancelOnGracefulShutdown() { await self.presenceChanged(change) }
+            }
+            for (key, candidate, future) in started {
+                group.addTask { await self.dialed(key, at: candidate, outcome: await Self.outcome { try await future.get() }) }
+            }
+            started = []
+            if let changes {
+                group.addTask {
+                    for await change in changes.cancelOnGracefulShutdown() { await self.networkChanged(change) }
+                }
+            }
+            // The dial and ping loop: dials paired peers without a session that are due, pings
+            // those with one; looks again every half second, or at once when woken.
+            var suspend = SuspendDetector()
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                if suspend.resumed() { await networkChanged(.resumed) }
+                for dial in await dueDials() {
+                    for candidate in dial.candidates {
+                        group.addTask {
+                            let outcome = await Self.outcome {
+                                try await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
+                            }
+                            await self.dialed(dial.key, at: candidate, outcome: outcome)
+                        }
+                    }
+                }
+                await links.closeRetired()
+                for (peerID, session) in await duePings() {
+                    let timeout = settings.pingTimeout
+                    group.addTask {
+                        var timedOut = false
+                        do throws(PeerRequestError) { _ = try await links.request({ .ping(id: $0) }, on: session, timeout: timeout) } catch {
+                            if case .timedOut = error { timedOut = true }
+                        }
+                        await self.pinged(peerID, session: session, timedOut: timedOut)
+                    }
+                }
+                _ = await cancelWhenGracefulShutdown { await self.wake.wait(for: 0, deadline: .milliseconds(500)) }
+            }
+            phase = .stopped
+            wake.endAll()
+            await links.closeAll()
+            await endpoint.shutdown()
+            group.cancelAll()
+        }
+        logger.info("link closed")
+    }
+
+    /// Where the listing says a paired peer's advert is: remembered as a dial candidate, and the
+    /// peer dialled at once when that is new.
+    func located(_ peerID: String, at endpoints: [PeerEndpoint], moved: Bool) {
+        state.advertised[peerID] = endpoints.isEmpty ? nil : endpoints
+        guard moved else { return }
+        state.dialer.reset(peerID)
+        look()
+    }
+
+    // MARK: - Dialling
+
+    /// Paired peers without a session, and configured addresses whose peer has none, that are due.
+    private func dueDials() async -> [Dial] {
+        let connected = await links.connectedPeerIDs
+        var dials: [Dial] = []
+        for t in (try? endpoint.trustStore.peers()) ?? [] where !connected.contains(t.identity.id) {
+            let candidates = state.candidates(remembered: endpoint.trustStore.endpoints(ofPeer: t.identity.id), peerID: t.identity.id)
+            if !candidates.isEmpty { dials.append(Dial(key: t.identity.id, peer: t.identity, candidates: candidates)) }
+        }
+        for e in settings.staticPeers where state.staticOwner[e].map({ !connected.contains($0) }) ?? true {
+            dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e]))
+        }
+        let due = Set(state.dialer.due(dials.map(\.key), at: Date()))
+        let chosen = dials.filter { due.contains($0.key) }
+        for d in chosen { state.dialer.begin(d.key, attempts: d.candidates.count) }
+        return chosen
+    }
+
+    private static func outcome(_ dial: @Sendable () async throws -> LinkSession) async -> Result<LinkSession, any Error> {
+        do { return .success(try await dial()) } catch { return .failure(error) }
+    }
+
+    /// One dial attempt ended. The round's first session is adopted (if the peer dialled us
+    /// meanwhile, the session table keeps one of the two on both ends); a later one of the same
+    /// round (another address of the same peer) is closed at once.
+    private func dialed(_ key: String, at candidate: PeerEndpoint, outcome: Result<LinkSession, any Error>) async {
+        let session = try? outcome.get()
+        let first = state.dialer.attempted(key, ok: session != nil, at: Date(), jitter: Double.random(in: 0...1))
+        if case .failure(let error) = outcome, case .unexpectedPeer(let expected, let got)? = error as? LinkError {
+            // Another machine took the address: nothing is stored, and the peer stays absent.
+            logger.notice(
+                "another machine answered at a paired peer's last-known address; refused",
+                metadata: ["peer.id": "\(expected)", "peer.address": "\(candidate)", "answered.id": "\(got)"])
+        }
+        guard let session else { return }
+        guard first, phase != .stopped else {
+            await session.close()
+            return
+        }
+        if key.hasPrefix("static:") {
+            state.staticOwner[candidate] = session.peer.id
+            // A configured address of a peer already present (found another way): nothing new.
+            if await links.current(session.peer.id) != nil {
+                await session.close()
+                return
+            }
+        }
+        logger.info("dialled a paired peer", metadata: ["peer.id": "\(session.peer.fingerprint)", "peer.address": "\(candidate)"])
+        await links.adopt(session)
+        await greet(session)
+    }
+
+    // MARK: - Pings and presence
+
+    /// Every open session of each peer due a ping: a stale one the peer opened (it dialled again
+    /// from a new address, and its close never reached us) is found this way too.
+    private func duePings() async -> [(String, LinkSession)] {
+        let connected = await links.connectedPeerIDs
+        var due: [(String, LinkSession)] = []
+        for id in state.duePings(among: connected, at: Date(), interval: settings.pingInterval) {
+            let sessions = await links.sessions(of: id)
+            if sessions.isEmpty { state.pinging.remove(id) }
+            due += sessions.map { (id, $0) }
+        }
+        return due
+    }
+
+    /// A ping that got no answer in time closes its session: a half-open connection must not stay
+    /// in use (TCP alone would keep it for many minutes).
+    private func pinged(_ peerID: String, session: LinkSession, timedOut: Bool) async {
+        state.pinging.remove(peerID)
+        if timedOut {
+            logger.notice("a peer stopped answering pings; closing its session", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+            await links.close(session, because: .pingTimeout)
+        }
+    }
+
+    /// A peer's first session authenticated, or its last one ended.
+    private func presenceChanged(_ change: LinkPresence) async {
+        let now = Date()
+        switch change {
+        case .present(let peer, let session):
+            let address = session.remoteEndpoint?.description ?? "?"
+            state.lastPing[peer.id] = now
+            logger.info("peer present", metadata: ["peer.id": "\(peer.fingerprint)", "peer.address": "\(address)"])
+            events.broadcast(
+                "peerPresent",
+                ["peer": .string(name(of: peer)), "reason": "session", "address": .string(address), "dialled": .bool(session.initiatedLocally)])
+            // A session we opened proves the address we dialled; one the peer opened comes from an
+            // ephemeral port, so its address is remembered with the port its hello gives.
+            if session.initiatedLocally, let remote = session.remoteEndpoint { remember(remote, of: peer) }
+        case .absent(let peer, let reason):
+            state.pinging.remove(peer.id)
+            // What it told us of its addresses was for that session only.
+            state.told[peer.id] = nil
+            if reason == .goodbye { state.dialer.leftNow(peer.id, at: now, jitter: Double.random(in: 0...1)) }
+            logger.info("peer absent", metadata: ["peer.id": "\(peer.fingerprint)", "reason": "\(reason.rawValue)"])
+            events.broadcast("peerAbsent", ["peer": .string(name(of: peer)), "reason": .string(reason.rawValue)])
+            look()
+        }
+    }
+
+    private func accepted(_ session: LinkSession) async {
+        logger.info("peer opened a session", metadata: ["peer.id": "\(session.peer.fingerprint)"])
+        await links.adopt(session)
+    }
+
+    func remember(_ where_: PeerEndpoint, of peer: PeerIdentity) {
+        do { try endpoint.trustStore.rememberEndpoint(where_, ofPeer: peer.id, at: Date()) } catch {
+            logger.warning("could not remember a peer's address", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+        }
+    }
+
+    nonisolated func name(of identity: PeerIdentity) -> String {
+        (try? endpoint.trustStore.peer(withKey: identity.publicKey))??.name ?? identity.fingerprint
+    }
+}
