@@ -47,8 +47,10 @@ let package = Package(
                 "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery",
                 .product(name: "Yams", package: "Yams")
             ]),
-        // libavahi-client, seen only by HandoffAvahi.
-        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
+        // libavahi-client, seen only by HandoffAvahi. Not through pkg-config: avahi-client.pc adds
+        // -D_REENTRANT (meaningless with glibc), a flag SwiftPM refuses with a warning at every
+        // build; the headers are in /usr/include and the module map names the libraries.
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // Advertiser/browser protocols, TXT rules, the desired-state machine and peer table, a fake.
         .target(
             name: "HandoffDiscovery",

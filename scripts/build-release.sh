@@ -26,4 +26,10 @@ FLAGS=(-c release --scratch-path "$PWD/.build/dist" --static-swift-stdlib
 [ -z "${NO_SYMBOL_ORDER:-}" ] && FLAGS+=(-Xlinker "--symbol-ordering-file=$ORDER" -Xlinker --no-warn-symbol-ordering)
 if [ "${1:-}" = --bin-path ]; then swift build "${FLAGS[@]}" --show-bin-path; exit 0; fi
 [ $# -gt 0 ] || set -- handoffd handoffctl
-for product in "$@"; do swift build "${FLAGS[@]}" --product "$product" | { grep -vE "^\[[0-9]+/[0-9]+\]|^Building|^Build of|prohibited flag" || true; }; done
+# A warning from our code fails the build here as in the debug build (scripts/check-warnings.py).
+LOG=$(mktemp /tmp/handoffd-release-build.XXXXXX)
+trap 'rm -f "$LOG"' EXIT
+for product in "$@"; do
+  swift build "${FLAGS[@]}" --product "$product" 2>&1 | tee -a "$LOG" | { grep -vE "^\[[0-9]+/[0-9]+\]|^Building|^Build of" || true; }
+done
+"$(dirname "$0")/check-warnings.py" "$LOG" >/dev/null

@@ -45,8 +45,9 @@ final class NoiseChannelHandler: ChannelDuplexHandler {
         guard timeout == nil, transport == nil else { return }
         let seconds = Int(timeoutAmount.nanoseconds / 1_000_000_000)
         let ctx = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timeout = context.eventLoop.scheduleTask(in: timeoutAmount) { [weak self] in
-            self?.fail(.handshakeTimeout(seconds: seconds), context: ctx.value)
+        let this = WeakHandler.bound(self, to: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: timeoutAmount) {
+            this.value.handler?.fail(.handshakeTimeout(seconds: seconds), context: ctx.value)
         }
         if isInitiator { apply(machine.start(), context: context) }
     }

@@ -34,7 +34,8 @@ final class PairingHandler: ChannelInboundHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         session.handler.value = self
-        timer = context.eventLoop.scheduleTask(in: window) { [weak self] in self?.abort(.timedOut) }
+        let this = WeakHandler.bound(self, to: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: window) { this.value.handler?.abort(.timedOut) }
         apply(machine.start())
     }
 

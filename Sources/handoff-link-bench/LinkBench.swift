@@ -83,7 +83,7 @@ struct LinkBench {
             var session: LinkSession?
             let t = try await clock.measure {
                 let s = try await endpoint.connect(host: host, port: port, expecting: serverKey)
-                var it = s.messages.makeAsyncIterator()
+                let it = s.messages.makeAsyncIterator()
                 try await s.send(request)
                 _ = await it.next()
                 session = s
@@ -94,7 +94,7 @@ struct LinkBench {
 
         // Round trips on one established session.
         let session = try await endpoint.connect(host: host, port: port, expecting: serverKey)
-        var it = session.messages.makeAsyncIterator()
+        let it = session.messages.makeAsyncIterator()
         var warm: [Duration] = []
         for i in 0..<(n + 50) {
             let t = try await clock.measure {

@@ -38,14 +38,12 @@ struct JournalLogHandler: LogHandler {
         return text + "\n"
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
+    func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
-        if let explicit { all.merge(explicit) { $1 } }
-        FileHandle.standardError.write(Data(Self.line(level: level, message: message.description, metadata: all).utf8))
+        if let explicit = event.metadata { all.merge(explicit) { $1 } }
+        if let error = event.error, all["error"] == nil { all["error"] = "\(error)" }
+        FileHandle.standardError.write(Data(Self.line(level: event.level, message: event.message.description, metadata: all).utf8))
     }
 
     /// True when stderr is the journal stream systemd set up (its device and inode match).

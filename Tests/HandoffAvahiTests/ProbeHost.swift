@@ -24,6 +24,7 @@ struct Probe {
         return line
     }
 
+    @discardableResult
     func event(_ name: String, from: Int = 0, timeout: Double = 5, _ match: (JSONLine) -> Bool = { _ in true }) -> JSONLine? {
         wait("event \(name)", from: from, timeout: timeout) { $0.event == name && match($0) }
     }

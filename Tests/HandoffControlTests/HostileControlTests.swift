@@ -39,7 +39,7 @@ import Testing
     /// Item 12: values that came back different through JSONSerialization and the formatter.
     @Test(arguments: [
         PropertyListValue.integer(-9_223_372_036_854_775_807), .integer(.min), .integer(.max), .real(2.0000000000052296),
-        .real(0.1), .real(-1e-300), .real(5e-324), .real(1.7976931348623157e308), .real(-0.0),
+        .real(0.1), .real(-1e-300), .real(.leastNonzeroMagnitude), .real(1.7976931348623157e308), .real(-0.0),
         .date(Date(timeIntervalSinceReferenceDate: 12_345.678_901_234_567)), .date(Date(timeIntervalSinceReferenceDate: -1e-6)),
         .date(Date(timeIntervalSinceReferenceDate: ISODate.endOfRange - 0.001)),
         .date(Date(timeIntervalSinceReferenceDate: ISODate.earliest)), .date(Date(timeIntervalSince1970: 1.5e-7))

@@ -57,7 +57,7 @@ import Testing
             let names = try #require(try await a.request("peers")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue }
             #expect(names == ["beta"])
             // beta's key arrives (as over a session): its advert is recognised; gamma's is still no one's.
-            try a.trust.setAdvertisingKey(b.trust.ownAdvertisingKey(), ofPeer: b.identity.identity.id)
+            a.trust.setAdvertisingKey(b.trust.ownAdvertisingKey(), ofPeer: b.identity.identity.id)
             try await waitUntil("alpha recognises beta's advert", timeout: 5) { await a.daemon.peers.discovered("beta") != nil }
             #expect(await a.daemon.peers.discovered("beta")?.name == b.discovery.nameInUse)
             // A paired peer whose key we hold is listed only by its own advert: a key that is not

@@ -146,7 +146,7 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     }
 
     @Test func nothingToContinueWith() async throws {
-        #expect(await try dispatcher().dispatch(UserActivity(type: Self.page)) == .failed(.noHandler(type: "org.example.page")))
+        #expect(try await dispatcher().dispatch(UserActivity(type: Self.page)) == .failed(.noHandler(type: "org.example.page")))
     }
 
     @Test func checksComeBeforeAnyHandler() async throws {

@@ -56,7 +56,7 @@ struct LoopNode {
             return reply
         }
         let atB = try #require(await incomingAtB)
-        var iterator = atB.messages.makeAsyncIterator()
+        let iterator = atB.messages.makeAsyncIterator()
         guard case .ping(let id)? = try await iterator.next().map({ try PeerMessage(decoding: $0) }) else {
             Issue.record("B did not get a ping")
             return
@@ -68,7 +68,7 @@ struct LoopNode {
         try await fromC.send(PeerMessage.pong(id: id).encoded())
         // A reads C's messages in order: once it answered C's own ping, it has seen the forged pong.
         try await fromC.send(PeerMessage.ping(id: 77).encoded())
-        var fromCMessages = fromC.messages.makeAsyncIterator()
+        let fromCMessages = fromC.messages.makeAsyncIterator()
         while let bytes = await fromCMessages.next() {
             if case .pong(77) = try PeerMessage(decoding: bytes) { break }
         }
@@ -108,7 +108,7 @@ struct LoopNode {
         let atB = try #require(await incoming)
         await #expect(throws: LinkError.messageTooLarge(size: 70_000, limit: s.maxMessage)) { try await s.send(Array(repeating: 1, count: 70_000)) }
         try await s.send(Array(repeating: 2, count: s.maxMessage))
-        var it = atB.messages.makeAsyncIterator()
+        let it = atB.messages.makeAsyncIterator()
         #expect(await it.next()?.count == s.maxMessage)
         #expect(s.channel.isActive)
     }

@@ -17,7 +17,7 @@ import Testing
         var activity = UserActivity(type: HawkNotes.bookDetail, title: "The Burning Swift")
         try activity.addUserInfoEntries(["bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
         try await session.send(PeerMessage.push(id: 42, activity: activity).encoded())
-        var it = session.messages.makeAsyncIterator()
+        let it = session.messages.makeAsyncIterator()
         while let bytes = await it.next() {
             let m = try PeerMessage(decoding: bytes)
             if case .outcome(42, _) = m { return m }

@@ -42,7 +42,7 @@ func temporaryDirectory() throws -> URL {
         #expect(try store.peers().map(\.identity) == [carol])
         #expect(try store.ownAdvertisingKey() == next)
         // Bob is remembered until he has been told, across a reopen.
-        #expect(try try SQLiteTrustStore(database: try StateDatabase(directory: dir)).pendingUnpairs() == [bob])
+        #expect(try SQLiteTrustStore(database: try StateDatabase(directory: dir)).pendingUnpairs() == [bob])
         try store.unpairDelivered(id: bob.id)
         #expect(try store.pendingUnpairs().isEmpty)
         // What Bob still holds no longer opens what we advertise.
@@ -94,7 +94,7 @@ func temporaryDirectory() throws -> URL {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent(IdentityKey.fileName).path
-        FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600]))
         #expect(throws: LinkError.self) { try IdentityKey.loadOrCreate(in: dir) }
     }
 }

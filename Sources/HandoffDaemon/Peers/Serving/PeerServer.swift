@@ -26,11 +26,11 @@ struct PeerServer: Sendable {
             return await peers.answer(hello: hello, id: id, on: session)
         case .push(let id, _) where refusePushesFrom.contains("*") || refusePushesFrom.contains(peer.fingerprint):
             return .outcome(id: id, outcome: Self.refused)
-        case .push(let id, _) where refusePushesFrom.contains(await peers.name(of: peer)):
+        case .push(let id, _) where refusePushesFrom.contains(peers.name(of: peer)):
             return .outcome(id: id, outcome: Self.refused)
         case .push(let id, let activity):
             logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
-            let outcome = await continuations.dispatch(activity, from: await peers.name(of: peer), preferredScene: nil, pushedBy: peer.id)
+            let outcome = await continuations.dispatch(activity, from: peers.name(of: peer), preferredScene: nil, pushedBy: peer.id)
             return .outcome(id: id, outcome: outcome.remote)
         case .continued(let activityID, let version, let outcome):
             // Believed only from the peer that fetched the activity, once: no app is told of a
@@ -39,7 +39,7 @@ struct PeerServer: Sendable {
                 logger.debug("ignored a continuation report for an activity the peer did not fetch", metadata: ["peer.id": "\(peer.fingerprint)"])
                 return nil
             }
-            await continuations.originLearned(activityID: activityID, version: version, outcome: outcome, by: await peers.name(of: peer))
+            await continuations.originLearned(activityID: activityID, version: version, outcome: outcome, by: peers.name(of: peer))
             return nil
         case .changed(let items):
             await peers.remoteChanged(items, from: peer, on: session)
