@@ -1,3 +1,4 @@
+import HandoffAdvert
 import Foundation
 import HandoffCore
 import HandoffDiscovery
@@ -22,9 +23,13 @@ struct PeerView: Sendable {
 
     var fingerprint: String? { trusted?.identity.fingerprint }
 
-    /// Where to open a session: the advert's address (IPv4 first), else the last-known one.
+    /// Where to open a session: the advert's address (IPv4 first; a link-local one with the
+    /// interface it was seen on, without which connect(2) fails with EINVAL), else the last-known one.
     var address: (host: String, port: Int)? {
-        if let d = discovered, let a = d.addresses.first(where: { $0.family == .ipv4 }) ?? d.addresses.first { return (a.address, Int(d.port)) }
+        if let d = discovered, let a = d.addresses.first(where: { $0.family == .ipv4 }) ?? d.addresses.first {
+            let e = AdvertAddresses.endpoint(a, port: Int(d.port))
+            return (e.host, e.port)
+        }
         return remembered.map { ($0.host, $0.port) }
     }
 }
