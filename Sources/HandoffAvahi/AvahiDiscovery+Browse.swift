@@ -7,11 +7,11 @@ import Logging
 /// changes in about 0.1 s where a kept-open resolver takes about 1 s.
 extension AvahiDiscovery {
     func startBrowsing() {
-        guard browser == nil, let client else { return }
-        browser = avahi_service_browser_new(
+        guard browsing.browser == nil, let client else { return }
+        browsing.browser = avahi_service_browser_new(
             client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
             serviceType, nil, AvahiLookupFlags(0), serviceBrowserCallback, context)
-        if browser == nil {
+        if browsing.browser == nil {
             let code = avahi_client_errno(client)
             emit(.failure(.avahi(code: code, message: avahiErrorText(code), during: "starting the service browser")))
             schedule(.restartBrowser, afterMilliseconds: 1000)
@@ -22,24 +22,24 @@ extension AvahiDiscovery {
         _ b: OpaquePointer, interface: AvahiIfIndex, protocol proto: AvahiProtocol, event: AvahiBrowserEvent,
         name: String?, type: String?, domain: String?, flags: AvahiLookupResultFlags
     ) {
-        if browser == nil { browser = b }
+        if browsing.browser == nil { browsing.browser = b }
         switch event {
         case AVAHI_BROWSER_NEW:
             guard let name else { return }
             if flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0 { return }
             let key = PeerTable.InstanceKey(name: name, interfaceIndex: interface, protocolFamily: proto)
-            if lookups[key] == nil { lookups[key] = Lookup(domain: domain ?? "local") }
+            if browsing.lookups[key] == nil { browsing.lookups[key] = Lookup(domain: domain ?? "local") }
             startResolver(key)
         case AVAHI_BROWSER_REMOVE:
             guard let name else { return }
             let key = PeerTable.InstanceKey(name: name, interfaceIndex: interface, protocolFamily: proto)
-            if let lookup = lookups.removeValue(forKey: key) { free(lookup) }
-            emit(table.removed(key))
+            if let lookup = browsing.lookups.removeValue(forKey: key) { free(lookup) }
+            emit(browsing.table.removed(key))
         case AVAHI_BROWSER_FAILURE:
             let code = client.map { avahi_client_errno($0) } ?? -1
             emit(.failure(.avahi(code: code, message: avahiErrorText(code), during: "browsing")))
             avahi_service_browser_free(b)
-            browser = nil
+            browsing.browser = nil
             schedule(.restartBrowser, afterMilliseconds: 1000)
         default:
             break
@@ -47,17 +47,17 @@ extension AvahiDiscovery {
     }
 
     func startResolver(_ key: PeerTable.InstanceKey) {
-        guard let client, let lookup = lookups[key], lookup.resolver == nil else { return }
+        guard let client, let lookup = browsing.lookups[key], lookup.resolver == nil else { return }
         let r = avahi_service_resolver_new(
             client, key.interfaceIndex, key.protocolFamily, key.name, serviceType, lookup.domain,
             key.protocolFamily, AvahiLookupFlags(0), serviceResolverCallback, context)
-        lookups[key]?.resolver = r
+        browsing.lookups[key]?.resolver = r
         if r == nil { retryResolve(key) }
     }
 
     func retryResolve(_ key: PeerTable.InstanceKey) {
-        guard let failures = lookups[key]?.failures else { return }
-        lookups[key]?.failures = failures + 1
+        guard let failures = browsing.lookups[key]?.failures else { return }
+        browsing.lookups[key]?.failures = failures + 1
         // 250 ms, 500 ms, 1 s, ... up to 8 s, while the browser still lists the instance.
         let delay = UInt32(min(8000, 250 << min(failures, 5)))
         logger.debug("resolve failed; retrying", metadata: ["peer.name": "\(key.name)", "retry.ms": "\(delay)"])
@@ -72,23 +72,23 @@ extension AvahiDiscovery {
         let key = PeerTable.InstanceKey(name: name, interfaceIndex: interface, protocolFamily: proto)
         // One-shot: TXT changes come through the record browser.
         avahi_service_resolver_free(r)
-        guard lookups[key]?.resolver == r else { return }
-        lookups[key]?.resolver = nil
+        guard browsing.lookups[key]?.resolver == r else { return }
+        browsing.lookups[key]?.resolver = nil
         guard event == AVAHI_RESOLVER_FOUND else {
             retryResolve(key)
             return
         }
-        lookups[key]?.failures = 0
+        browsing.lookups[key]?.failures = 0
         let own =
             flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
             || (flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0 && isOwnName(name))
         let peerAddress = address.map(Self.peerAddress(interface: interface))
-        let events = table.resolved(key, hostName: hostName, address: peerAddress, port: port, txt: txt, isOwn: own)
+        let events = browsing.table.resolved(key, hostName: hostName, address: peerAddress, port: port, txt: txt, isOwn: own)
         for case .foreignService(let n, let reason) in events {
             logger.notice("ignoring a _handoff._tcp service that is not a handoffd", metadata: ["peer.name": "\(n)", "reason": "\(reason)"])
         }
         emit(events)
-        if table.peer(named: name) != nil { startRecordBrowser(key) }
+        if browsing.table.peer(named: name) != nil { startRecordBrowser(key) }
     }
 
     static func peerAddress(interface: AvahiIfIndex) -> (UnsafePointer<AvahiAddress>) -> PeerAddress {
@@ -103,7 +103,7 @@ extension AvahiDiscovery {
     }
 
     func startRecordBrowser(_ key: PeerTable.InstanceKey) {
-        guard let client, let lookup = lookups[key], lookup.recordBrowser == nil else { return }
+        guard let client, let lookup = browsing.lookups[key], lookup.recordBrowser == nil else { return }
         var full = [CChar](repeating: 0, count: Int(AVAHI_DOMAIN_NAME_MAX))
         guard avahi_service_name_join(&full, full.count, key.name, serviceType, lookup.domain) == 0 else { return }
         guard
@@ -112,24 +112,24 @@ extension AvahiDiscovery {
                 UInt16(AVAHI_DNS_CLASS_IN), UInt16(AVAHI_DNS_TYPE_TXT),
                 AvahiLookupFlags(0), recordBrowserCallback, context)
         else { return }
-        lookups[key]?.recordBrowser = rb
-        recordBrowsers[rb] = key
+        browsing.lookups[key]?.recordBrowser = rb
+        browsing.recordBrowsers[rb] = key
     }
 
     func txtRecordEvent(_ b: OpaquePointer, event: AvahiBrowserEvent, rdata: UnsafeRawPointer?, size: Int) {
-        guard event == AVAHI_BROWSER_NEW, let key = recordBrowsers[b], let strings = AvahiStrings.parse(rdata, size: size) else { return }
-        emit(table.txtSeen(name: key.name, strings: strings))
+        guard event == AVAHI_BROWSER_NEW, let key = browsing.recordBrowsers[b], let strings = AvahiStrings.parse(rdata, size: size) else { return }
+        emit(browsing.table.txtSeen(name: key.name, strings: strings))
     }
 
     func free(_ lookup: Lookup) {
         if let r = lookup.resolver { avahi_service_resolver_free(r) }
         if let rb = lookup.recordBrowser {
             avahi_record_browser_free(rb)
-            recordBrowsers[rb] = nil
+            browsing.recordBrowsers[rb] = nil
         }
         if let t = lookup.retryTimer {
             freeTimeout(t)
-            timers[t] = nil
+            connection.timers[t] = nil
         }
     }
 }

@@ -25,9 +25,9 @@ extension AvahiDiscovery {
                 FileManager.default.fileExists(atPath: socket)
                 ? .avahi(code: error, message: avahiErrorText(error), during: "connecting to avahi-daemon")
                 : .dbusUnavailable(socket: socket)
-            report(problem, retrying: reconnectDelayMs)
-            schedule(.reconnect, afterMilliseconds: reconnectDelayMs)
-            reconnectDelayMs = min(reconnectDelayMs * 2, 10_000)
+            report(problem, retrying: connection.reconnectDelayMs)
+            schedule(.reconnect, afterMilliseconds: connection.reconnectDelayMs)
+            connection.reconnectDelayMs = min(connection.reconnectDelayMs * 2, 10_000)
             return
         }
         client = made
@@ -36,8 +36,8 @@ extension AvahiDiscovery {
     /// Logs and emits a problem once until it changes or clears, so a long outage is one line
     /// (it says that handoffd keeps trying; the return is logged too).
     func report(_ problem: DiscoveryError, retrying delayMs: UInt32? = nil) {
-        guard reportedProblem != problem.description else { return }
-        reportedProblem = problem.description
+        guard connection.reportedProblem != problem.description else { return }
+        connection.reportedProblem = problem.description
         var metadata: Logger.Metadata = ["error": "\(problem)"]
         if let delayMs {
             metadata["retry.firstAfterMillis"] = "\(delayMs)"
@@ -52,17 +52,17 @@ extension AvahiDiscovery {
         client = c
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
-            reconnectDelayMs = 500
-            if reportedProblem != nil { logger.notice("discovery available again: avahi-daemon answers over D-Bus") }
-            reportedProblem = nil
+            connection.reconnectDelayMs = 500
+            if connection.reportedProblem != nil { logger.notice("discovery available again: avahi-daemon answers over D-Bus") }
+            connection.reportedProblem = nil
             logger.debug("avahi client running", metadata: ["avahi.version": "\(String(cString: avahi_client_get_version_string(c)))"])
-            for slot in AdvertSlot.allCases { execute(machines[slot]!.clientBecameRunning(), slot: slot) }
+            for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.clientBecameRunning(), slot: slot) }
             startBrowsing()
         case AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
-            for slot in AdvertSlot.allCases { execute(machines[slot]!.serverNotRunning(), slot: slot) }
+            for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.serverNotRunning(), slot: slot) }
         case AVAHI_CLIENT_CONNECTING:
-            if reportedProblem == nil {
-                reportedProblem = "waiting"
+            if connection.reportedProblem == nil {
+                connection.reportedProblem = "waiting"
                 logger.warning("avahi-daemon is not running; waiting for it (start it with: systemctl start avahi-daemon)")
             }
             forgetClientObjects(reason: "avahi-daemon is not running")
@@ -81,22 +81,22 @@ extension AvahiDiscovery {
     /// The client's group, browser, resolvers and record browsers die with it; drop our pointers
     /// and everything the peers table learnt through them.
     func forgetClientObjects(reason: String) {
-        groups = [:]
-        browser = nil
-        for lookup in lookups.values {
+        publishing.groups = [:]
+        browsing.browser = nil
+        for lookup in browsing.lookups.values {
             if let t = lookup.retryTimer {
                 freeTimeout(t)
-                timers[t] = nil
+                connection.timers[t] = nil
             }
         }
-        lookups = [:]
-        recordBrowsers = [:]
-        for slot in AdvertSlot.allCases { execute(machines[slot]!.clientLost(reason: reason), slot: slot) }
-        emit(table.removeAll())
+        browsing.lookups = [:]
+        browsing.recordBrowsers = [:]
+        for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.clientLost(reason: reason), slot: slot) }
+        emit(browsing.table.removeAll())
     }
 
     func reconnect() {
-        guard !stopped else { return }
+        guard !connection.stopped else { return }
         if let client { avahi_client_free(client) }
         client = nil
         makeClient()
@@ -107,8 +107,8 @@ extension AvahiDiscovery {
         var tv = timeval()
         avahi_elapse_time(&tv, ms, 0)
         guard let t = api.pointee.timeout_new(api, &tv, timeoutCallback, context) else { return }
-        timers[t] = purpose
-        if case .retryResolve(let key) = purpose { lookups[key]?.retryTimer = t }
+        connection.timers[t] = purpose
+        if case .retryResolve(let key) = purpose { browsing.lookups[key]?.retryTimer = t }
     }
 
     func freeTimeout(_ t: OpaquePointer) {
@@ -116,16 +116,16 @@ extension AvahiDiscovery {
     }
 
     func timerFired(_ t: OpaquePointer) {
-        guard let purpose = timers.removeValue(forKey: t) else { return }
+        guard let purpose = connection.timers.removeValue(forKey: t) else { return }
         freeTimeout(t)
-        guard !stopped else { return }
+        guard !connection.stopped else { return }
         switch purpose {
         case .reconnect:
             reconnect()
         case .restartBrowser:
             startBrowsing()
         case .retryResolve(let key):
-            lookups[key]?.retryTimer = nil
+            browsing.lookups[key]?.retryTimer = nil
             startResolver(key)
         }
     }

@@ -10,12 +10,12 @@ extension AvahiDiscovery {
             switch action {
             case .addService(let name, let port, let txt):
                 guard let client else { continue }
-                if groups[slot] == nil {
-                    creatingGroup = slot
-                    groups[slot] = avahi_entry_group_new(client, entryGroupCallback, context)
-                    creatingGroup = nil
+                if publishing.groups[slot] == nil {
+                    publishing.creatingGroup = slot
+                    publishing.groups[slot] = avahi_entry_group_new(client, entryGroupCallback, context)
+                    publishing.creatingGroup = nil
                 }
-                guard let group = groups[slot] else {
+                guard let group = publishing.groups[slot] else {
                     emit(
                         .failure(
                             .avahi(
@@ -23,7 +23,7 @@ extension AvahiDiscovery {
                                 during: "creating an entry group")))
                     return
                 }
-                let target = machines[slot]!.desired?.hostName.flatMap { publishAddresses(as: $0 + ".local", in: group) }
+                let target = publishing.machines[slot]!.desired?.hostName.flatMap { publishAddresses(as: $0 + ".local", in: group) }
                 let rc = AvahiStrings.withList(txt.strings) { list in
                     avahi_entry_group_add_service_strlst(
                         group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
@@ -32,7 +32,7 @@ extension AvahiDiscovery {
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
                     logger.info("service name taken locally; renaming", metadata: ["service.name": "\(name)"])
-                    execute(machines[slot]!.collision(), slot: slot)
+                    execute(publishing.machines[slot]!.collision(), slot: slot)
                     return
                 }
                 if rc < 0 {
@@ -40,11 +40,11 @@ extension AvahiDiscovery {
                     return
                 }
             case .commit:
-                guard let group = groups[slot] else { continue }
+                guard let group = publishing.groups[slot] else { continue }
                 let rc = avahi_entry_group_commit(group)
                 if rc < 0 { emit(.failure(.avahi(code: rc, message: avahiErrorText(rc), during: "committing the service"))) }
             case .updateTXT(let name, let txt):
-                guard let group = groups[slot] else { continue }
+                guard let group = publishing.groups[slot] else { continue }
                 let rc = AvahiStrings.withList(txt.strings) { list in
                     avahi_entry_group_update_service_txt_strlst(
                         group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
@@ -52,12 +52,12 @@ extension AvahiDiscovery {
                 }
                 if rc < 0 { emit(.failure(.avahi(code: rc, message: avahiErrorText(rc), during: "updating the TXT record"))) }
             case .resetGroup:
-                if let group = groups[slot] { avahi_entry_group_reset(group) }
+                if let group = publishing.groups[slot] { avahi_entry_group_reset(group) }
             case .discardGroup:
                 // Freeing withdraws the records (peers get the goodbye) and forgets the group's
                 // commit count.
-                if let group = groups[slot] { avahi_entry_group_free(group) }
-                groups[slot] = nil
+                if let group = publishing.groups[slot] { avahi_entry_group_free(group) }
+                publishing.groups[slot] = nil
             case .emit(let event):
                 if case .published(let name) = event {
                     logger.info("advertising", metadata: ["service.name": "\(name)", "advert.slot": "\(slot)"])
@@ -90,17 +90,18 @@ extension AvahiDiscovery {
 
     func entryGroupStateChanged(_ g: OpaquePointer, _ state: AvahiEntryGroupState) {
         // Inside avahi_entry_group_new the pointer is not stored yet.
-        if let creating = creatingGroup, groups[creating] == nil { groups[creating] = g }
-        guard let slot = groups.first(where: { $0.value == g })?.key else { return }
+        if let creating = publishing.creatingGroup, publishing.groups[creating] == nil { publishing.groups[creating] = g }
+        guard let slot = publishing.groups.first(where: { $0.value == g })?.key else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            execute(machines[slot]!.groupEstablished(), slot: slot)
+            execute(publishing.machines[slot]!.groupEstablished(), slot: slot)
         case AVAHI_ENTRY_GROUP_COLLISION:
-            logger.info("service name collision on the network; renaming", metadata: ["service.name": "\(machines[slot]!.nameInUse ?? "")"])
-            execute(machines[slot]!.collision(), slot: slot)
+            logger.info(
+                "service name collision on the network; renaming", metadata: ["service.name": "\(publishing.machines[slot]!.nameInUse ?? "")"])
+            execute(publishing.machines[slot]!.collision(), slot: slot)
         case AVAHI_ENTRY_GROUP_FAILURE:
             let code = client.map { avahi_client_errno($0) } ?? -1
-            execute(machines[slot]!.groupFailed(code: code, message: avahiErrorText(code)), slot: slot)
+            execute(publishing.machines[slot]!.groupFailed(code: code, message: avahiErrorText(code)), slot: slot)
         default:
             break
         }

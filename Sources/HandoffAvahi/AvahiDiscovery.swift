@@ -22,20 +22,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     // Guarded by the poll lock.
     var client: OpaquePointer?
-    var groups: [AdvertSlot: OpaquePointer] = [:]
-    /// The slot whose group avahi_entry_group_new is creating (its first callback comes before
-    /// the pointer is returned).
-    var creatingGroup: AdvertSlot?
-    var browser: OpaquePointer?
-    var machines: [AdvertSlot: AdvertiserMachine]
-    var table = PeerTable()
-    var lookups: [PeerTable.InstanceKey: Lookup] = [:]
-    var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
-    var timers: [OpaquePointer: TimerPurpose] = [:]
-    var reportedProblem: String?
-    /// Delay before the next attempt to reach the system bus: doubles up to 10 s, reset on success.
-    var reconnectDelayMs: UInt32 = 500
-    var stopped = false
+    var publishing: AvahiPublishing
+    var browsing = AvahiBrowsing()
+    var connection = AvahiConnection()
 
     struct Lookup {
         let domain: String
@@ -61,7 +50,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             throw .avahi(code: -1, message: "out of memory", during: "creating the Avahi poll thread")
         }
         self.poll = poll
-        machines = Dictionary(uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: avahiAlternativeServiceName)) })
+        publishing = AvahiPublishing(
+            machines: Dictionary(
+                uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: avahiAlternativeServiceName)) }))
         context = Unmanaged.passRetained(self).toOpaque()
         // Before the poll thread runs no lock is needed; callbacks fire inside avahi_client_new.
         makeClient()
@@ -71,46 +62,46 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         }
     }
 
-    public var peers: [DiscoveredPeer] { locked { table.peers } }
+    public var peers: [DiscoveredPeer] { locked { browsing.table.peers } }
     public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
 
     /// The name our advert holds once established; differs from the requested one after a collision.
-    public var nameInUse: String? { locked { machines[.main]!.nameInUse } }
+    public var nameInUse: String? { locked { publishing.machines[.main]!.nameInUse } }
 
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in
-            if stopped { throw .stopped }
-            execute(try machines[slot]!.publish(advert), slot: slot)
+            if connection.stopped { throw .stopped }
+            execute(try publishing.machines[slot]!.publish(advert), slot: slot)
         }
     }
 
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in
-            if stopped { throw .stopped }
-            execute(try machines[.main]!.updateTXT(txt), slot: .main)
+            if connection.stopped { throw .stopped }
+            execute(try publishing.machines[.main]!.updateTXT(txt), slot: .main)
         }
     }
 
-    public func withdraw(slot: AdvertSlot) { locked { execute(machines[slot]!.withdraw(), slot: slot) } }
+    public func withdraw(slot: AdvertSlot) { locked { execute(publishing.machines[slot]!.withdraw(), slot: slot) } }
 
     /// One of our own adverts holds this name now.
-    func isOwnName(_ name: String) -> Bool { machines.values.contains { $0.groupActive && $0.nameInUse == name } }
+    func isOwnName(_ name: String) -> Bool { publishing.machines.values.contains { $0.groupActive && $0.nameInUse == name } }
 
     /// Withdraws the advert (avahi sends the goodbye), frees the client and stops the poll thread.
     public func shutdown() {
         let wasRunning: Bool = locked {
-            if stopped { return false }
-            stopped = true
-            for slot in AdvertSlot.allCases { execute(machines[slot]!.withdraw(), slot: slot) }
-            for t in timers.keys { freeTimeout(t) }
-            timers = [:]
+            if connection.stopped { return false }
+            connection.stopped = true
+            for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.withdraw(), slot: slot) }
+            for t in connection.timers.keys { freeTimeout(t) }
+            connection.timers = [:]
             // Freeing the client frees its group, browsers and resolvers too.
             if let client { avahi_client_free(client) }
             client = nil
-            groups = [:]
-            browser = nil
-            lookups = [:]
-            recordBrowsers = [:]
+            publishing.groups = [:]
+            browsing.browser = nil
+            browsing.lookups = [:]
+            browsing.recordBrowsers = [:]
             return true
         }
         guard wasRunning else { return }

@@ -11,9 +11,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let network: FakeNetwork
     private let lock = NSLock()
-    private var machines: [AdvertSlot: AdvertiserMachine]
-    /// The name each slot holds on the fake network.
-    private var registered: [AdvertSlot: String] = [:]
+    private var slots: FakeSlots
     private var table = PeerTable()
     private var avahiRunning = false
     private var stopped = false
@@ -23,7 +21,9 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
         self.hostName = hostName
         self.address = address ?? "fake:\(hostName)"
         (events, continuation) = AsyncStream.makeStream()
-        machines = Dictionary(uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: fakeAlternativeServiceName)) })
+        slots = FakeSlots(
+            machines: Dictionary(
+                uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: fakeAlternativeServiceName)) }))
         if avahiRunning { setAvahiRunning(true) }
     }
 
@@ -31,12 +31,14 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
     /// The name our advert holds now, if it is established.
     public var nameInUse: String? { nameInUse(.main) }
-    public func nameInUse(_ slot: AdvertSlot) -> String? { lock.withLock { machines[slot]!.groupActive ? machines[slot]!.nameInUse : nil } }
+    public func nameInUse(_ slot: AdvertSlot) -> String? {
+        lock.withLock { slots.machines[slot]!.groupActive ? slots.machines[slot]!.nameInUse : nil }
+    }
 
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         let actions = try lockedThrowing { () throws(DiscoveryError) in
             if stopped { throw DiscoveryError.stopped }
-            return try machines[slot]!.publish(advert)
+            return try slots.machines[slot]!.publish(advert)
         }
         execute(actions, slot: slot)
     }
@@ -44,12 +46,12 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
         let actions = try lockedThrowing { () throws(DiscoveryError) in
             if stopped { throw DiscoveryError.stopped }
-            return try machines[.main]!.updateTXT(txt)
+            return try slots.machines[.main]!.updateTXT(txt)
         }
         execute(actions, slot: .main)
     }
 
-    public func withdraw(slot: AdvertSlot) { execute(lock.withLock { machines[slot]!.withdraw() }, slot: slot) }
+    public func withdraw(slot: AdvertSlot) { execute(lock.withLock { slots.machines[slot]!.withdraw() }, slot: slot) }
 
     public func shutdown() {
         for slot in AdvertSlot.allCases { withdraw(slot: slot) }
@@ -65,7 +67,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
             for slot in AdvertSlot.allCases {
                 let actions = lock.withLock { () -> [AdvertiserMachine.Action] in
                     avahiRunning = true
-                    return machines[slot]!.clientBecameRunning()
+                    return slots.machines[slot]!.clientBecameRunning()
                 }
                 execute(actions, slot: slot)
             }
@@ -74,10 +76,10 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
             network.detach(self)
             let (actions, removed) = lock.withLock {
                 avahiRunning = false
-                registered = [:]
-                return (machines[.main]!.clientLost(reason: "avahi-daemon stopped"), table.removeAll())
+                slots.registered = [:]
+                return (slots.machines[.main]!.clientLost(reason: "avahi-daemon stopped"), table.removeAll())
             }
-            _ = lock.withLock { machines[.pairing]!.clientLost(reason: "avahi-daemon stopped") }
+            _ = lock.withLock { slots.machines[.pairing]!.clientLost(reason: "avahi-daemon stopped") }
             execute(actions, slot: .main)
             for e in removed { continuation.yield(e) }
         }
@@ -94,16 +96,16 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
             switch action {
             case .addService(let name, let port, let txt):
                 if !network.register(name: name, owner: self, port: port, txt: txt) {
-                    execute(lock.withLock { machines[slot]!.collision() }, slot: slot)
+                    execute(lock.withLock { slots.machines[slot]!.collision() }, slot: slot)
                     return
                 }
-                lock.withLock { registered[slot] = name }
+                lock.withLock { slots.registered[slot] = name }
             case .commit:
-                execute(lock.withLock { machines[slot]!.groupEstablished() }, slot: slot)
+                execute(lock.withLock { slots.machines[slot]!.groupEstablished() }, slot: slot)
             case .updateTXT(let name, let txt):
                 network.updateTXT(name: name, owner: self, txt: txt)
             case .resetGroup, .discardGroup:
-                if let name = lock.withLock({ registered.removeValue(forKey: slot) }) { network.unregister(owner: self, name: name) }
+                if let name = lock.withLock({ slots.registered.removeValue(forKey: slot) }) { network.unregister(owner: self, name: name) }
             case .emit(let event):
                 if slot == .main { continuation.yield(event) }
             }
@@ -129,4 +131,10 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
         let events = lock.withLock { avahiRunning ? table.removed(key) : [] }
         for e in events { continuation.yield(e) }
     }
+}
+
+/// Each advert slot's state machine, and the name it holds on the fake network.
+struct FakeSlots {
+    var machines: [AdvertSlot: AdvertiserMachine]
+    var registered: [AdvertSlot: String] = [:]
 }

@@ -39,7 +39,7 @@ extension LinkEndpoint {
             // A durable write (fsync): never on the event loop that serves every session. Keys
             // are coalesced per peer (the latest wins) and written at most once a second, so a
             // peer that sends a million of them costs a write a second, not a million queued.
-            if let delay = keyWrites.withLockedValue({ $0.offer(key, from: peer.id, at: .now) }) { scheduleKeyWrite(peer, after: delay) }
+            if let delay = writes.pendingKeys.withLockedValue({ $0.offer(key, from: peer.id, at: .now) }) { scheduleKeyWrite(peer, after: delay) }
         case .unpaired:
             logger.notice("the peer unpaired this machine; forgetting it", metadata: ["peer.id": "\(peer.fingerprint)"])
             do {
@@ -47,7 +47,7 @@ extension LinkEndpoint {
                 try trustStore.unpin(id: peer.id, rotatingTo: next)
                 // It already knows: nothing to deliver.
                 try trustStore.unpairDelivered(id: peer.id)
-                trustChangesIn.yield()
+                outputs.trustChangesIn.yield()
             } catch {
                 logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
             }
@@ -58,20 +58,20 @@ extension LinkEndpoint {
     /// Writes the latest advertising key a peer sent, then again a second later if a newer one came.
     private func scheduleKeyWrite(_ peer: PeerIdentity, after delay: Duration) {
         let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
-        storeWrites.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-            defer { if keyWrites.withLockedValue({ $0.written(peer.id) }) { scheduleKeyWrite(peer, after: PendingKeyWrites.interval) } }
-            guard let key = keyWrites.withLockedValue({ $0.take(peer.id, at: .now) }) else { return }
+        writes.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            defer { if writes.pendingKeys.withLockedValue({ $0.written(peer.id) }) { scheduleKeyWrite(peer, after: PendingKeyWrites.interval) } }
+            guard let key = writes.pendingKeys.withLockedValue({ $0.take(peer.id, at: .now) }) else { return }
             do {
                 // Another paired machine's key is not this one's to claim: with it, this peer's
                 // adverts would pass for the other's.
                 if let holder = try trustStore.peers().first(where: { $0.identity.id != peer.id && $0.advertisingKey?.key == key.key }) {
-                    refusedKeyClaims.withLockedValue { $0 += 1 }
+                    writes.refusedKeyClaims.withLockedValue { $0 += 1 }
                     logger.warning(
                         "refused a peer's advertising key: another paired machine holds it",
                         metadata: ["peer.id": "\(peer.fingerprint)", "holder.id": "\(holder.identity.fingerprint)"])
                 } else {
                     try trustStore.setAdvertisingKey(key, ofPeer: peer.id)
-                    trustChangesIn.yield()
+                    outputs.trustChangesIn.yield()
                 }
             } catch {
                 logger.error("could not store a peer's advertising key", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])

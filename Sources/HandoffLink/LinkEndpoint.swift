@@ -13,32 +13,21 @@ public final class LinkEndpoint: Sendable {
     public let trustStore: any TrustStore
     public let configuration: LinkConfiguration
     /// Authenticated sessions that peers opened to us.
-    public let sessions: AsyncStream<LinkSession>
+    public var sessions: AsyncStream<LinkSession> { outputs.sessions }
     /// Pairings that peers started with us while the window was open.
-    public let pairingRequests: AsyncStream<PairingSession>
-
-    private let sessionsIn: AsyncStream<LinkSession>.Continuation
+    public var pairingRequests: AsyncStream<PairingSession> { outputs.pairings }
     /// Yields when a peer's message changed the trust store (its new advertising key stored, its
     /// unpair notice): whoever recognises adverts reads the paired keys again.
-    public let trustChanges: AsyncStream<Void>
-    let trustChangesIn: AsyncStream<Void>.Continuation
-    private let pairingsIn: AsyncStream<PairingSession>.Continuation
+    public var trustChanges: AsyncStream<Void> { outputs.trustChanges }
+    /// Advertising keys refused because another paired machine holds them.
+    public var refusedKeyClaims: Int { writes.refusedKeyClaims.withLockedValue { $0 } }
+
+    let outputs = LinkOutputs()
+    let writes = StoreWrites()
+    private let connections: LinkConnections
     private let group: EventLoopGroup
     let logger: Logger
     private let coordinator = PairingCoordinator()
-    private let limiter: NIOLockedValueBox<ConnectionLimiter>
-    private let server = NIOLockedValueBox<Channel?>(nil)
-    /// Trust-store writes a peer's messages cause (fsync'd): off the event loop, in order.
-    let storeWrites = DispatchQueue(label: "handoffd.link.store-writes")
-    /// Advertising keys that peers sent and that wait for their write.
-    let keyWrites = NIOLockedValueBox(PendingKeyWrites())
-    /// Advertising keys refused because another paired machine holds them.
-    let refusedKeyClaims = NIOLockedValueBox(0)
-    /// Open sessions, so that a new advertising key or an unpair notice reaches them at once.
-    private let open = NIOLockedValueBox(OpenSessions())
-    /// Connections we are opening (TCP connect or handshake under way): closed by `shutdown`, so
-    /// that a dial to an address that drops packets does not hold up the stop for its timeout.
-    private let dialling = NIOLockedValueBox<(stopped: Bool, channels: [ObjectIdentifier: Channel])>((false, [:]))
 
     public init(
         identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
@@ -50,14 +39,7 @@ public final class LinkEndpoint: Sendable {
         self.configuration = configuration
         self.group = group
         self.logger = logger
-        limiter = NIOLockedValueBox(
-            ConnectionLimiter(
-                total: configuration.maxUnauthenticated, perSource: configuration.maxUnauthenticatedPerSource,
-                perPrefix: configuration.maxUnauthenticatedPerPrefix,
-                maxExempt: configuration.maxUnauthenticatedExempt))
-        (sessions, sessionsIn) = AsyncStream.makeStream()
-        (pairingRequests, pairingsIn) = AsyncStream.makeStream()
-        (trustChanges, trustChangesIn) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        connections = LinkConnections(configuration)
     }
 
     /// Starts listening; returns the bound port (pass 0 for any).
@@ -69,11 +51,11 @@ public final class LinkEndpoint: Sendable {
                 channel.eventLoop.makeCompletedFuture { try self.acceptInitializer(channel) }
             }
             .bind(host: host, port: port).get()
-        server.withLockedValue { $0 = channel }
+        connections.server.withLockedValue { $0 = channel }
         return channel.localAddress?.port ?? port
     }
 
-    public var unauthenticatedConnections: Int { limiter.withLockedValue { $0.unauthenticated } }
+    public var unauthenticatedConnections: Int { connections.limiter.withLockedValue { $0.unauthenticated } }
 
     /// Opens a session to a paired peer. Fails if its key is not pinned (or is not `peer`).
     public func connect(host: String, port: Int, expecting peer: PeerIdentity? = nil) async throws -> LinkSession {
@@ -128,7 +110,7 @@ public final class LinkEndpoint: Sendable {
         let next = try trustStore.ownAdvertisingKey().rotated()
         try trustStore.unpin(id: peer.id, rotatingTo: next)
         logger.notice("unpaired; advertising key rotated", metadata: ["peer.id": "\(peer.fingerprint)", "advert.generation": "\(next.generation)"])
-        for session in open.withLockedValue({ $0.all }) {
+        for session in connections.open.withLockedValue({ $0.all }) {
             if session.peer == peer {
                 await deliverUnpairNotice(on: session)
             } else {
@@ -139,22 +121,20 @@ public final class LinkEndpoint: Sendable {
     }
 
     /// The sessions open right now.
-    public var openSessions: [LinkSession] { open.withLockedValue { $0.all } }
+    public var openSessions: [LinkSession] { connections.open.withLockedValue { $0.all } }
 
     public func shutdown() async {
-        let ch = server.withLockedValue { c -> Channel? in
+        let ch = connections.server.withLockedValue { c -> Channel? in
             defer { c = nil }
             return c
         }
         try? await ch?.close()
-        let pending = dialling.withLockedValue { d -> [Channel] in
+        let pending = connections.dialling.withLockedValue { d -> [Channel] in
             d.stopped = true
             return Array(d.channels.values)
         }
         for channel in pending { channel.close(promise: nil) }
-        sessionsIn.finish()
-        pairingsIn.finish()
-        trustChangesIn.finish()
+        outputs.finish()
     }
 
     // MARK: - Pipelines
@@ -197,12 +177,14 @@ public final class LinkEndpoint: Sendable {
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let key = ObjectIdentifier(channel)
-                    let stopped = dialling.withLockedValue { d in
+                    let stopped = connections.dialling.withLockedValue { d in
                         if !d.stopped { d.channels[key] = channel }
                         return d.stopped
                     }
                     if stopped { throw LinkError.closed }
-                    promise.futureResult.whenComplete { [dialling] _ in _ = dialling.withLockedValue { $0.channels.removeValue(forKey: key) } }
+                    promise.futureResult.whenComplete { [connections] _ in
+                        _ = connections.dialling.withLockedValue { $0.channels.removeValue(forKey: key) }
+                    }
                     try self.addLinkHandlers(channel, machine: machine, isInitiator: true, source: nil, promise: promise)
                 }
             }
@@ -213,7 +195,7 @@ public final class LinkEndpoint: Sendable {
         // Only addresses where a peer paired now authenticated lately are exempt (kept in the trust
         // store, forgotten with the peer): not every address a peer ever used, for ever.
         let known = trustStore.rememberedAddresses(since: Date().addingTimeInterval(-InMemoryTrustStore.addressMemory)).contains(source)
-        let admission = limiter.withLockedValue { $0.admit(source: source, isKnownPeerAddress: known) }
+        let admission = connections.limiter.withLockedValue { $0.admit(source: source, isKnownPeerAddress: known) }
         guard admission != .refused else {
             logger.notice("refused an unauthenticated connection: limit reached", metadata: ["peer.address": "\(source)"])
             channel.close(promise: nil)
@@ -221,31 +203,31 @@ public final class LinkEndpoint: Sendable {
         }
         // Released once, when the connection authenticates or closes.
         let released = NIOLockedValueBox(false)
-        let release: @Sendable () -> Void = { [limiter] in
+        let release: @Sendable () -> Void = { [connections] in
             guard
                 released.withLockedValue({ r in
                     defer { r = true }
                     return !r
                 })
             else { return }
-            limiter.withLockedValue { admission == .exempt ? $0.releaseExempt() : $0.release(source: source) }
+            connections.limiter.withLockedValue { admission == .exempt ? $0.releaseExempt() : $0.release(source: source) }
         }
         channel.closeFuture.whenComplete { _ in release() }
         let machine = LinkHandshakeMachine(role: .responder, identity: identity, localName: name, policy: policy(expecting: nil, source: source))
         let promise = channel.eventLoop.makePromise(of: LinkEstablished.self)
-        promise.futureResult.whenSuccess { [sessionsIn, pairingsIn, trustStore, logger, storeWrites] established in
+        promise.futureResult.whenSuccess { [outputs, trustStore, logger, writes] established in
             switch established {
             case .session(let s):
                 // The write (at most daily per address) happens off the event loop.
                 let peer = s.peer
-                storeWrites.async {
+                writes.queue.async {
                     do { try trustStore.rememberAddress(source, ofPeer: peer.id, at: Date()) } catch {
                         logger.warning("could not remember a peer's address", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
                     }
                 }
-                sessionsIn.yield(s)
+                outputs.sessionsIn.yield(s)
             case .pairing(let p):
-                pairingsIn.yield(p)
+                outputs.pairingsIn.yield(p)
             }
         }
         try addLinkHandlers(channel, machine: machine, isInitiator: false, source: source, promise: promise, release: release)
@@ -277,7 +259,7 @@ public final class LinkEndpoint: Sendable {
             let session = LinkSession(
                 peer: peer, channel: channel, bridge: bridge, maxFrame: configuration.maxFrame, limits: limits, initiatedLocally: isInitiator)
             let key = ObjectIdentifier(channel)
-            let evicted = open.withLockedValue { open -> [LinkSession]? in
+            let evicted = connections.open.withLockedValue { open -> [LinkSession]? in
                 open.admit(session, key: key, limits: limits)
             }
             guard let evicted else {
@@ -291,7 +273,7 @@ public final class LinkEndpoint: Sendable {
                 old.reason.withLockedValue { if $0 == nil { $0 = .tooManySessions } }
                 old.channel.close(promise: nil)
             }
-            channel.closeFuture.whenComplete { [open] _ in open.withLockedValue { $0.remove(key) } }
+            channel.closeFuture.whenComplete { [connections] _ in connections.open.withLockedValue { $0.remove(key) } }
             if let own = try? trustStore.ownAdvertisingKey() {
                 channel.writeAndFlush(channel.allocator.buffer(bytes: LinkControl.advertisingKey(own).bytes), promise: nil)
             }

@@ -41,28 +41,17 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
 
     // On `queue` only.
     private var client: DNSClient?
-    private var desired: [AdvertSlot: ServiceAdvert] = [:]
-    private var inZone: [AdvertSlot: ZoneAdvert] = [:]
-    private var renewedAt: [AdvertSlot: Date] = [:]
-    private var ledger: RecordLedger
-    private var nextUpdate = Date.distantPast
-    private var backoff: TimeInterval = 1
-    private var resolved: [String: DiscoveredPeer] = [:]
-    private var listing = ZoneListing()
-    private var polls = 0
+    private var publishing: ZonePublishing
+    private var browsing = ZoneBrowsing()
     private var status: WideAreaStatus?
-    /// Why the last update, or the last reading of the zone, failed (nil once one works).
-    private var updateProblem: String?
-    private var browseProblem: String?
-    /// Instances whose records could not be read, said once each while they stay.
-    private var badInstances: Set<String> = []
+    /// The poll timer; nil once shut down.
     private var timer: DispatchSourceTimer?
-    private var stopped = false
+    private var stopped: Bool { timer == nil }
 
     public init(settings: Settings, logger: Logger = Logger(label: "handoffd.wide-area")) {
         self.settings = settings
         self.logger = logger
-        ledger = RecordLedger(path: settings.ledgerPath)
+        publishing = ZonePublishing(ledger: RecordLedger(path: settings.ledgerPath))
         (events, continuation) = AsyncStream.makeStream()
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now(), repeating: settings.pollInterval, leeway: .milliseconds(50))
@@ -72,14 +61,14 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     }
 
     public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
-    public var peers: [DiscoveredPeer] { queue.sync { listing.peers.values.sorted { $0.name < $1.name } } }
+    public var peers: [DiscoveredPeer] { queue.sync { browsing.listing.peers.values.sorted { $0.name < $1.name } } }
 
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         var composed = advert
         composed.txt = try Self.compose(advert.txt)
         let full = composed
         queue.async {
-            self.desired[slot] = full
+            self.publishing.desired[slot] = full
             self.sync()
         }
     }
@@ -87,7 +76,7 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
         let full = try Self.compose(txt)
         queue.async {
-            self.desired[.main]?.txt = full
+            self.publishing.desired[.main]?.txt = full
             self.sync()
         }
     }
@@ -99,7 +88,7 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
 
     public func withdraw(slot: AdvertSlot) {
         queue.async {
-            self.desired[slot] = nil
+            self.publishing.desired[slot] = nil
             self.sync()
         }
     }
@@ -109,11 +98,10 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     public func shutdown() {
         queue.sync {
             guard !stopped else { return }
-            stopped = true
             timer?.cancel()
             timer = nil
-            desired = [:]
-            if updateProblem == nil, browseProblem == nil { sync(force: true) }
+            publishing.desired = [:]
+            if publishing.updateProblem == nil, browsing.browseProblem == nil { sync(force: true) }
         }
         continuation.finish()
     }
@@ -123,7 +111,7 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     private func tick() {
         guard !stopped else { return }
         guard connect() else { return }
-        if Date() >= nextUpdate { sync() }
+        if Date() >= publishing.nextUpdate { sync() }
         browse()
     }
 
@@ -134,7 +122,7 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
             client = try DNSClient(server: settings.server, key: settings.key, timeout: 1)
             return true
         } catch {
-            updateProblem = error.description
+            publishing.updateProblem = error.description
             refreshStatus()
             return false
         }
@@ -145,17 +133,18 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     /// deleted, current ones written (again, when their renewal is due).
     private func sync(force: Bool = false) {
         guard !stopped || force, connect(), let client else { return }
-        if !force, Date() < nextUpdate { return }
+        if !force, Date() < publishing.nextUpdate { return }
         let now = Date()
         var targets: [AdvertSlot: ZoneAdvert] = [:]
-        for (slot, advert) in desired { targets[slot] = zoneAdvert(advert) }
+        for (slot, advert) in publishing.desired { targets[slot] = zoneAdvert(advert) }
         let plan = ZonePlan.make(
-            targets: targets, inZone: inZone, ledger: ledger.entries, renewedAt: renewedAt, now: now, renewInterval: settings.renewInterval)
+            targets: targets, inZone: publishing.inZone, ledger: publishing.ledger.entries, renewedAt: publishing.renewedAt, now: now,
+            renewInterval: settings.renewInterval)
         guard !plan.isEmpty else { return }
         do {
             // Written down before they can be in the zone: a crash from here on leaves nothing
             // the next start does not delete.
-            for t in targets.values { try ledger.insert(ZonePlan.entry(t)) }
+            for t in targets.values { try publishing.ledger.insert(ZonePlan.entry(t)) }
         } catch {
             logger.error("cannot keep the list of our DNS names; the zone is not changed", metadata: ["error": "\(error)"])
             return
@@ -163,19 +152,19 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
         do throws(WideAreaError) {
             try client.update(zone: DNSText.absolute(settings.domain), deleting: plan.deleting, adding: plan.adding)
         } catch {
-            nextUpdate = now.addingTimeInterval(backoff)
-            backoff = min(backoff * 2, 30)
+            publishing.nextUpdate = now.addingTimeInterval(publishing.backoff)
+            publishing.backoff = min(publishing.backoff * 2, 30)
             forgetIfUnreachable(error)
-            updateProblem = error.description
+            publishing.updateProblem = error.description
             refreshStatus()
             return
         }
-        for e in plan.stale { try? ledger.remove(e) }
-        inZone = targets
-        for slot in plan.written { renewedAt[slot] = now }
-        backoff = 1
-        nextUpdate = .distantPast
-        updateProblem = nil
+        for e in plan.stale { try? publishing.ledger.remove(e) }
+        publishing.inZone = targets
+        for slot in plan.written { publishing.renewedAt[slot] = now }
+        publishing.backoff = 1
+        publishing.nextUpdate = .distantPast
+        publishing.updateProblem = nil
         refreshStatus()
         logger.debug(
             "zone updated",
@@ -194,14 +183,14 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     private func browse() {
         guard let client else { return }
         let service = "\(settings.serviceType).\(DNSText.absolute(settings.domain))"
-        polls += 1
+        browsing.polls += 1
         do throws(WideAreaError) {
-            let own = Set(desired.values.map(\.instanceName) + inZone.values.map(\.instance))
+            let own = Set(publishing.desired.values.map(\.instanceName) + publishing.inZone.values.map(\.instance))
             var names: Set<String> = []
             for ptr in try client.query(service, LDNS_RR_TYPE_PTR) {
                 if let target = ptr.first, let name = DNSText.firstLabel(of: target, under: service), !own.contains(name) { names.insert(name) }
             }
-            resolved = resolved.filter { names.contains($0.key) }
+            browsing.resolved = browsing.resolved.filter { names.contains($0.key) }
             let zone = DNSText.absolute(settings.domain).lowercased()
             for name in names.sorted() {
                 // One instance's failure is its own: a record that cannot be read (a refused
@@ -210,28 +199,28 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
                     try resolve(name, in: service, zone: zone, with: client)
                 } catch {
                     if case .unreachable = error { throw error }
-                    resolved[name] = nil
-                    if badInstances.insert(name).inserted {
+                    browsing.resolved[name] = nil
+                    if browsing.badInstances.insert(name).inserted {
                         logger.notice("a zone record cannot be read; skipped", metadata: ["service.name": "\(name)", "error": "\(error)"])
                     }
                 }
             }
-            badInstances.formIntersection(names)
+            browsing.badInstances.formIntersection(names)
         } catch {
             forgetIfUnreachable(error)
-            browseProblem = error.description
+            browsing.browseProblem = error.description
             refreshStatus()
             return
         }
-        browseProblem = nil
-        if updateProblem != nil {
+        browsing.browseProblem = nil
+        if publishing.updateProblem != nil {
             // The server answers again: our records go back at once, not after the backoff.
-            nextUpdate = .distantPast
-            backoff = 1
+            publishing.nextUpdate = .distantPast
+            publishing.backoff = 1
             sync()
         }
         refreshStatus()
-        for e in listing.read(resolved) { continuation.yield(e) }
+        for e in browsing.listing.read(browsing.resolved) { continuation.yield(e) }
     }
 
     /// Reads one instance: its TXT again every fifth poll when known, else its SRV (a port and a
@@ -239,9 +228,9 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     /// TXT and the target's addresses.
     private func resolve(_ name: String, in service: String, zone: String, with client: DNSClient) throws(WideAreaError) {
         let instance = "\(DNSText.label(name)).\(service)"
-        if var known = resolved[name] {
-            if polls % 5 == 0, let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first { known.txt = Self.txt(txt) }
-            resolved[name] = known
+        if var known = browsing.resolved[name] {
+            if browsing.polls % 5 == 0, let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first { known.txt = Self.txt(txt) }
+            browsing.resolved[name] = known
             return
         }
         guard let srv = try client.query(instance, LDNS_RR_TYPE_SRV).first, srv.count == 4, let port = UInt16(srv[2]), port != 0 else {
@@ -252,7 +241,7 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
         let txt = try client.query(instance, LDNS_RR_TYPE_TXT).first.map(Self.txt) ?? .empty
         let v4 = try client.query(host, LDNS_RR_TYPE_A).compactMap(\.first).map { PeerAddress(address: $0, interfaceIndex: 0, family: .ipv4) }
         let v6 = try client.query(host, LDNS_RR_TYPE_AAAA).compactMap(\.first).map { PeerAddress(address: $0, interfaceIndex: 0, family: .ipv6) }
-        resolved[name] = DiscoveredPeer(name: name, hostName: host, port: port, addresses: (v4 + v6).sorted(), txt: txt)
+        browsing.resolved[name] = DiscoveredPeer(name: name, hostName: host, port: port, addresses: (v4 + v6).sorted(), txt: txt)
     }
 
     /// ldns marks a server that did not answer as unreachable for good (it is never asked again):
@@ -264,7 +253,7 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
     private static func txt(_ strings: [String]) -> TXTRecord { TXTRecord(received: strings.map(DNSText.bytes)) }
 
     private func refreshStatus() {
-        report((updateProblem ?? browseProblem).map { .failing($0) } ?? .working(server: settings.server))
+        report((publishing.updateProblem ?? browsing.browseProblem).map { .failing($0) } ?? .working(server: settings.server))
     }
 
     /// Logs and emits a change of state once.

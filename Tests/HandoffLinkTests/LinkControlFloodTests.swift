@@ -54,9 +54,15 @@ import Testing
         async let accepted = firstSession(a)
         let session = try await b.endpoint.connect(host: "127.0.0.1", port: a.port, expecting: a.identity)
         _ = try #require(await accepted)
+        // B's own key (sent as the session opens) is stored first: a key that arrives before the
+        // write of the one pending replaces it (the latest wins), and B's claim would then leave
+        // A holding no key of B's at all, not the one it had.
+        try await waitUntil("A stored the key B sent as the session opened", timeout: 10) {
+            a.store.peer(withKey: b.identity.publicKey)?.advertisingKey == b.store.ownAdvertisingKey()
+        }
         try await session.sendControl(.advertisingKey(cKey))
-        try await waitUntil("A refused B's claim", timeout: 10) { a.endpoint.refusedKeyClaims.withLockedValue { $0 } == 1 }
-        #expect(a.store.peer(withKey: b.identity.publicKey)?.advertisingKey == b.store.ownAdvertisingKey(), "B keeps the key it sent first")
+        try await waitUntil("A refused B's claim", timeout: 10) { a.endpoint.refusedKeyClaims == 1 }
+        #expect(a.store.peer(withKey: b.identity.publicKey)?.advertisingKey == b.store.ownAdvertisingKey(), "B keeps the key it had")
         // B's own key is taken.
         let own = AdvertisingKey.random(generation: 1)
         try await session.sendControl(.advertisingKey(own))

@@ -61,8 +61,7 @@ public actor PeerLinks {
     /// Our requests' answers, by request id; the owner is the session the request went out on.
     private let answers = Waiters<Int64, PeerMessage>()
     /// Peers a connection is being opened to: concurrent requests wait for that one.
-    private var connecting: Set<String> = []
-    private let connected = Waiters<String, Result<LinkSession, PeerRequestError>>()
+    private var opening = SessionsBeingOpened()
     private var admission = PeerAdmission()
     private var refusals = RefusalLog()
     /// Sessions to read, handed to `run()`.
@@ -250,23 +249,23 @@ public actor PeerLinks {
     /// when this call opened it (the caller greets the peer first).
     public func session(to peer: PeerIdentity, host: String?, port: Int?) async throws(PeerRequestError) -> (session: LinkSession, opened: Bool) {
         if let s = table.current(peer.id), s.channel.isActive { return (s, false) }
-        if connecting.contains(peer.id) {
-            switch await connected.wait(for: peer.id) {
+        if opening.peers.contains(peer.id) {
+            switch await opening.done.wait(for: peer.id) {
             case .value(let result): return (try result.get(), false)
             default: throw .unreachable(peer.fingerprint, reason: "the connection was abandoned")
             }
         }
         guard let host, let port else { throw .unreachable(peer.fingerprint, reason: "it is not listed on the network") }
-        connecting.insert(peer.id)
-        defer { connecting.remove(peer.id) }
+        opening.peers.insert(peer.id)
+        defer { opening.peers.remove(peer.id) }
         do {
             let session = try await endpoint.connect(host: host, port: port, expecting: peer)
             await adopt(session)
-            connected.resumeAll(peer.id, with: .success(session))
+            opening.done.resumeAll(peer.id, with: .success(session))
             return (session, true)
         } catch {
             let failure = PeerRequestError.unreachable(peer.fingerprint, reason: "\(error)")
-            connected.resumeAll(peer.id, with: .failure(failure))
+            opening.done.resumeAll(peer.id, with: .failure(failure))
             throw failure
         }
     }
@@ -363,4 +362,11 @@ extension PeerMessage {
         default: nil
         }
     }
+}
+
+/// Peers a session is being opened to, and the requests waiting for that one instead of
+/// opening their own.
+struct SessionsBeingOpened {
+    var peers: Set<String> = []
+    let done = Waiters<String, Result<LinkSession, PeerRequestError>>()
 }

@@ -1,0 +1,29 @@
+import HandoffDiscovery
+
+/// Our adverts' entry groups, one per slot, and each one's state machine (guarded by the poll lock).
+struct AvahiPublishing {
+    var groups: [AdvertSlot: OpaquePointer] = [:]
+    /// The slot whose group avahi_entry_group_new is creating (its first callback comes before
+    /// the pointer is returned).
+    var creatingGroup: AdvertSlot?
+    var machines: [AdvertSlot: AdvertiserMachine]
+}
+
+/// The service browser, what it lists, and each instance's resolver and TXT record browser
+/// (guarded by the poll lock).
+struct AvahiBrowsing {
+    var browser: OpaquePointer?
+    var table = PeerTable()
+    var lookups: [PeerTable.InstanceKey: AvahiDiscovery.Lookup] = [:]
+    var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
+}
+
+/// Reaching avahi-daemon: timers, the problem last reported, the reconnect backoff, shutdown
+/// (guarded by the poll lock).
+struct AvahiConnection {
+    var timers: [OpaquePointer: AvahiDiscovery.TimerPurpose] = [:]
+    var reportedProblem: String?
+    /// Delay before the next attempt to reach the system bus: doubles up to 10 s, reset on success.
+    var reconnectDelayMs: UInt32 = 500
+    var stopped = false
+}
