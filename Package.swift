@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "HandoffCore", targets: ["HandoffCore"]),
         .library(name: "HandoffContent", targets: ["HandoffContent"]),
         .library(name: "HawkNotes", targets: ["HawkNotes"]),
+        .library(name: "HawkNotesApp", targets: ["HawkNotesApp"]),
         .library(name: "HandoffConfig", targets: ["HandoffConfig"]),
         .library(name: "HandoffDiscovery", targets: ["HandoffDiscovery"]),
         .library(name: "HandoffAvahi", targets: ["HandoffAvahi"]),
@@ -20,6 +21,7 @@ let package = Package(
         .library(name: "HandoffClient", targets: ["HandoffClient"]),
         .executable(name: "handoffd", targets: ["handoffd"]),
         .executable(name: "handoffctl", targets: ["handoffctl"]),
+        .executable(name: "hawknotes", targets: ["hawknotes"]),
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"])
     ],
     dependencies: [
@@ -40,6 +42,14 @@ let package = Package(
         // The sample app, Hawk Notes: its library (books and their characters, a ContentCatalog),
         // its activity types and its built-in handlers.
         .target(name: "HawkNotes", dependencies: ["HandoffCore", "HandoffContent"]),
+        // The Hawk Notes app's window as a value: state, the reducer (input -> state + effects), the
+        // scene-storage encoding, the screen as styled lines. Pure: no terminal, no socket.
+        .target(name: "HawkNotesApp", dependencies: ["HawkNotes", "HandoffContent", "HandoffCore"]),
+        // ncurses (ncursesw), seen only by HawkNotesTerminal. Not through pkg-config: the module map
+        // names the library, the headers are in /usr/include.
+        .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
+        // The only importer of CNcurses: keys in, a Screen painted.
+        .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp"]),
         // The daemon's YAML configuration file.
         .target(
             name: "HandoffConfig",
@@ -166,6 +176,14 @@ let package = Package(
                 "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
+        // The Hawk Notes app for the terminal: the window's state through HawkNotesApp, drawn by
+        // HawkNotesTerminal, kept and continued through HandoffClient only.
+        .executableTarget(
+            name: "hawknotes",
+            dependencies: [
+                "HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffClient", "HandoffControl", "HandoffContent", "HandoffCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ]),
         // Continuation latency and daemon memory between two handoffd processes.
         .executableTarget(
             name: "handoff-continue-bench",
@@ -194,6 +212,7 @@ let package = Package(
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
+        .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotes", "HandoffContent", "HandoffCore"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
         .testTarget(name: "HandoffProtocolTests", dependencies: ["HandoffProtocol", "HandoffCore"]),

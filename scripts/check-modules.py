@@ -25,6 +25,7 @@ ALLOWED = {
     "HandoffAdvert": {"HandoffCore", "HandoffDiscovery", "Crypto"},
     "HandoffContent": {"HandoffCore"},
     "HawkNotes": {"HandoffCore", "HandoffContent"},
+    "HawkNotesApp": {"HandoffCore", "HandoffContent", "HawkNotes"},
     "HandoffControl": {"HandoffCore"},
     "HandoffDiscovery": {"HandoffCore", "Logging"},
 }
@@ -38,6 +39,11 @@ FORBIDDEN = {
     # The app's model knows nothing of the network.
     "HawkNotes": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient", "HandoffProtocol", "HandoffAdvert"},
     "HandoffControl": NIO | {"HandoffDaemon", "HandoffLink"},
+    # The app's window is a value: no network, no terminal, no daemon.
+    "HawkNotesApp": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient", "HandoffProtocol", "HandoffAdvert", "CNcurses"},
+    # The terminal layer draws; it knows nothing of handoffd.
+    "HawkNotesTerminal": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient"},
+    "hawknotes": {"HandoffDaemon", "HandoffLink", "HandoffState"},
     # Apps and the CLI reach the daemon only through its doors.
     "HandoffClient": {"HandoffDaemon", "HandoffLink", "HandoffState"},
     "handoffctl": {"HandoffDaemon", "HandoffLink", "HandoffState"},
@@ -47,7 +53,7 @@ FORBIDDEN = {
 }
 
 # One module touches each C library.
-C_LIBRARIES = {"CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea"}
+C_LIBRARIES = {"CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea", "CNcurses": "HawkNotesTerminal"}
 
 IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?([\w]+)", re.M)
 

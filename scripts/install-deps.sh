@@ -7,7 +7,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  pkg-config            # SwiftPM finds libavahi-client through it
+  pkg-config            # SwiftPM finds libldns through it
   libavahi-client-dev   # the Avahi client library handoffd links
   avahi-daemon          # started only inside test network namespaces
   avahi-utils           # avahi-publish / avahi-browse: raw floor and foreign-publisher tests
@@ -26,6 +26,8 @@ PACKAGES=(
   libldns-dev           # DNS queries and TSIG-signed dynamic updates: unicast DNS-SD (wide_area)
   bind9                 # named, run only inside test namespaces: the wide-area tests' DNS server
   bind9-dnsutils        # dig and nsupdate: the tests check the zone with them
+  libncurses-dev        # ncursesw: the Hawk Notes terminal app
+  tmux                  # real terminals for the Hawk Notes end-to-end tests (inside test hosts)
 )
 
 missing=()

@@ -1,0 +1,171 @@
+import Foundation
+import HandoffCore
+import HawkNotes
+
+/// The screen as lines of styled text, computed from the state: what the terminal layer paints,
+/// and what tests read without a terminal. Every row fits `width` columns.
+public struct Screen: Sendable, Equatable {
+    public enum Style: Sendable, Equatable {
+        case plain, bold, dim, reverse, title, accent
+    }
+
+    public struct Segment: Sendable, Equatable {
+        public let text: String
+        public let style: Style
+        public init(_ text: String, _ style: Style = .plain) { (self.text, self.style) = (text, style) }
+    }
+
+    public let width: Int
+    public let height: Int
+    public private(set) var lines: [[Segment]]
+    /// Where the terminal cursor goes while a draft is typed (row, column).
+    public private(set) var cursor: (row: Int, column: Int)?
+
+    public static func == (a: Screen, b: Screen) -> Bool {
+        a.width == b.width && a.height == b.height && a.lines == b.lines && a.cursor?.row == b.cursor?.row && a.cursor?.column == b.cursor?.column
+    }
+
+    /// Rows above and below the character list: title, tabs, book header, draft, and the offer,
+    /// status and help lines.
+    static let fixedRows = 13
+
+    /// How many character rows fit a terminal of this height.
+    public static func characterRows(height: Int) -> Int { max(height - fixedRows, 1) }
+
+    public init(_ state: AppState, library: Library, width: Int, height: Int) {
+        self.width = max(width, 20)
+        self.height = max(height, 8)
+        lines = []
+        let book = library.book(id: state.selectedBook)
+        add([Segment(fit(" Hawk Notes" + (book.map { " — \($0.title)" } ?? ""), self.width), .title)])
+        add(tabs(state, library))
+        add([])
+        if state.mode == .help {
+            helpPage()
+        } else if let book {
+            if let id = state.selected.character, let character = library.character(id: id) {
+                characterPage(character, in: book)
+            } else {
+                bookPage(book, state)
+            }
+        }
+        while lines.count < self.height - 3 { add([]) }
+        lines = Array(lines.prefix(self.height - 3))
+        add(offerLine(state))
+        add([Segment(fit(statusText(state), self.width), state.connection == .connected ? .dim : .accent)])
+        add([Segment(fit(state.mode == .editingDraft ? "typing the draft: ⏎ or esc when done, ⌫ erases" : AppState.keyHelp, self.width), .reverse)])
+    }
+
+    private mutating func add(_ segments: [Segment]) { lines.append(segments) }
+
+    private func tabs(_ state: AppState, _ library: Library) -> [Segment] {
+        var out: [Segment] = []
+        var used = 0
+        for (i, b) in library.books.enumerated() {
+            let label = " \(i + 1) \(b.title) "
+            guard used + label.count <= width else { break }
+            out.append(Segment(label, b.id == state.selectedBook ? .reverse : .plain))
+            used += label.count
+        }
+        return out
+    }
+
+    private mutating func bookPage(_ book: Book, _ state: AppState) {
+        add([Segment(fit(book.tagline, width), .bold)])
+        for line in wrap(book.synopsis, width: width).prefix(3) { add([Segment(line)]) }
+        for line in wrap("Notes: " + book.notes, width: width).prefix(2) { add([Segment(line, .dim)]) }
+        let b = state.selected
+        let editing = state.mode == .editingDraft
+        let marker = b.cursor == 0 ? "> " : "  "
+        let label = "Draft: "
+        // The end of the draft stays in view while it is typed.
+        let room = max(width - marker.count - label.count - 1, 1)
+        let shown = b.draft.count > room ? "…" + b.draft.suffix(room - 1) : b.draft
+        add([
+            Segment(marker + label, b.cursor == 0 ? .bold : .plain),
+            Segment(shown.isEmpty && !editing ? "(empty: ⏎ to write)" : shown, editing ? .accent : .plain)
+        ])
+        if editing { cursor = (lines.count - 1, marker.count + label.count + shown.count) }
+        add([Segment("Characters", .bold)])
+        let rows = Self.characterRows(height: height)
+        for (i, c) in book.characters.enumerated().dropFirst(b.scroll).prefix(rows) {
+            let selected = b.cursor == i + 1
+            add([Segment(fit((selected ? "> " : "  ") + c.name, width), selected ? .reverse : .plain)])
+        }
+    }
+
+    private mutating func characterPage(_ character: BookCharacter, in book: Book) {
+        add([Segment(fit(character.name, width), .bold)])
+        add([Segment(fit("in \(book.title)", width), .dim)])
+        add([])
+        for line in wrap(character.description, width: width).prefix(max(height - 10, 1)) { add([Segment(line)]) }
+        add([])
+        add([Segment(fit("esc: back to \(book.title)   n: open in a new window", width), .dim)])
+    }
+
+    private mutating func helpPage() {
+        for line in [
+            "←/→ or 1-3   switch book",
+            "↑/↓          move between the draft note and the characters",
+            "⏎            open the character, or write the draft",
+            "esc          back from a character to its book",
+            "n            open the character in a new window",
+            "c            continue what another machine offers",
+            "q            quit (the window comes back where it was)",
+            "",
+            "any key closes this help"
+        ] {
+            add([Segment(fit(line, width))])
+        }
+    }
+
+    private func offerLine(_ state: AppState) -> [Segment] {
+        guard let offer = state.offers.first else { return [] }
+        let more = state.offers.count > 1 ? " (+\(state.offers.count - 1) more)" : ""
+        let text = "“\(offer.title.terminalSafe)” is open on \(offer.peer.terminalSafe)\(more) — c to continue"
+        return [Segment(fit(text, width), .accent)]
+    }
+
+    private func statusText(_ state: AppState) -> String {
+        if let notice = state.notice { return notice }
+        switch state.connection {
+        case .connecting: return "connecting to handoffd…"
+        case .connected: return "saved in handoffd; continues on your paired machines"
+        case .lost(let why): return "handoffd: \(why); your draft is kept here, reconnecting…"
+        }
+    }
+}
+
+/// Cuts text to `width` columns, with an ellipsis when it was longer.
+func fit(_ text: String, _ width: Int) -> String {
+    text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
+}
+
+/// Word wrap at `width` columns.
+func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+        if line.isEmpty {
+            line = String(word)
+        } else if line.count + 1 + word.count <= width {
+            line += " " + word
+        } else {
+            lines.append(line)
+            line = String(word)
+        }
+        while line.count > width {
+            lines.append(String(line.prefix(width)))
+            line = String(line.dropFirst(width))
+        }
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
+}
+
+extension Screen {
+    /// The screen as plain text, one row a line (tests, and `hawknotes --print`).
+    public var text: String {
+        lines.map { $0.map(\.text).joined() }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import HandoffClient
+import HandoffContent
+import HandoffControl
+import HandoffCore
+import HawkNotesApp
+
+/// A save waiting for the state to settle, the write under way, and whether the scene holds the
+/// newest state.
+struct PendingSave {
+    var task: Task<Void, Never>?
+    var writer: Task<Void, Never>?
+    var dirty = false
+}
+
+/// Work of which only the latest matters (making an activity current): one at a time, in order,
+/// and what was superseded while one ran is skipped.
+@MainActor
+final class LatestOnly {
+    private var next: (@MainActor () async -> Void)?
+    private var running = false
+
+    func submit(_ work: @escaping @MainActor () async -> Void) {
+        next = work
+        guard !running else { return }
+        running = true
+        Task { @MainActor in
+            while let work = next {
+                next = nil
+                await work()
+            }
+            running = false
+        }
+    }
+}
+
+extension AppDriver {
+    /// Saves are debounced: a burst of keys (a word typed) is one write, 300 ms after the last.
+    static let saveDelay: Duration = .milliseconds(300)
+
+    func scheduleSave() {
+        save.dirty = true
+        save.task?.cancel()
+        save.task = Task { @MainActor in
+            try? await Task.sleep(for: Self.saveDelay)
+            guard !Task.isCancelled else { return }
+            save.task = nil
+            await saveNow()
+        }
+    }
+
+    /// Writes the window's state to its scene now, one write at a time (a newer state is written
+    /// after the one under way, never before it); kept dirty, and written at reconnection, when
+    /// handoffd cannot take it. The write is its own task: a key pressed meanwhile does not
+    /// cancel it.
+    func saveNow() async {
+        save.task?.cancel()
+        save.task = nil
+        if let writer = save.writer { await writer.value }
+        guard save.dirty, save.writer == nil else { return }
+        let writer = Task { @MainActor in
+            while save.dirty, let client = daemon.client {
+                save.dirty = false
+                let snapshot = state.snapshot
+                let update = SceneUpdateRequest(
+                    scene: sceneID, book: state.selectedBook.uuidString, path: snapshot.content?.itemID.map { [$0.uuidString] } ?? [],
+                    storage: snapshot.storage.propertyList)
+                do throws(ClientError) { _ = try await client.perform(update) } catch {
+                    save.dirty = true
+                    apply(.notice("not saved yet: \(error.description)"))
+                    draw()
+                    break
+                }
+            }
+            save.writer = nil
+        }
+        save.writer = writer
+        await writer.value
+    }
+
+    /// Makes what the window shows the current activity (the previous one of this scene is
+    /// replaced: one per window).
+    func makeCurrent(_ current: CurrentActivity?) {
+        guard let current, let activity = mapping.activity(current) else {
+            if let old = published, let client = daemon.client {
+                published = nil
+                publishing.submit { try? await client.resignCurrent(old.id) }
+            }
+            return
+        }
+        published = activity
+        guard let client = daemon.client else { return }
+        let scene = sceneID
+        publishing.submit { @MainActor in
+            do throws(ClientError) { try await client.becomeCurrent(activity, scene: scene) } catch {
+                self.apply(.notice("not offered to your other machines: \(error.description)"))
+                self.draw()
+            }
+        }
+    }
+
+    /// handoffd asks for the newest version of our activity before a peer fetches it (needsSave):
+    /// the draft as it is now.
+    func fresh(_ id: UUID) -> UserActivity? {
+        guard var activity = published, activity.id == id else { return nil }
+        if case .draft(let book, _)? = state.currentActivity, let now = mapping.activity(.draft(book: book, text: state.selected.draft)) {
+            try? activity.addUserInfoEntries(now.userInfo)
+        }
+        published = activity
+        return activity
+    }
+
+    /// Continues an activity another machine offers, into this window.
+    func continueOffer(_ offer: Offer) {
+        guard let client = daemon.client else { return apply(.notice("handoffd is not reachable; try again when it is back")) }
+        apply(.notice("continuing “\(offer.title.terminalSafe)” from \(offer.peer.terminalSafe)…"))
+        let scene = sceneID
+        Task { @MainActor in
+            await saveNow()
+            do throws(ClientError) {
+                let report = try await client.perform(ContinueRequest(peer: offer.peer, activity: offer.activityID, scene: scene))
+                if report.failed {
+                    apply(.notice("not continued: \(report.message ?? report.code ?? "it failed")"))
+                } else if report.handler != DaemonLink.handlerName, let content = report.content, let input = mapping.input(showing: content) {
+                    // handoffd routed it itself (into this window's scene): show where it went.
+                    apply(input)
+                }
+            } catch {
+                apply(.notice("not continued: \(error.description)"))
+            }
+            draw()
+        }
+    }
+
+    /// A continuation handoffd offers this window (it is the live handler for its types).
+    func continued(_ activity: UserActivity) -> Bool {
+        do throws(ContinuationFailure) {
+            apply(try mapping.input(continuing: activity))
+            apply(.notice("continued “\(activity.title?.terminalSafe ?? activity.type.rawValue)”"))
+            draw()
+            return true
+        } catch {
+            apply(.notice("could not continue: \(error.description)"))
+            draw()
+            return false
+        }
+    }
+
+    /// Opens content in a new window: a new scene at it, in a new terminal window where there is
+    /// one (tmux, a desktop), else says how to open it.
+    func openWindow(_ content: ContentPath) {
+        let command = [CommandLine.arguments[0], "--new-window", "--content", content.description]
+        let environment = ProcessInfo.processInfo.environment
+        let launcher: [String]?
+        if environment["TMUX"] != nil {
+            launcher = ["tmux", "new-window"] + [command.map(Self.shellQuoted).joined(separator: " ")]
+        } else if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil {
+            launcher = ["x-terminal-emulator", "-e"] + command
+        } else {
+            launcher = nil
+        }
+        guard let launcher, Self.spawn(launcher) else {
+            return apply(.notice("open it in another terminal: \(command.map(Self.shellQuoted).joined(separator: " "))"))
+        }
+        apply(.notice("opened in a new window"))
+    }
+
+    static func shellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// Starts a detached command; true if it started.
+    static func spawn(_ argv: [String]) -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = argv
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return false }
+        return true
+    }
+
+    /// What paired machines offer now, of the types this app continues.
+    func refreshOffers() {
+        guard let client = daemon.client else { return }
+        Task { @MainActor in
+            guard let listing = try? await client.perform(ActivitiesRequest(remote: true)) else { return }
+            let offers = listing.items.compactMap { item -> Offer? in
+                guard let peer = item.peer, ActivityMapping.types.contains(item.type) else { return nil }
+                return Offer(peer: peer, activityID: item.activity, type: item.type, title: item.title ?? item.type)
+            }
+            apply(.offers(offers))
+            draw()
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import HandoffClient
+import HawkNotes
+import HawkNotesApp
+
+/// `hawknotes`: the Hawk Notes library app for the terminal (docs/HAWKNOTES.md).
+@main
+struct HawkNotesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hawknotes",
+        abstract: "The Hawk Notes library: books and their characters, a window that comes back where it was, continued across machines.",
+        discussion: "Keys: ←/→ book, ↑/↓ move, ⏎ open or write the draft, esc back, n new window, c continue, ? help, q quit.")
+
+    @Option(help: "The control socket (default: $HANDOFF_SOCKET, else /run/handoffd/control.sock).")
+    var socket: String?
+
+    @Option(help: "Open this window (a scene id, as `handoffctl scenes` lists them).")
+    var scene: String?
+
+    @Flag(help: "Open a new window (a new scene) instead of the last one.")
+    var newWindow = false
+
+    @Option(help: "Open the new window at this content (b|BOOK or b|BOOK::c|CHARACTER).")
+    var content: String?
+
+    @Option(help: "The library (default: $HAWKNOTES_LIBRARY, else /usr/share/handoffd/library.json).")
+    var library: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let socketPath = socket ?? environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
+        let libraryPath = library ?? environment["HAWKNOTES_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/handoffd/library.json"
+        let books: Library
+        do { books = try Library(contentsOf: URL(fileURLWithPath: libraryPath)) } catch {
+            throw fail("the library cannot be read: \(error.description); install handoffd's library or pass --library FILE", code: 2)
+        }
+        var sceneID: UUID?
+        if let scene {
+            guard let id = UUID(uuidString: scene) else { throw fail("--scene \(scene): not a scene id (see `handoffctl scenes`)", code: 64) }
+            sceneID = id
+        }
+        let start = AppStart(scene: sceneID, newWindow: newWindow || content != nil, content: self.content)
+        let driver: AppDriver
+        do {
+            driver = try await AppDriver.start(library: books, socketPath: socketPath, start: start)
+        } catch let error as AppStartError {
+            throw fail(error.description, code: error.exitCode)
+        }
+        let status = await driver.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func fail(_ message: String, code: Int32) -> ExitCode {
+        FileHandle.standardError.write(Data("hawknotes: \(message)\n".utf8))
+        return ExitCode(code)
+    }
+}
+
+/// Which window to open.
+struct AppStart: Sendable {
+    var scene: UUID?
+    var newWindow: Bool
+    var content: String?
+}
+
+enum AppStartError: Error, CustomStringConvertible {
+    case daemon(String)
+    case scene(String)
+    case terminal(String)
+
+    var description: String {
+        switch self {
+        case .daemon(let why):
+            "handoffd is not reachable (\(why)); start it (`systemctl start handoffd`, or `systemctl --user start handoffd` for your own instance) or point HANDOFF_SOCKET at its socket"
+        case .scene(let why): why
+        case .terminal(let why): why
+        }
+    }
+
+    var exitCode: Int32 {
+        switch self {
+        case .daemon: 3
+        case .scene: 1
+        case .terminal: 4
+        }
+    }
+}

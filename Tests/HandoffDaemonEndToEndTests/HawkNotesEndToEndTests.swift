@@ -1,0 +1,165 @@
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Issue 23: the Hawk Notes app in real terminals (tmux in test hosts), with real handoffd and
+/// avahi-daemon: it comes back where it was, continues what another machine offers, and keeps
+/// what the person typed while handoffd is away.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct HawkNotesEndToEndTests {
+    /// The scene of the window, as handoffd holds it.
+    func scene(_ host: DaemonHost) async throws -> PropertyListValue? {
+        let scenes = try await host.request("scenes")?.arrayValue ?? []
+        guard let newest = scenes.max(by: { ($0["updated"] ?? "") < ($1["updated"] ?? "") }), let id = newest["scene"] else { return nil }
+        return try await host.request("scene", ["scene": .string(id)])
+    }
+
+    /// 1. A book, a character, a draft in another book; `kill -9`; relaunched: the same screen, and
+    /// the other book's draft is its own.
+    @Test func itComesBackWhereItWasAfterKill9() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start()
+        let app = TmuxApp(a)
+        defer { app.stop() }
+        try app.launch()
+        try await app.waitForScreen("The Burning Swift's tab") { $0.contains("> Draft: (empty") && $0.contains("Lady Beatrice") }
+        try app.keys("Right", "e")
+        try app.type("the widow knows")
+        try app.keys("Enter", "1", "Down", "Enter")
+        try await app.waitForScreen("Lady Beatrice open") { $0.contains("in The Burning Swift") }
+        // Saved (debounced): handoffd's scene shows the character and holds the other book's draft.
+        try await waitUntil("the scene is saved", timeout: 5) {
+            let s = try await scene(a)
+            return s?["character"] == "Lady Beatrice" && "\(s?.dictionaryValue?["storage"] ?? [:])".contains("the widow knows")
+        }
+        try await app.kill9()
+        try app.launch()
+        let back = try await app.waitForScreen("the same screen after kill -9") { $0.contains("in The Burning Swift") }
+        #expect(back.contains("Lady Beatrice") && back.contains("Hawk Notes — The Burning Swift"))
+        try app.keys("Escape")
+        try await app.waitForScreen("its book, without a draft") { $0.contains("> Draft: (empty") || $0.contains("  Draft: (empty") }
+        try app.keys("Right")
+        try await app.waitForScreen("the other book's own draft") { $0.contains("Draft: the widow knows") }
+        try app.keys("Right")
+        let third = try await app.waitForScreen("the third book") { $0.contains("Hawk Notes — The Clockmaker's Winter") }
+        #expect(!third.contains("the widow knows"), "no other book has the draft")
+    }
+
+    /// 2 and 3. On B the app shows what A offers; its continue key opens it on B, and A hears it
+    /// was continued. A draft continued on B carries what A typed a moment before (needsSave).
+    @Test func whatAOffersContinuesOnB() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        let eventsA = try await EventLog.watch(a)
+        let onA = TmuxApp(a), onB = TmuxApp(b)
+        defer {
+            onA.stop()
+            onB.stop()
+        }
+        try onA.launch()
+        try await onA.waitForScreen("A's first tab") { $0.contains("Lady Beatrice") }
+        try onA.keys("Down", "Enter")
+        try await onA.waitForScreen("Lady Beatrice on A") { $0.contains("in The Burning Swift") }
+        try onB.launch()
+        try await onB.waitForScreen("A's offer on B", timeout: 15) { $0.contains("is open on alpha") && $0.contains("Lady Beatrice") }
+        try onB.keys("c")
+        try await onB.waitForScreen("Lady Beatrice continued on B") {
+            $0.contains("in The Burning Swift") && $0.contains("Hawk Notes — The Burning Swift")
+        }
+        try await eventsA.wait("userActivityWasContinued") { $0["peer"]?.stringValue == "beta" }
+
+        // A writes a draft in another book, still typing: B gets the words typed so far.
+        try onA.keys("Escape", "3", "e")
+        try onA.type("gears and snow")
+        try await onA.waitForScreen("A typing") { $0.contains("Draft: gears and snow") }
+        try await onB.waitForScreen("A's draft offered on B", timeout: 15) { $0.contains("Note on The Clockmaker") }
+        try onB.keys("c")
+        try await onB.waitForScreen("the draft continued on B with A's words") {
+            $0.contains("Hawk Notes — The Clockmaker's Winter") && $0.contains("Draft: gears and snow")
+        }
+    }
+
+    /// 5. Not running on B: `handoffctl continue` keeps it in a scene; the next `hawknotes` opens at it.
+    @Test func aContinuationWaitsForTheApp() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts)
+        let published = try a.ctl(["publish", "--character", "Tobiah Reed", "--json"])
+        let id = try #require(jsonField(published.output, "activity"))
+        try await waitUntil("beta lists it", timeout: 10) {
+            try await b.request("activities", ["peer": "alpha"])?.arrayValue?.contains { $0["activity"] == id } == true
+        }
+        let continued = try b.ctl(["continue", "alpha", id])
+        #expect(continued.status == 0, "\(continued.output)")
+        let onB = TmuxApp(b)
+        defer { onB.stop() }
+        try onB.launch()
+        try await onB.waitForScreen("Tobiah Reed, continued before the app ran") { $0.contains("Tobiah Reed") && $0.contains("in Salt and Lantern") }
+    }
+
+    /// 6. handoffd stops while the app runs: the app says so and keeps the draft; when handoffd is
+    /// back the app reconnects by itself and nothing typed is lost.
+    @Test func handoffdAwayAndBack() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start()
+        let app = TmuxApp(a)
+        defer { app.stop() }
+        try app.launch()
+        try await app.waitForScreen("the first tab") { $0.contains("saved in handoffd") }
+        a.stop()
+        try await app.waitForScreen("handoffd gone") { $0.contains("handoffd: not running") }
+        try app.keys("e")
+        try app.type("written offline")
+        try app.keys("Enter")
+        try await app.waitForScreen("the draft kept") { $0.contains("Draft: written offline") }
+        try await a.start()
+        try await app.waitForScreen("reconnected", timeout: 15) { $0.contains("saved in handoffd") }
+        try await waitUntil("the draft reached handoffd", timeout: 5) {
+            "\(try await scene(a)?.dictionaryValue?["storage"] ?? [:])".contains("written offline")
+        }
+    }
+
+    /// 4. Two windows on one machine keep separate state across a restart.
+    @Test func twoWindowsKeepTheirOwnState() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start()
+        let first = TmuxApp(a, name: "first"), second = TmuxApp(a, name: "second")
+        defer {
+            first.stop()
+            second.stop()
+        }
+        try first.launch(["--new-window"])
+        try await first.waitForScreen("window 1") { $0.contains("Lady Beatrice") }
+        try first.keys("Down", "Enter")
+        try await first.waitForScreen("window 1 on Lady Beatrice") { $0.contains("in The Burning Swift") }
+        try second.launch(["--new-window"])
+        try await second.waitForScreen("window 2") { $0.contains("Lady Beatrice") }
+        try second.keys("3", "Down", "Down", "Enter")
+        try await second.waitForScreen("window 2 on Master Ansel Frost") { $0.contains("in The Clockmaker's Winter") }
+        try await waitUntil("both saved", timeout: 5) {
+            let scenes = try await a.request("scenes")?.arrayValue ?? []
+            return Set(scenes.compactMap { $0["character"] }) == ["Lady Beatrice", "Master Ansel Frost"]
+        }
+        let scenes = try #require(try await a.request("scenes")?.arrayValue)
+        let ids = Dictionary(uniqueKeysWithValues: scenes.compactMap { s in s["character"].flatMap { c in s["scene"].map { (c, $0) } } })
+        try await first.kill9()
+        try await second.kill9()
+        a.stop()
+        try await a.start()
+        try first.launch(["--scene", try #require(ids["Lady Beatrice"])])
+        try second.launch(["--scene", try #require(ids["Master Ansel Frost"])])
+        try await first.waitForScreen("window 1 back") { $0.contains("Lady Beatrice") && $0.contains("in The Burning Swift") }
+        try await second.waitForScreen("window 2 back") { $0.contains("Master Ansel Frost") && $0.contains("in The Clockmaker's Winter") }
+    }
+}
