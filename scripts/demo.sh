@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo (root, fresh Debian 12): installs packages, builds, makes two test hosts, starts
 # handoffd on each, pairs them, publishes "viewing a character in a book" on host A, continues it
-# on host B, shows B's scene routed to that book tab and character, then cleans everything up.
+# on host B, shows B's scene routed to that book tab and character, then opens the Hawk Notes app
+# on B (in a terminal: tmux) and shows its screen at that character; then cleans everything up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -11,11 +12,16 @@ export PATH="/opt/swift/usr/bin:$PATH"
 scripts/install-deps.sh
 swift build --product handoffd
 swift build --product handoffctl
+swift build --product hawknotes
 BIN=$(swift build --show-bin-path)
 SET=demo
 WORK=$(mktemp -d /tmp/handoffd-demo.XXXXXX)
 source scripts/lib-daemons.sh
-trap end_daemons_and_hosts EXIT
+TMUX_SOCKET="$WORK/tmux.sock"
+tmux_pid=""
+# The tmux server the demo starts (inside host B) is ended by its PID, also on failure.
+finish() { [ -n "$tmux_pid" ] && kill "$tmux_pid" 2>/dev/null || true; end_daemons_and_hosts; }
+trap finish EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 step "two test hosts (network namespaces, each with its own avahi-daemon)"
@@ -60,3 +66,11 @@ ctl beta scene show "$scene"
 step "A was told (userActivityWasContinued)"
 wait $watcher
 cat "$WORK/events-alpha"
+
+step "B's Hawk Notes app (hawknotes in a terminal on B) opens at the continued character"
+tm() { scripts/testhosts.sh exec "${SET}2" tmux -S "$TMUX_SOCKET" "$@"; }
+tm new-session -d -x 80 -y 24 "exec env HANDOFF_SOCKET=$WORK/beta/run/control.sock HAWKNOTES_LIBRARY=$REPO/config/library.json TERM=xterm-256color $BIN/hawknotes"
+tmux_pid=$(tm display-message -p '#{pid}')
+for n in $(seq 1 100); do tm capture-pane -p | grep -q "in The Burning Swift" && break; sleep 0.1; done
+tm capture-pane -p | sed '/^$/d'
+tm capture-pane -p | grep -q "in The Burning Swift" || { echo "demo: hawknotes on B does not show the continued character" >&2; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs handoffd where Debian expects it (run as root, or with DESTDIR for packaging):
-#   /usr/bin/handoffd, /usr/bin/handoffctl
+#   /usr/bin/handoffd, /usr/bin/handoffctl, /usr/bin/hawknotes (the Hawk Notes app)
 #   /lib/systemd/system/handoffd.service, /usr/lib/systemd/user/handoffd.service,
 #   /usr/lib/sysusers.d/handoffd.conf (the system user)
 #   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 D=${DESTDIR:-}
 
-scripts/build-release.sh handoffd handoffctl
+scripts/build-release.sh handoffd handoffctl hawknotes
 BIN=$(scripts/build-release.sh --bin-path)
 # From the debug build (it has the same commands and help): the plugin's default, release,
 # would build everything a second time.
@@ -22,16 +22,16 @@ MAN=.build/plugins/GenerateManual/outputs
 install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
   "$D/usr/share/fish/vendor_completions.d" "$D/usr/share/doc/handoffd"
-install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$D/usr/bin/"
+install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$BIN/hawknotes" "$D/usr/bin/"
 # Debug info off (about 80 MB each); the symbol table stays for backtraces.
-strip --strip-debug "$D/usr/bin/handoffd" "$D/usr/bin/handoffctl"
+strip --strip-debug "$D/usr/bin/handoffd" "$D/usr/bin/handoffctl" "$D/usr/bin/hawknotes"
 install -m 0644 systemd/handoffd.service "$D/lib/systemd/system/handoffd.service"
 install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.service"
 install -m 0644 systemd/sysusers.d/handoffd.conf "$D/usr/lib/sysusers.d/handoffd.conf"
 [ -e "$D/etc/handoffd/handoffd.yaml" ] || install -m 0644 config/handoffd.yaml "$D/etc/handoffd/handoffd.yaml"
 install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"
 # Blank lines are not mdoc (groff warns about each).
-for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
+for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1 "$MAN"/hawknotes/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
 # A completion file is sourced, not run: no "#!" line.
 "$BIN/handoffctl" --generate-completion-script bash | sed '1{/^#!/d}' > "$D/usr/share/bash-completion/completions/handoffctl"
 "$BIN/handoffctl" --generate-completion-script zsh > "$D/usr/share/zsh/vendor-completions/_handoffctl"

@@ -25,8 +25,12 @@ extension HandoffClient {
     /// Registers for continuations of `types` (onContinueUserActivity). `handler` runs for each
     /// offered activity and returns whether it took it; declining lets handoffd try its next step.
     /// Returns when the connection ends.
-    public func onContinue(_ types: [String], name: String, _ handler: @escaping @Sendable (UserActivity) async -> Bool) async throws(ClientError) {
-        _ = try await perform(HandleRequest(types: types, name: name))
+    /// `scene`: the window it continues into (of several windows, the one showing the activity's
+    /// target content is offered it first, then the one changed last).
+    public func onContinue(
+        _ types: [String], name: String, scene: UUID? = nil, _ handler: @escaping @Sendable (UserActivity) async -> Bool
+    ) async throws(ClientError) {
+        _ = try await perform(HandleRequest(types: types, name: name, scene: scene))
         for await event in events where event.name == "continue" {
             guard let token = event.fields["token"]?.stringValue, let value = event.fields["activity"],
                 let activity = try? UserActivity(propertyList: value)

@@ -48,6 +48,7 @@ struct ConfigFile: Decodable {
     var library: String?
     var handlers: [HandlerEntry]?
     var opener: [String]?
+    var scene_opener: [String]?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
 
@@ -68,7 +69,7 @@ struct ConfigFile: Decodable {
             "runtime_directory",
             "log_level",
             "library",
-            "limits", "activity_types", "handlers", "opener"
+            "limits", "activity_types", "handlers", "opener", "scene_opener"
         ],
         "limits": [
             "activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",

@@ -115,7 +115,15 @@ extension HandoffConfiguration {
             guard let first = opener.first, first.hasPrefix("/") else {
                 throw .invalid(file: file, key: "opener", reason: "must be a command with an absolute path, such as [/usr/bin/xdg-open]")
             }
-            self.opener = opener
+            openers.webpage = opener
+        }
+        if let opener = raw.scene_opener {
+            guard opener.isEmpty || opener.first?.hasPrefix("/") == true else {
+                throw .invalid(
+                    file: file, key: "scene_opener",
+                    reason: "must be a command with an absolute path, such as [/usr/bin/x-terminal-emulator, -e, /usr/bin/hawknotes, --scene]")
+            }
+            openers.scene = opener
         }
         if let name = raw.device_name {
             do throws(DiscoveryError) { try ServiceAdvert.check(name: name) } catch {

@@ -33,8 +33,8 @@ public struct HandoffConfiguration: Sendable {
     public var control: ControlLimits
     /// Exec handlers (dispatch step 3), each bound to declared types.
     public var execHandlers: [ExecHandlerBinding]
-    /// The webpageURL fallback (dispatch step 4): the URL is appended as the last argument.
-    public var opener: [String]
+    /// The commands that open what handoffd cannot show itself: a webpage, a window.
+    public var openers: Openers
     public var sizePolicy: ActivitySizePolicy
     public var codecLimits: CodecLimits
     /// The declared activity types; the Hawk Notes types when the file declares none.
@@ -54,7 +54,7 @@ public struct HandoffConfiguration: Sendable {
         link = LinkLimits()
         control = ControlLimits()
         execHandlers = []
-        opener = ["/usr/bin/xdg-open"]
+        openers = Openers()
         libraryPath = nil
         sizePolicy = .default
         codecLimits = .default
@@ -124,4 +124,16 @@ public struct ExecHandlerBinding: Sendable, Equatable {
 
 extension HandoffConfiguration {
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+}
+
+/// What opens a continuation handoffd routed but cannot show itself.
+public struct Openers: Sendable, Equatable {
+    /// The webpageURL fallback (dispatch step 4): the URL is appended as the last argument.
+    public var webpage = ["/usr/bin/xdg-open"]
+    /// Run when a continuation was routed into a scene and no app running took it, where a desktop
+    /// session exists (DISPLAY or WAYLAND_DISPLAY set for handoffd): the scene id is appended
+    /// (e.g. [/usr/bin/x-terminal-emulator, -e, /usr/bin/hawknotes, --scene]). Empty: none.
+    public var scene: [String] = []
+
+    public init() {}
 }

@@ -4,7 +4,7 @@ import Foundation
 /// terminal, no socket, no clock.
 extension AppState {
     /// The keys, as the help line and docs/HAWKNOTES.md show them.
-    public static let keyHelp = "←/→ book  ↑/↓ move  ⏎ open/edit  esc back  n new window  c continue  ? help  q quit"
+    public static let keyHelp = "←/→ book  ↑/↓ move  ⏎ open  esc back  n window  c continue  ? help  q quit"
 
     public mutating func reduce(_ input: AppInput) -> [AppEffect] {
         switch input {

@@ -17,9 +17,9 @@ public struct Screen: Sendable, Equatable {
 
     public let width: Int
     public let height: Int
-    public private(set) var lines: [[Segment]]
+    public internal(set) var lines: [[Segment]]
     /// Where the terminal cursor goes while a draft is typed (row, column).
-    public private(set) var cursor: (row: Int, column: Int)?
+    public internal(set) var cursor: (row: Int, column: Int)?
 
     public static func == (a: Screen, b: Screen) -> Bool {
         a.width == b.width && a.height == b.height && a.lines == b.lines && a.cursor?.row == b.cursor?.row && a.cursor?.column == b.cursor?.column
@@ -32,10 +32,14 @@ public struct Screen: Sendable, Equatable {
     /// How many character rows fit a terminal of this height.
     public static func characterRows(height: Int) -> Int { max(height - fixedRows, 1) }
 
-    public init(_ state: AppState, library: Library, width: Int, height: Int) {
+    init(lines: [[Segment]], width: Int, height: Int) {
         self.width = max(width, 20)
         self.height = max(height, 8)
-        lines = []
+        self.lines = lines
+    }
+
+    public init(_ state: AppState, library: Library, width: Int, height: Int) {
+        self.init(lines: [], width: width, height: height)
         let book = library.book(id: state.selectedBook)
         add([Segment(fit(" Hawk Notes" + (book.map { " — \($0.title)" } ?? ""), self.width), .title)])
         add(tabs(state, library))
@@ -43,7 +47,7 @@ public struct Screen: Sendable, Equatable {
         if state.mode == .help {
             helpPage()
         } else if let book {
-            if let id = state.selected.character, let character = library.character(id: id) {
+            if let id = state.selected.character, state.mode != .editingDraft, let character = library.character(id: id) {
                 characterPage(character, in: book)
             } else {
                 bookPage(book, state)

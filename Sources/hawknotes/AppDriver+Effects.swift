@@ -115,8 +115,9 @@ extension AppDriver {
         guard let client = daemon.client else { return apply(.notice("handoffd is not reachable; try again when it is back")) }
         apply(.notice("continuing “\(offer.title.terminalSafe)” from \(offer.peer.terminalSafe)…"))
         let scene = sceneID
+        // Not after a save: the continuation comes back to this app (its live handler), and a
+        // save waits for handoffd's scene write (at most one a second per scene).
         Task { @MainActor in
-            await saveNow()
             do throws(ClientError) {
                 let report = try await client.perform(ContinueRequest(peer: offer.peer, activity: offer.activityID, scene: scene))
                 if report.failed {
@@ -138,6 +139,7 @@ extension AppDriver {
             apply(try mapping.input(continuing: activity))
             apply(.notice("continued “\(activity.title?.terminalSafe ?? activity.type.rawValue)”"))
             draw()
+            Trace.note("drawn continued")
             return true
         } catch {
             apply(.notice("could not continue: \(error.description)"))

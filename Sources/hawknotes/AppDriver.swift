@@ -32,60 +32,90 @@ final class AppDriver {
         (self.state, self.mapping, self.terminal, self.daemon, self.sceneID) = (state, mapping, terminal, daemon, sceneID)
     }
 
-    /// Connects to handoffd, takes the terminal, opens the window's scene and draws it.
-    static func start(library: Library, socketPath: String, start: AppStart) async throws -> AppDriver {
+    /// Connects to handoffd, takes the terminal, opens the window's scene (asking which one when
+    /// several are saved and none was named) and draws it. nil: the person chose to quit.
+    static func start(library: Library, socketPath: String, start: AppStart) async throws -> AppDriver? {
         let daemon = DaemonLink(socketPath: socketPath)
         let client: HandoffClient
         do { client = try await daemon.connect() } catch { throw AppStartError.daemon(error.description) }
-        let (sceneID, others) = try await chooseScene(client, start)
-        let detail: SceneDetail
-        do {
-            detail = try await client.perform(SceneConnectRequest(scene: sceneID, role: "hawknotes"))
-            if let content = start.content, sceneID == nil {
-                guard let path = try? ContentPath(parsing: content) else {
-                    throw AppStartError.scene("--content \(content): not b|BOOK or b|BOOK::c|CHARACTER")
-                }
-                _ = try await client.perform(
-                    SceneUpdateRequest(scene: detail.summary.scene, book: path.tabID.uuidString, path: path.itemID.map { [$0.uuidString] } ?? []))
-            }
-        } catch let error as ClientError {
-            throw AppStartError.scene("handoffd refused the window's scene: \(error.description)")
-        }
         let terminal: Terminal
         do { terminal = try Terminal() } catch { throw AppStartError.terminal(error.description) }
-        var state = AppState(library: library)
-        state.layout(visibleRows: Screen.characterRows(height: terminal.size.rows))
-        let driver = AppDriver(
-            state: state, mapping: ActivityMapping(library: library), terminal: terminal, daemon: daemon, sceneID: detail.summary.scene)
-        var snapshot = SceneSnapshot(content: detail.summary.content.flatMap { try? ContentPath(parsing: $0) }, storage: SceneStorage())
-        if let storage = try? SceneStorage(propertyList: detail.storage) { snapshot.storage = storage }
-        if let content = start.content, let path = try? ContentPath(parsing: content) { snapshot.content = path }
-        driver.apply(.restored(snapshot))
-        driver.apply(.connection(.connected))
-        if others > 0 {
-            driver.apply(
-                .notice("\(others) other window\(others == 1 ? "" : "s") saved: `handoffctl scenes` lists them, `hawknotes --scene ID` opens one"))
+        do {
+            guard let choice = try await chooseScene(client, start, terminal) else {
+                terminal.close()
+                await client.close()
+                return nil
+            }
+            let detail = try await openScene(client, choice, start)
+            var state = AppState(library: library)
+            state.layout(visibleRows: Screen.characterRows(height: terminal.size.rows))
+            let driver = AppDriver(
+                state: state, mapping: ActivityMapping(library: library), terminal: terminal, daemon: daemon, sceneID: detail.summary.scene)
+            var snapshot = SceneSnapshot(content: detail.summary.content.flatMap { try? ContentPath(parsing: $0) }, storage: SceneStorage())
+            if let storage = try? SceneStorage(propertyList: detail.storage) { snapshot.storage = storage }
+            driver.apply(.restored(snapshot))
+            driver.apply(.connection(.connected))
+            driver.daemon.adopt(client)
+            return driver
+        } catch {
+            terminal.close()
+            await client.close()
+            throw error
         }
-        driver.daemon.adopt(client)
-        return driver
     }
 
-    /// The window to open: the one asked for, a new one, or the window used last.
-    private static func chooseScene(_ client: HandoffClient, _ start: AppStart) async throws -> (UUID?, others: Int) {
-        if let id = start.scene { return (id, 0) }
-        if start.newWindow { return (nil, 0) }
+    /// The window asked for, a new one, the only one saved, or the one the person picks.
+    private enum Choice {
+        case existing(UUID)
+        case new
+    }
+
+    private static func chooseScene(_ client: HandoffClient, _ start: AppStart, _ terminal: Terminal) async throws -> Choice? {
+        if let id = start.scene { return .existing(id) }
+        if start.newWindow { return .new }
         let scenes: [SceneSummary]
         do { scenes = try await client.perform(ScenesRequest()).items } catch {
             throw AppStartError.scene("cannot list the saved windows: \(error.description)")
         }
-        let newest = scenes.max { $0.updated < $1.updated }
-        return (newest?.scene, max(scenes.count - 1, 0))
+        guard scenes.count > 1 else { return scenes.first.map { .existing($0.scene) } ?? .new }
+        var chooser = SceneChooser(scenes.map { SceneChoice(id: $0.scene, book: $0.book, character: $0.character, updated: $0.updated) })
+        while true {
+            let size = terminal.size
+            terminal.draw(Screen(chooser: chooser, width: size.columns, height: size.rows))
+            guard let key = terminal.key(waiting: 250) else { continue }
+            switch chooser.reduce(key) {
+            case .open(let id)?: return .existing(id)
+            case .newWindow?: return .new
+            case .quit?: return nil
+            case nil: continue
+            }
+        }
+    }
+
+    /// Connects the scene (made if new), at `--content` when a new window was asked there.
+    private static func openScene(_ client: HandoffClient, _ choice: Choice, _ start: AppStart) async throws -> SceneDetail {
+        do throws(ClientError) {
+            var id: UUID?
+            if case .existing(let existing) = choice { id = existing }
+            var detail = try await client.perform(SceneConnectRequest(scene: id, role: "hawknotes"))
+            if id == nil, let content = start.content {
+                guard let path = try? ContentPath(parsing: content) else {
+                    throw ClientError.refused(code: "bad-argument", message: "--content \(content): not b|BOOK or b|BOOK::c|CHARACTER")
+                }
+                detail.summary = try await client.perform(
+                    SceneUpdateRequest(scene: detail.summary.scene, book: path.tabID.uuidString, path: path.itemID.map { [$0.uuidString] } ?? []))
+            }
+            return detail
+        } catch {
+            throw AppStartError.scene("handoffd refused the window's scene: \(error.description)")
+        }
     }
 
     /// Runs until the person quits (or a signal asks); returns the exit status.
     func run() async -> Int32 {
         listen()
         draw()
+        Trace.note("drawn restored")
         daemon.start(for: self)
         return await withCheckedContinuation { finished = $0 }
     }
@@ -132,13 +162,19 @@ final class AppDriver {
     }
 
     private func readKeys() {
-        var changed = false
+        let started = ContinuousClock.now
+        var keys: [AppKey] = []
         while let key = terminal.key(waiting: 0) {
             if key == .resize { state.layout(visibleRows: Screen.characterRows(height: terminal.size.rows)) }
             apply(.key(key))
-            changed = true
+            keys.append(key)
         }
-        if changed { draw() }
+        guard !keys.isEmpty else { return }
+        draw()
+        if Trace.enabled {
+            let ms = Double((ContinuousClock.now - started).components.attoseconds) / 1e15
+            Trace.note("key \(keys.count == 1 ? "\(keys[0])" : "\(keys.count)-keys") \(String(format: "%.3f", ms))")
+        }
     }
 
     // MARK: - Ending

@@ -43,7 +43,7 @@ final class DaemonLink {
         Task { @MainActor in
             guard let handler = try? await connect() else { return }
             self.handler = handler
-            try? await handler.onContinue(ActivityMapping.types, name: Self.handlerName) { activity in
+            try? await handler.onContinue(ActivityMapping.types, name: Self.handlerName, scene: driver.sceneID) { activity in
                 await MainActor.run { driver.continued(activity) }
             }
         }

@@ -41,12 +41,13 @@ struct HawkNotesCommand: AsyncParsableCommand {
             sceneID = id
         }
         let start = AppStart(scene: sceneID, newWindow: newWindow || content != nil, content: self.content)
-        let driver: AppDriver
+        let started: AppDriver?
         do {
-            driver = try await AppDriver.start(library: books, socketPath: socketPath, start: start)
+            started = try await AppDriver.start(library: books, socketPath: socketPath, start: start)
         } catch let error as AppStartError {
             throw fail(error.description, code: error.exitCode)
         }
+        guard let driver = started else { return }
         let status = await driver.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -19,7 +19,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(shipped.peerPort == defaults.peerPort && shipped.notices.isEmpty)
         #expect(shipped.stateDirectory == defaults.stateDirectory && shipped.runtimeDirectory == defaults.runtimeDirectory)
         #expect(shipped.logLevel == defaults.logLevel && shipped.link == defaults.link && shipped.control == defaults.control)
-        #expect(shipped.execHandlers == defaults.execHandlers && shipped.opener == defaults.opener)
+        #expect(shipped.execHandlers == defaults.execHandlers && shipped.openers == defaults.openers)
         #expect(defaults.activityTypes.types.count == HawkNotes.declarations.count)
     }
 
@@ -83,7 +83,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             c.execHandlers == [
                 ExecHandlerBinding(types: [try ActivityType("org.example.note")], command: ["/usr/bin/notes", "--continue"], timeoutSeconds: 2)
             ])
-        #expect(c.opener == ["/usr/bin/firefox", "--new-tab"])
+        #expect(c.openers.webpage == ["/usr/bin/firefox", "--new-tab"])
     }
 
     @Test func staticPeers() throws {
@@ -111,6 +111,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             ("state_directory: relative/dir", "state_directory"),
             ("log_level: loud", "log_level"),
             ("opener: [xdg-open]", "opener"),
+            ("scene_opener: [hawknotes, --scene]", "scene_opener"),
             ("limits: {max_frame_bytes: 70000}", "limits.max_frame_bytes"),
             ("handlers: [{types: [org.hawknotes.bookDetail], exec: [notes]}]", "handlers[0].exec"),
             ("handlers: [{types: [org.example.undeclared], exec: [/bin/true]}]", "handlers[0].types[0]"),

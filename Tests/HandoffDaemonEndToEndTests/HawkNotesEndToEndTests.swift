@@ -161,5 +161,17 @@ struct HawkNotesEndToEndTests {
         try second.launch(["--scene", try #require(ids["Master Ansel Frost"])])
         try await first.waitForScreen("window 1 back") { $0.contains("Lady Beatrice") && $0.contains("in The Burning Swift") }
         try await second.waitForScreen("window 2 back") { $0.contains("Master Ansel Frost") && $0.contains("in The Clockmaker's Winter") }
+
+        // Without a window named, the app asks which one (newest first) and opens the one picked.
+        try first.keys("q")
+        try second.keys("q")
+        let third = TmuxApp(a, name: "third")
+        defer { third.stop() }
+        try third.launch()
+        let chooser = try await third.waitForScreen("the chooser") { $0.contains("open which window?") }
+        #expect(chooser.contains("The Burning Swift > Lady Beatrice") && chooser.contains("The Clockmaker's Winter > Master Ansel Frost"))
+        let older = chooser.contains("2 The Burning Swift > Lady Beatrice") ? "Lady Beatrice" : "Master Ansel Frost"
+        try third.keys("2")
+        try await third.waitForScreen("the one picked") { $0.contains(older) && $0.contains("esc: back to") }
     }
 }

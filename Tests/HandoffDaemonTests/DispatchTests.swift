@@ -145,6 +145,34 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "https://books.example.org/x")
     }
 
+    /// Issue 23: a continuation routed into a scene opens a window there (the scene opener, with
+    /// the scene id), only where a desktop session exists; the outcome is the scene either way.
+    @Test func aRoutedSceneIsOpenedWhereThereIsADesktop() async throws {
+        let out = scratchFile()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var d = try dispatcher()
+        d.sceneOpener = ["/bin/sh", "-c", "printf %s \"$1\" > \"$0\"", out]
+        guard case .routedToScene(let scene, _) = await d.dispatch(beatrice) else {
+            Issue.record("not routed to a scene")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: out), "no desktop: nothing opened")
+        d.desktop = true
+        guard case .routedToScene(let again, _) = await d.dispatch(beatrice) else {
+            Issue.record("not routed to a scene")
+            return
+        }
+        #expect(again == scene)
+        // The opener runs in the background: its file appears a moment after.
+        try await waitUntil("the scene opener ran", timeout: 5) { (try? String(contentsOfFile: out, encoding: .utf8)) == scene.uuidString }
+        // An app running for the type takes it: nothing is opened.
+        try? FileManager.default.removeItem(atPath: out)
+        d = try dispatcher(live: FakeLive(accepting: "hawknotes"))
+        (d.sceneOpener, d.desktop) = (["/bin/sh", "-c", "printf x > \"$0\"", out], true)
+        #expect(await d.dispatch(beatrice) == .continuedByApp("hawknotes"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test func nothingToContinueWith() async throws {
         #expect(try await dispatcher().dispatch(UserActivity(type: Self.page)) == .failed(.noHandler(type: "org.example.page")))
     }

@@ -250,17 +250,22 @@ public struct HandleRequest: ControlOperation {
     public static let name = "handle"
     public var types: [String]
     public var handlerName: String?
-    public init(types: [String], name: String? = nil) { (self.types, self.handlerName) = (types, name) }
+    /// The window (scene) the handler continues into: of several windows, the one showing the
+    /// activity's target content is offered it first, then the one changed last.
+    public var scene: UUID?
+    public init(types: [String], name: String? = nil, scene: UUID? = nil) { (self.types, self.handlerName, self.scene) = (types, name, scene) }
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         types = try f.strings("types")
         guard !types.isEmpty else { throw .badArgument(name: "types", reason: "must be a non-empty array of activity types") }
         handlerName = try f.optionalString("name")
+        scene = try f.optionalUUID("scene")
     }
     public var arguments: [String: PropertyListValue] {
         var w = FieldWriter()
         w["types"] = .array(types.map(PropertyListValue.string))
         w.set("name", handlerName)
+        w.set("scene", scene)
         return w.values
     }
 }

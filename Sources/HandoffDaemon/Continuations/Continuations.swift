@@ -29,14 +29,18 @@ public final class Continuations: Service, Sendable {
         activities: Activities, events: ControlEvents, logger: Logger
     ) {
         self.library = library
-        let live = LiveHandlerRegistry()
+        let live = LiveHandlerRegistry(sceneFacts: { ids in await scenes.liveFacts(ids) })
         self.live = live
-        dispatcher = Dispatcher(
+        var dispatcher = Dispatcher(
             router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
-            execHandlers: configuration.execHandlers, opener: configuration.opener, live: live,
+            execHandlers: configuration.execHandlers, opener: configuration.openers.webpage, live: live,
             applyRoute: { (route, activity, preferred) throws(SceneError) -> UUID in
                 try await scenes.apply(route, from: activity, preferred: preferred)
             })
+        dispatcher.sceneOpener = configuration.openers.scene
+        let environment = ProcessInfo.processInfo.environment
+        dispatcher.desktop = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        self.dispatcher = dispatcher
         self.peers = peers
         self.activities = activities
         self.events = events

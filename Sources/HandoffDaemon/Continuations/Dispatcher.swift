@@ -37,6 +37,10 @@ public struct Dispatcher: Sendable {
     /// Applies a route to the preferred scene (nil: the one the selector picks) and returns its id.
     public let applyRoute: @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID
     public var openerTimeout: Duration = .seconds(10)
+    /// Opens a window at a scene a continuation was routed into when no running app took it
+    /// (`scene_opener`, the scene id appended), only where a desktop session exists.
+    public var sceneOpener: [String] = []
+    public var desktop = false
 
     public init(
         router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
@@ -66,7 +70,11 @@ public struct Dispatcher: Sendable {
         if let handler = router.handlers.handler(for: activity.type) {
             let route: Route
             do throws(ContinuationFailure) { route = try handler.route(for: activity) } catch { return .failed(error) }
-            do throws(SceneError) { return .routedToScene(try await applyRoute(route, activity, preferredScene), route) } catch {
+            do throws(SceneError) {
+                let scene = try await applyRoute(route, activity, preferredScene)
+                if !sceneOpener.isEmpty, desktop { await openWindow(at: scene, for: requester) }
+                return .routedToScene(scene, route)
+            } catch {
                 if case .saveFailed = error { return .failed(.handlerFailed(type: type, reason: error.description)) }
                 return .failed(.contentNotFound(type: type, content: error.description))
             }
@@ -84,5 +92,13 @@ public struct Dispatcher: Sendable {
                 ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
         }
         return .failed(.noHandler(type: type))
+    }
+
+    /// Starts the scene opener in the background (a terminal window stays open as long as the
+    /// person uses it): the shell that starts it ends at once, so the command runner waits for
+    /// nothing. A failure is the opener's to report; the continuation is in the scene either way.
+    func openWindow(at scene: UUID, for requester: String?) async {
+        let argv = ["/bin/sh", "-c", "\"$@\" </dev/null >/dev/null 2>&1 &", "sh"] + sceneOpener + [scene.uuidString]
+        _ = await CommandRunner.run(argv, timeout: openerTimeout, for: requester)
     }
 }

@@ -3,25 +3,43 @@ import HandoffAsync
 import HandoffControl
 import HandoffCore
 
+/// What the registry needs to know of a live handler's window (its scene): what it shows, and
+/// when the person last changed it (the frontmost window is the one used last).
+public struct LiveSceneFacts: Sendable, Equatable {
+    public let content: String?
+    public let updated: Date
+
+    public init(content: String?, updated: Date) { (self.content, self.updated) = (content, updated) }
+}
+
 /// Apps registered over the control socket for activity types (`handle`). A continuation is
 /// offered as a `continue` event carrying a token; the app answers with the `handled` request.
 /// An app that does not answer within `answerBudget`, or disconnects, counts as declining.
+/// Several windows of one app register each with its scene: the one whose content is the
+/// activity's target content is offered it first, then the frontmost (the scene changed last),
+/// then those without a scene, in registration order.
 public actor LiveHandlerRegistry: LiveHandlers {
     struct Registration {
         let client: ControlClient
         let name: String
         let types: Set<String>
+        let scene: UUID?
         var key: ObjectIdentifier { client.key }
     }
 
     private var registrations: [Registration] = []
     private let answers = Waiters<String, Bool>()
     private let answerBudget: Duration
+    /// The facts of the registered scenes, from the scenes' owner.
+    private let sceneFacts: @Sendable ([UUID]) async -> [UUID: LiveSceneFacts]
 
-    public init(answerBudget: Duration = .seconds(5)) { self.answerBudget = answerBudget }
+    public init(answerBudget: Duration = .seconds(5), sceneFacts: @escaping @Sendable ([UUID]) async -> [UUID: LiveSceneFacts] = { _ in [:] }) {
+        self.answerBudget = answerBudget
+        self.sceneFacts = sceneFacts
+    }
 
-    public func register(_ client: ControlClient, name: String, types: [String]) {
-        registrations.append(Registration(client: client, name: name, types: Set(types)))
+    public func register(_ client: ControlClient, name: String, types: [String], scene: UUID? = nil) {
+        registrations.append(Registration(client: client, name: name, types: Set(types), scene: scene))
     }
 
     public func remove(_ client: ControlClient) async {
@@ -36,12 +54,28 @@ public actor LiveHandlerRegistry: LiveHandlers {
     public func answer(token: String, accepted: Bool) -> Bool { answers.resumeOldest(token, with: accepted) }
 
     public func offer(_ activity: UserActivity) async -> String? {
-        for r in registrations where r.types.contains(activity.type.rawValue) {
+        let candidates = registrations.filter { $0.types.contains(activity.type.rawValue) }
+        let facts = await sceneFacts(candidates.compactMap(\.scene))
+        for i in Self.order(scenes: candidates.map(\.scene), target: activity.targetContentIdentifier, facts: facts) {
+            let r = candidates[i]
             let token = UUID().uuidString
             let ticket = answers.register(token, owner: r.key, deadline: answerBudget)
             r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name), "activity": activity.propertyList])
             if await answers.wait(ticket).value == true { return r.name }
         }
         return nil
+    }
+
+    /// The order windows are offered an activity in (indexes into `scenes`): its target content
+    /// shown first, then the one changed last, then those without a scene as they registered.
+    static func order(scenes: [UUID?], target: String?, facts: [UUID: LiveSceneFacts]) -> [Int] {
+        scenes.indices.sorted { a, b in
+            let fa = scenes[a].flatMap { facts[$0] }, fb = scenes[b].flatMap { facts[$0] }
+            let ma = target != nil && fa?.content == target, mb = target != nil && fb?.content == target
+            if ma != mb { return ma }
+            if (fa != nil) != (fb != nil) { return fa != nil }
+            if let fa, let fb, fa.updated != fb.updated { return fa.updated > fb.updated }
+            return a < b
+        }
     }
 }

@@ -94,7 +94,7 @@ struct DaemonControl: ControlOperations {
         case SendRequest.name: return try await answer(r) { (op: SendRequest) in try await continuations.push(activityID: op.activity, to: op.to) }
         case HandleRequest.name:
             return try await answer(r) { (op: HandleRequest) in
-                await continuations.live.register(client, name: op.handlerName ?? "pid \(client.pid)", types: op.types)
+                await continuations.live.register(client, name: op.handlerName ?? "pid \(client.pid)", types: op.types, scene: op.scene)
                 return Done()
             }
         case HandledRequest.name:

@@ -59,6 +59,14 @@ public actor SceneBook: Service {
 
     public func scene(_ id: UUID) -> StoredScene? { latest[id] }
 
+    /// What live handlers' windows show and when each was last changed (which one a continuation
+    /// is offered to first).
+    public func liveFacts(_ ids: [UUID]) -> [UUID: LiveSceneFacts] {
+        var facts: [UUID: LiveSceneFacts] = [:]
+        for id in ids { if let s = latest[id] { facts[id] = LiveSceneFacts(content: s.scene.contentPath?.description, updated: s.updated) } }
+        return facts
+    }
+
     // MARK: - Lifecycle
 
     /// connect: the scene's saved state (made, and saved, if new). A scene restored with saved
