@@ -128,6 +128,39 @@ struct HawkNotesEndToEndTests {
         }
     }
 
+    /// A plain VT100 (no colour), 80x24, then resized: every screen fits, the keys still work.
+    @Test func onAVT100AndResized() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start(waitForAvahi: false)
+        let app = TmuxApp(a, width: 80, height: 24)
+        defer { app.stop() }
+        try app.launch(term: "vt100")
+        let first = try await app.waitForScreen("the first tab on a VT100") { $0.contains("Lady Beatrice") && $0.contains("q quit") }
+        #expect(first.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        try app.resize(width: 60, height: 16)
+        let small = try await app.waitForScreen("redrawn at 60x16") { s in
+            s.split(separator: "\n").allSatisfy { $0.count <= 60 } && s.contains("Hawk Notes") && s.contains("…")
+        }
+        #expect(!small.contains("q quit"), "the key line cut to 60 columns")
+        try app.keys("Down", "Enter")
+        try await app.waitForScreen("a character at 60x16") { $0.contains("in The Burning Swift") }
+    }
+
+    /// Without handoffd, or without its library, the app says what is wrong and what to do, and
+    /// draws nothing.
+    @Test func itSaysWhatIsMissing() throws {
+        let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
+        let app = BuiltProducts.path("hawknotes")
+        let noDaemon = try runCommand([app, "--socket", "/tmp/handoffd-e2e-none/control.sock", "--library", library])
+        #expect(noDaemon.status == 3)
+        #expect(noDaemon.output.contains("handoffd is not reachable") && noDaemon.output.contains("systemctl start handoffd"), "\(noDaemon.output)")
+        let noLibrary = try runCommand([app, "--library", "/tmp/handoffd-e2e-none/library.json"])
+        #expect(noLibrary.status == 2)
+        #expect(noLibrary.output.contains("the library cannot be read") && noLibrary.output.contains("--library"), "\(noLibrary.output)")
+    }
+
     /// 4. Two windows on one machine keep separate state across a restart.
     @Test func twoWindowsKeepTheirOwnState() async throws {
         let hosts = try TestHostSet(count: 1)

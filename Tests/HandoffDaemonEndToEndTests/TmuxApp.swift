@@ -23,11 +23,11 @@ final class TmuxApp: @unchecked Sendable {
     func tmux(_ args: [String]) throws -> String { try daemon.hosts.run(daemon.index, ["tmux", "-S", socket] + args) }
 
     /// Starts the app in a new session (the pane is the app: it ends when the app ends).
-    func launch(_ args: [String] = []) throws {
+    func launch(_ args: [String] = [], term: String = "xterm-256color") throws {
         sessions += 1
         let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
         let command =
-            ["env", "HANDOFF_SOCKET=\(daemon.socket)", "HAWKNOTES_LIBRARY=\(library)", "TERM=xterm-256color", BuiltProducts.path("hawknotes")]
+            ["env", "HANDOFF_SOCKET=\(daemon.socket)", "HAWKNOTES_LIBRARY=\(library)", "TERM=\(term)", BuiltProducts.path("hawknotes")]
             + args
         // tmux hands the command to a shell: each word quoted; stderr kept beside the daemon's log.
         let line = "exec " + command.map { "'\($0)'" }.joined(separator: " ") + " 2>>'\(daemon.dir)/hawknotes.err'"
@@ -38,6 +38,11 @@ final class TmuxApp: @unchecked Sendable {
 
     /// The current session's screen as text.
     func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "w\(sessions)"]) }
+
+    /// Resizes the window, as a person dragging the terminal's corner.
+    func resize(width: Int, height: Int) throws {
+        try tmux(["resize-window", "-t", "w\(sessions)", "-x", String(width), "-y", String(height)])
+    }
 
     /// Keys as tmux names them (`Down`, `Enter`, `Escape`) or literal text (`-l`).
     func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", "w\(sessions)"] + keys) }
