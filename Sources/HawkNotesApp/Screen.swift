@@ -131,7 +131,8 @@ public struct Screen: Sendable, Equatable {
     }
 
     private func statusText(_ state: AppState) -> String {
-        if let notice = state.notice { return notice }
+        // A notice may carry another machine's words (a refusal's message): shown harmless.
+        if let notice = state.notice { return notice.terminalSafe }
         switch state.connection {
         case .connecting: return "connecting to handoffd…"
         case .connected: return "saved in handoffd; continues on your paired machines"

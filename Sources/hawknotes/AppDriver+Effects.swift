@@ -184,14 +184,14 @@ extension AppDriver {
     /// What paired machines offer now, of the types this app continues.
     func refreshOffers() {
         guard let client = daemon.client else { return }
-        Task { @MainActor in
+        daemon.offers.submit { @MainActor in
             guard let listing = try? await client.perform(ActivitiesRequest(remote: true)) else { return }
             let offers = listing.items.compactMap { item -> Offer? in
                 guard let peer = item.peer, ActivityMapping.types.contains(item.type) else { return nil }
                 return Offer(peer: peer, activityID: item.activity, type: item.type, title: item.title ?? item.type)
             }
-            apply(.offers(offers))
-            draw()
+            self.apply(.offers(offers))
+            self.draw()
         }
     }
 }

@@ -21,6 +21,9 @@ final class DaemonLink {
     private(set) var client: HandoffClient?
     private var handler: HandoffClient?
     private var launched = false
+    /// Reading what peers offer: one request at a time, the latest asked for wins (a burst of
+    /// `remoteActivitiesChanged` events is one request, not one each).
+    let offers = LatestOnly()
     private var closed = false
 
     init(socketPath: String) { self.socketPath = socketPath }

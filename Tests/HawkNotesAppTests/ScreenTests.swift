@@ -28,6 +28,9 @@ import Testing
         #expect(text.contains(beatrice.name) && text.contains("in \(burningSwift.title)"))
         #expect(text.contains("is open on alpha — c to continue"))
         #expect(!text.contains("\u{1b}"))
+        // So is a notice carrying another machine's words (a refusal's message).
+        _ = s.reduce(.notice("not continued: \u{1b}]0;owned\u{7}"))
+        #expect(!Screen(s, library: library, width: 100, height: 30).text.contains("\u{1b}"))
     }
 
     @Test func typingShowsTheCursorAtTheDraftsEnd() {
