@@ -133,6 +133,20 @@ let package = Package(
             ]),
         // The control socket's wire format, shared by the daemon and HandoffClient.
         .target(name: "HandoffControl", dependencies: ["HandoffCore"]),
+        // handoffd's D-Bus API as values: D-Bus values and their mapping to the control operations'
+        // values, the interfaces (ours, GNOME Shell's search provider, KRunner's runner) and their
+        // introspection XML. Pure: no bus, no daemon.
+        .target(name: "HandoffBusAPI", dependencies: ["HandoffCore", "HandoffControl"]),
+        // libsystemd's sd-bus and sd-event, seen only by HandoffBus.
+        .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
+        // The only importer of CSystemdBus: a bus connection on a thread of its own, objects
+        // served, signals, calls to other services.
+        .target(
+            name: "HandoffBus",
+            dependencies: [
+                "CSystemdBus", "HandoffBusAPI",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ]),
         // The control-socket client for handoffctl and apps; never imports HandoffDaemon.
         .target(
             name: "HandoffClient",
@@ -150,7 +164,7 @@ let package = Package(
             name: "HandoffDaemon",
             dependencies: [
                 "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink",
-                "HandoffControl", "HandoffConfig", "CHandoffShims",
+                "HandoffControl", "HandoffConfig", "CHandoffShims", "HandoffBus", "HandoffBusAPI",
                 "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -164,7 +178,7 @@ let package = Package(
             name: "handoffd",
             dependencies: [
                 "HandoffDaemon", "HandoffAvahi", "HandoffWideArea", "HandoffDiscovery", "HandoffCore", "HandoffState", "HandoffConfig",
-                "HandoffContent", "HawkNotes", "HandoffLink",
+                "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log")

@@ -13,6 +13,8 @@
 #   testhosts.sh exec HOST CMD...    run CMD inside HOST's network and mount namespaces
 #   testhosts.sh avahi HOST start|stop|kill|restart
 #   testhosts.sh dbus HOST start|stop
+#   testhosts.sh session HOST start|stop   a session bus in the host at unix:path=/run/dbus/session
+#                                    (its private /run/dbus), as a desktop session has
 #   testhosts.sh named SET start|stop|kill   (routed sets) BIND 9 in the router namespace: zone
 #                                    handoff.test, dynamic updates signed with TSIG key handoff-key
 #   testhosts.sh named SET key       print that key statement (tsig-keygen format)
@@ -132,6 +134,21 @@ dbus_ctl() {
   esac
 }
 
+SESSION_BUS=unix:path=/run/dbus/session
+session_ctl() {
+  local host=$1 action=$2 d; d=$(dir_of "$host")
+  case "$action" in
+    start)
+      [ -f "$d/session.pid" ] && alive "$(cat "$d/session.pid")" && return 0
+      in_host "$host" rm -f /run/dbus/session
+      in_host "$host" dbus-daemon --session --fork --print-pid --address="$SESSION_BUS" </dev/null > "$d/session.pid" 2>>"$d/session.log"
+      wait_for 10 "session bus on $host" in_host "$host" test -S /run/dbus/session
+      ;;
+    stop) kill_pidfile "$d/session.pid" TERM; in_host "$host" rm -f /run/dbus/session ;;
+    *) die "session: start|stop" ;;
+  esac
+}
+
 host_up() {  # host_up SET INDEX [routed]
   local set=$1 i=$2 host="$1$2" ns d br addr
   ns=$(ns_of "$host"); br=$(ns_of "$set-br"); d=$(dir_of "$host")
@@ -187,6 +204,7 @@ set_down() {
     [ -d "$d" ] || continue
     kill_pidfile "$d/avahi.pid" TERM
     kill_pidfile "$d/dbus.pid" TERM
+    kill_pidfile "$d/session.pid" TERM
     kill_pidfile "$d/anchor.pid" KILL
   done
   # Anything still inside our namespaces was started there by a test: end it by PID.
@@ -319,6 +337,7 @@ case "$cmd" in
   exec) host=${1:?HOST}; shift; in_host "$host" "$@" ;;
   avahi) avahi_ctl "${1:?HOST}" "${2:?action}" ;;
   dbus) dbus_ctl "${1:?HOST}" "${2:?action}" ;;
+  session) session_ctl "${1:?HOST}" "${2:?action}" ;;
   named) named_ctl "${1:?SET}" "${2:?action}" ;;
   reflector) reflector_ctl "${1:?SET}" "${2:?action}" ;;
   pid) anchor_of "${1:?HOST}" ;;

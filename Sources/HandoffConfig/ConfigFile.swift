@@ -28,6 +28,13 @@ struct ConfigFile: Decodable {
         var payload: String?
     }
 
+    struct Desktop: Decodable {
+        var dbus: String?
+        var notifications: Bool?
+        var notifications_off_for: [String]?
+        var search: Bool?
+    }
+
     struct WideArea: Decodable {
         var domain: String?
         var server: String?
@@ -49,6 +56,7 @@ struct ConfigFile: Decodable {
     var handlers: [HandlerEntry]?
     var opener: [String]?
     var scene_opener: [String]?
+    var desktop: Desktop?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
 
@@ -69,8 +77,9 @@ struct ConfigFile: Decodable {
             "runtime_directory",
             "log_level",
             "library",
-            "limits", "activity_types", "handlers", "opener", "scene_opener"
+            "limits", "activity_types", "handlers", "opener", "scene_opener", "desktop"
         ],
+        "desktop": ["dbus", "notifications", "notifications_off_for", "search"],
         "limits": [
             "activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",
             "max_frame_bytes", "handshake_timeout_seconds", "max_unauthenticated", "max_unauthenticated_per_source",

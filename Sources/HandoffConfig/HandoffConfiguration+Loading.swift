@@ -125,6 +125,17 @@ extension HandoffConfiguration {
             }
             openers.scene = opener
         }
+        if let d = raw.desktop {
+            if let bus = d.dbus {
+                guard let choice = DesktopSettings.Bus(rawValue: bus) else {
+                    throw .invalid(file: file, key: "desktop.dbus", reason: "must be one of auto, session, system, off")
+                }
+                desktop.bus = choice
+            }
+            desktop.notifications = d.notifications ?? desktop.notifications
+            desktop.notificationsOffFor = d.notifications_off_for ?? desktop.notificationsOffFor
+            desktop.search = d.search ?? desktop.search
+        }
         if let name = raw.device_name {
             do throws(DiscoveryError) { try ServiceAdvert.check(name: name) } catch {
                 if case .invalidInstanceName(_, let reason) = error {

@@ -39,6 +39,8 @@ public struct HandoffConfiguration: Sendable {
     public var codecLimits: CodecLimits
     /// The declared activity types; the Hawk Notes types when the file declares none.
     public var activityTypes: DeclaredActivityTypes
+    /// The D-Bus API, notifications and search (docs/DBUS.md).
+    public var desktop = DesktopSettings()
 
     /// Built-in defaults: what handoffd runs with when there is no configuration file.
     public init() {
@@ -124,6 +126,29 @@ public struct ExecHandlerBinding: Sendable, Equatable {
 
 extension HandoffConfiguration {
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+}
+
+/// What handoffd shows on the desktop, and where its D-Bus API is.
+public struct DesktopSettings: Sendable, Equatable {
+    public enum Bus: String, Sendable, CaseIterable {
+        /// The session bus when handoffd has one (DBUS_SESSION_BUS_ADDRESS set: a user instance
+        /// in a desktop session), else none.
+        case auto
+        case session
+        /// The system bus (the system instance; needs the policy file the package installs).
+        case system
+        case off
+    }
+
+    public var bus = Bus.auto
+    /// "Continue from alpha" notifications through org.freedesktop.Notifications.
+    public var notifications = true
+    /// Activity types never notified about.
+    public var notificationsOffFor: [String] = []
+    /// The search index (handoffctl search and the desktop's search providers).
+    public var search = true
+
+    public init() {}
 }
 
 /// What opens a continuation handoffd routed but cannot show itself.

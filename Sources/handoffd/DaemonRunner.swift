@@ -1,5 +1,6 @@
 import Foundation
 import HandoffAvahi
+import HandoffBus
 import HandoffConfig
 import HandoffCore
 import HandoffDiscovery
@@ -16,6 +17,8 @@ import ServiceLifecycle
 final class DaemonRunner: Sendable {
     let daemon: Daemon
     let control: ControlServer
+    /// The D-Bus door, when a bus is configured and could be joined.
+    let bus: BusDoor?
     let database: StateDatabase
     let notifier = SystemdNotifier()
     let logger: Logger
@@ -48,12 +51,31 @@ final class DaemonRunner: Sendable {
         let parts = try DaemonParts(
             configuration: c, library: settings.library, identity: identity,
             trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
-            discovery: discovery, logger: logger)
+            discovery: discovery, searchIndex: c.desktop.search ? try SQLiteSearchIndex() : nil, logger: logger)
         daemon = try Daemon(parts: parts)
         control = ControlServer(
             path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
             maxLine: c.control.maxLineBytes, operations: daemon.operations, logger: logger)
+        bus = Self.busDoor(c.desktop.bus, operations: daemon.operations, logger: logger)
         self.logger = logger
+    }
+
+    /// The D-Bus door on the configured bus. A bus that is not there, or a name another process
+    /// owns, leaves it off (the control socket serves everything) and says why in the log.
+    static func busDoor(_ choice: DesktopSettings.Bus, operations: any ControlOperations, logger: Logger) -> BusDoor? {
+        let kind: BusKind
+        switch choice {
+        case .off: return nil
+        case .system: kind = .system
+        case .session: kind = .session
+        case .auto:
+            guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else { return nil }
+            kind = .session
+        }
+        do throws(BusFailure) { return try BusDoor(kind, operations: operations, logger: logger) } catch {
+            logger.error("the D-Bus API is off", metadata: ["error": "\(error.message)"])
+            return nil
+        }
     }
 
     /// The prelude (link listening, advert published, control socket bound), then the services
@@ -61,8 +83,12 @@ final class DaemonRunner: Sendable {
     func services() async throws -> [any Service] {
         try await daemon.prepare()
         try await control.start()
+        if let bus {
+            try await bus.start()
+            if daemon.configuration.desktop.search { try await bus.serveDesktopSearch() }
+        }
         return [StateStores(database: database)] + daemon.services
-            + [control, Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
+            + [control] + (bus.map { [$0] } ?? []) + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
     }
 
     /// Unicast DNS-SD in the configured zone; a key file that fails its checks leaves it off

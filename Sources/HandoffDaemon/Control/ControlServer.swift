@@ -19,30 +19,45 @@ struct PeerCredentials: Sendable {
     var gid: gid_t = 0
 }
 
+/// Where a client's events go: its control-socket connection, or its name on the bus. Each
+/// door bounds what a client may leave unread in its own way.
+public protocol EventOutlet: AnyObject, Sendable {
+    func send(event name: String, _ fields: [String: PropertyListValue])
+}
+
 /// What a control operation can see of the client that sent it, and how to send it events.
+/// Whatever door it came through, an operation sees the same: its uid and pid, and an outlet.
 public struct ControlClient: Sendable {
     public let uid: uid_t
     public let pid: pid_t
+    public let outlet: any EventOutlet
+
+    public init(uid: uid_t, pid: pid_t, outlet: any EventOutlet) {
+        self.uid = uid
+        self.pid = pid
+        self.outlet = outlet
+    }
+
+    /// Identifies this client (for what it registered, and questions asked of it).
+    public var key: ObjectIdentifier { ObjectIdentifier(outlet) }
+
+    /// Sends an event to this client (for `watch` and live handlers).
+    public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) { outlet.send(event: name, fields) }
+}
+
+/// A control-socket connection's events, as lines after the answers.
+final class SocketOutlet: EventOutlet {
     let channel: Channel
     /// Bytes of event lines written to this client and not yet taken by its socket.
-    let backlog: NIOLockedValueBox<Int>
+    private let backlog = NIOLockedValueBox(0)
 
     /// A client that lets this much of events pile up unread is dropped: any LAN host changing a
     /// TXT record feeds `watch` events, and they must not grow our memory without bound.
-    public static let maxEventBacklog = 1 << 20
+    static let maxEventBacklog = 1 << 20
 
-    init(uid: uid_t, pid: pid_t, channel: Channel) {
-        self.uid = uid
-        self.pid = pid
-        self.channel = channel
-        backlog = NIOLockedValueBox(0)
-    }
+    init(channel: Channel) { self.channel = channel }
 
-    /// Identifies this connection (for what it registered, and questions asked of it).
-    public var key: ObjectIdentifier { ObjectIdentifier(channel) }
-
-    /// Sends an event line to this client (for `watch` and live handlers).
-    public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) {
+    func send(event name: String, _ fields: [String: PropertyListValue]) {
         let line = ControlLine.event(name, fields)
         // The backlog is -1 once the client has been dropped: nothing more is written.
         let verdict = backlog.withLockedValue { b -> Int in
@@ -73,6 +88,11 @@ public struct ControlClient: Sendable {
         channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event("dropped", ["reason": .string(reason)])))
             .whenComplete { [channel] _ in channel.close(promise: nil) }
     }
+}
+
+extension ControlClient {
+    /// The socket connection of a control-socket client.
+    fileprivate var channel: Channel { (outlet as! SocketOutlet).channel }
 }
 
 /// The daemon's answers to control requests; the server knows nothing of what they do.
@@ -213,7 +233,7 @@ public final class ControlServer: Service, Sendable {
                 return
             }
             channel.closeFuture.whenComplete { [clients] _ in clients.withLockedValue { $0 -= 1 } }
-            promise.succeed(ControlClient(uid: cred.uid, pid: cred.pid, channel: channel))
+            promise.succeed(ControlClient(uid: cred.uid, pid: cred.pid, outlet: SocketOutlet(channel: channel)))
         }
         return promise.futureResult
     }

@@ -109,6 +109,9 @@ struct DaemonControl: ControlOperations {
                 daemon.events.watch(client)
                 return Done()
             }
+        case SearchRequest.name:
+            return try await answer(r) { (op: SearchRequest) in Listing(try await daemon.search.search(op.query, limit: Int(op.limit))) }
+        case SearchOpenRequest.name: return try await answer(r) { (op: SearchOpenRequest) in try await openResult(op.result) }
         case LibraryBooksRequest.name: return try await answer(r) { (_: LibraryBooksRequest) in Listing(library.books.map(\.info)) }
         case LibraryCharactersRequest.name: return try await answer(r) { (op: LibraryCharactersRequest) in try characters(of: op.book) }
         default: return try await sceneRoute(r, client)

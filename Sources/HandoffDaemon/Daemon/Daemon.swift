@@ -21,11 +21,14 @@ public struct DaemonParts: Sendable {
     public var discovery: any Discovery
     /// The built-in handlers (the Hawk Notes ones in handoffd).
     public var handlers: HandlerRegistry
+    /// The search index's store; nil: search is off.
+    public var searchIndex: (any SearchIndex)?
     public var logger: Logger
 
     public init(
         configuration: HandoffConfiguration, library: Library, identity: IdentityKey, trustStore: any TrustStore,
-        sceneStore: any SceneStore, discovery: any Discovery, handlers: HandlerRegistry? = nil, logger: Logger
+        sceneStore: any SceneStore, discovery: any Discovery, handlers: HandlerRegistry? = nil, searchIndex: (any SearchIndex)? = nil,
+        logger: Logger
     ) throws {
         self.configuration = configuration
         self.library = library
@@ -34,6 +37,7 @@ public struct DaemonParts: Sendable {
         self.sceneStore = sceneStore
         self.discovery = discovery
         self.handlers = try handlers ?? HandlerRegistry(HawkNotes.handlers(library: library))
+        self.searchIndex = searchIndex
         self.logger = logger
     }
 }
@@ -53,6 +57,7 @@ public final class Daemon: Sendable {
     let activities: Activities
     let continuations: Continuations
     let pairing: Pairing
+    let search: Search
     let logger: Logger
 
     public init(parts: DaemonParts) throws {
@@ -112,6 +117,8 @@ public final class Daemon: Sendable {
             configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
             peers: peers, activities: activities, events: events, logger: logger)
         pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
+        search = Search(
+            index: parts.searchIndex, library: parts.library, activities: activities, peers: peers, scenes: scenes, events: events, logger: logger)
         for notice in configuration.notices { logger.warning("\(notice)") }
     }
 
@@ -133,7 +140,7 @@ public final class Daemon: Sendable {
     }
 
     /// In start order; a ServiceGroup stops them in reverse.
-    public var services: [any Service] { [scenes, activities, peers, continuations, pairing] }
+    public var services: [any Service] { [scenes, activities, peers, continuations, pairing, search] }
 
     /// The control operations, for the control socket.
     public var operations: any ControlOperations { DaemonControl(daemon: self) }

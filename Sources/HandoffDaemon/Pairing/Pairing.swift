@@ -152,6 +152,7 @@ public actor Pairing: Service {
         await peers.forget(trusted.identity)
         // Tokens in the TXT are now sealed with the new key.
         await activities.rekeyed()
+        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
         return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint, advertisingGeneration: Int64(key.generation))
     }
 

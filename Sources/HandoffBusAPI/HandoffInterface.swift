@@ -1,0 +1,118 @@
+import HandoffControl
+import HandoffCore
+
+/// handoffd's own D-Bus API (docs/DBUS.md): bus name `org.handoffd.Handoff`, object
+/// `/org/handoffd/Handoff`, interface `org.handoffd.Handoff1`. Every method is one control
+/// operation: its inputs become that operation's fields (`Mapping`), it runs the same code the
+/// control socket runs, and its answer is the operation's result. Nothing here is an operation
+/// of its own.
+public enum HandoffBusAPI {
+    public static let busName = "org.handoffd.Handoff"
+    public static let objectPath = "/org/handoffd/Handoff"
+    public static let interfaceName = "org.handoffd.Handoff1"
+    /// Error names are this prefix and the control error's code in UpperCamelCase
+    /// (`not-found` -> `org.handoffd.Handoff1.Error.NotFound`).
+    public static let errorPrefix = "org.handoffd.Handoff1.Error."
+
+    /// How a method's inputs become a control request, and what its answer looks like.
+    public struct Mapping: Sendable {
+        public let method: BusMethod
+        public let op: String
+        /// The control field of each input, in order; an empty string input leaves an optional
+        /// field out (D-Bus has no optional arguments).
+        public let fields: [Field]
+        /// Fields every call of this method sets.
+        public let fixed: [String: PropertyListValue]
+        public let answer: Answer
+
+        public struct Field: Sendable {
+            public let name: String
+            public let optional: Bool
+        }
+
+        public enum Answer: Sendable, Equatable {
+            case nothing
+            /// One object, `a{sv}`.
+            case object
+            /// A list of objects, `aa{sv}`.
+            case list
+        }
+
+        public func request(_ inputs: [BusValue]) throws(ControlError) -> ControlRequest {
+            var arguments = fixed
+            for (field, value) in zip(fields, inputs) {
+                if field.optional, value.stringValue == "" { continue }
+                do throws(BusValueProblem) { arguments[field.name] = try value.propertyList() } catch {
+                    throw .badArgument(name: field.name, reason: error.description)
+                }
+            }
+            return ControlRequest(id: nil, op: op, arguments: arguments)
+        }
+
+        /// The operation's result as the method's output values.
+        public func reply(_ result: PropertyListValue?) -> [BusValue] {
+            switch answer {
+            case .nothing: return []
+            case .object: return [BusValue(result ?? .dictionary([:]))]
+            case .list: return [BusValue.objects(result?.arrayValue ?? [])]
+            }
+        }
+    }
+
+    private static func map(
+        _ name: String, _ op: String, in inputs: [(String, String, optional: Bool)] = [], fixed: [String: PropertyListValue] = [:],
+        answer: Mapping.Answer = .nothing
+    ) -> Mapping {
+        let out: [BusArgument] =
+            switch answer {
+            case .nothing: []
+            case .object: [BusArgument("result", "a{sv}")]
+            case .list: [BusArgument("items", "aa{sv}")]
+            }
+        return Mapping(
+            method: BusMethod(name, in: inputs.map { BusArgument($0.0, $0.1) }, out: out), op: op,
+            fields: inputs.map { Mapping.Field(name: $0.0, optional: $0.optional) }, fixed: fixed, answer: answer)
+    }
+
+    public static let mappings: [Mapping] = [
+        map("Status", StatusRequest.name, answer: .object),
+        map("ListPeers", PeersRequest.name, answer: .list),
+        map("ListActivities", ActivitiesRequest.name, answer: .list),
+        map("ListRemoteActivities", ActivitiesRequest.name, in: [("peer", "s", optional: true)], fixed: ["remote": true], answer: .list),
+        map("Publish", PublishRequest.name, in: [("activity", "a{sv}", optional: false), ("scene", "s", optional: true)], answer: .object),
+        map("Resign", ResignRequest.name, in: [("activity", "s", optional: false)]),
+        map("Invalidate", InvalidateRequest.name, in: [("activity", "s", optional: false)]),
+        map("Refresh", RefreshRequest.name, in: [("token", "s", optional: false), ("activity", "a{sv}", optional: false)]),
+        map(
+            "Continue", ContinueRequest.name,
+            in: [("peer", "s", optional: false), ("activity", "s", optional: false), ("scene", "s", optional: true)],
+            answer: .object),
+        map("Push", SendRequest.name, in: [("activity", "s", optional: false), ("to", "s", optional: false)], answer: .object),
+        map(
+            "RegisterHandler", HandleRequest.name,
+            in: [("types", "as", optional: false), ("name", "s", optional: true), ("scene", "s", optional: true)]),
+        map("Handled", HandledRequest.name, in: [("token", "s", optional: false), ("accepted", "b", optional: false)]),
+        map("Watch", WatchRequest.name),
+        map("ListScenes", ScenesRequest.name, answer: .list),
+        map("ShowScene", SceneRequest.name, in: [("scene", "s", optional: false)], answer: .object),
+        map(
+            "SaveSceneStorage", SceneUpdateRequest.name, in: [("scene", "s", optional: false), ("storage", "a{sv}", optional: false)], answer: .object
+        ),
+        map("Search", SearchRequest.name, in: [("query", "s", optional: false)], answer: .list),
+        map("OpenSearchResult", SearchOpenRequest.name, in: [("result", "s", optional: false)], answer: .object)
+    ]
+
+    /// `Event(name, fields)`: what `watch` streams, and the `continue` and `needsSave` events of a
+    /// handler or an activity's owner, sent to the caller that asked for them alone.
+    public static let event = BusSignal("Event", [BusArgument("name", "s"), BusArgument("fields", "a{sv}")])
+
+    public static let interface = BusInterface(name: interfaceName, methods: mappings.map(\.method), signals: [event])
+
+    public static func mapping(_ member: String) -> Mapping? { mappings.first { $0.method.name == member } }
+
+    /// The D-Bus error name of a control error.
+    public static func errorName(_ code: String) -> String {
+        let camel = code.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        return errorPrefix + (camel.isEmpty || camel.first!.isNumber ? "Failed" : camel)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HandoffControl
+import HandoffCore
+import HawkNotes
+
+extension DaemonControl {
+    /// `search-open`: a result continued here. A paired machine's activity is fetched and
+    /// continued like `continue`; this machine's activity, a window's activity, a book or a
+    /// character is routed here as a continuation would be (to the live app, the scene, a handler).
+    func openResult(_ id: String) async throws(ControlError) -> ContinuationReport {
+        guard let target = SearchItems.target(id) else {
+            throw .badArgument(name: "result", reason: "'\(id)' is not a search result id (see `handoffctl search QUERY --json`)")
+        }
+        let here = daemon.configuration.deviceName
+        let continuations = daemon.continuations
+        func local(_ activity: UserActivity, scene: UUID?) async -> ContinuationReport {
+            var report = await continuations.dispatch(activity, from: here, preferredScene: scene).report(
+                activity: activity.id, peer: here, library: library)
+            report.type = activity.type.rawValue
+            return report
+        }
+        switch target {
+        case .remote(let peer, let activity):
+            return try await continuations.continueActivity(peer: peer, activityID: activity, scene: nil)
+        case .activity(let id):
+            guard let entry = await activities.entry(id) else { throw Self.gone(id) }
+            return await local(entry.activity, scene: entry.scene)
+        case .scene(let id):
+            guard let stored = await scenes.scene(id) else { throw Self.gone(id) }
+            guard let activity = stored.scene.currentActivity else {
+                throw .failed(
+                    code: "nothing-to-open",
+                    message: "that window is doing nothing it could be continued with; open it with `hawknotes --scene \(id.uuidString)`")
+            }
+            return await local(activity, scene: id)
+        case .book(let id):
+            guard let book = library.book(id: id) else { throw Self.gone(id) }
+            return await local(HawkNotes.bookDetailActivity(book), scene: nil)
+        case .character(let bookID, let characterID):
+            guard let book = library.book(id: bookID), let c = book.characters.first(where: { $0.id == characterID }) else {
+                throw Self.gone(characterID)
+            }
+            return await local(HawkNotes.characterDetailActivity(c, in: book), scene: nil)
+        }
+    }
+
+    private static func gone(_ id: UUID) -> ControlError {
+        .failed(code: "not-found", message: "\(id.uuidString) is no longer there; search again")
+    }
+}

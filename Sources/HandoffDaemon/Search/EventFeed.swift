@@ -1,0 +1,24 @@
+import Foundation
+import HandoffCore
+import NIOConcurrencyHelpers
+
+/// A component's own subscription to the daemon's events, as a client of `ControlEvents` like any
+/// `watch`: the search index and the desktop notices learn what changed the way apps do.
+/// Bounded: past `limit` events not yet taken, the oldest are dropped (the reader re-reads what it
+/// needs; an event names what changed, it does not carry the state).
+final class EventFeed: EventOutlet {
+    typealias Event = (name: String, fields: [String: PropertyListValue])
+    let stream: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+
+    init(limit: Int = 1_024) {
+        (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(limit))
+    }
+
+    func send(event name: String, _ fields: [String: PropertyListValue]) { continuation.yield((name, fields)) }
+
+    func finish() { continuation.finish() }
+
+    /// The feed as a control client (this process, uid and pid its own).
+    var client: ControlClient { ControlClient(uid: geteuid(), pid: getpid(), outlet: self) }
+}

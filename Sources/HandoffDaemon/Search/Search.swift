@@ -1,0 +1,111 @@
+import Foundation
+import HandoffContent
+import HandoffControl
+import HandoffCore
+import HawkNotes
+import Logging
+import ServiceLifecycle
+
+/// The search index kept current (docs/CONTROL.md, "Search"): the library's books and characters
+/// at start, this machine's activities eligible for search when they change, each paired
+/// machine's current activities when it tells us of them (dropped when it goes absent or is
+/// unpaired), and the scenes when asked after they changed. Only paired machines' activities
+/// enter it: a stranger's advert names nothing we could index.
+actor Search: Service {
+    private let index: (any SearchIndex)?
+    private let library: Library
+    private let activities: Activities
+    private let peers: Peers
+    private let scenes: SceneBook
+    private let events: ControlEvents
+    private let feed = EventFeed()
+    private let logger: Logger
+    /// The scenes as last indexed (their count and newest update).
+    private var scenesIndexed: (Int, Date?) = (-1, nil)
+
+    init(index: (any SearchIndex)?, library: Library, activities: Activities, peers: Peers, scenes: SceneBook, events: ControlEvents, logger: Logger)
+    {
+        self.index = index
+        self.library = library
+        self.activities = activities
+        self.peers = peers
+        self.scenes = scenes
+        self.events = events
+        self.logger = logger
+    }
+
+    func run() async throws {
+        guard index != nil else { return }
+        events.watch(feed.client)
+        replace("library", SearchItems.library(library))
+        await indexLocal()
+        for peer in await peers.views() where peer.trusted != nil && peer.present { await indexRemote(peer.name) }
+        for await event in feed.stream.cancelOnGracefulShutdown() { await apply(event) }
+        events.left(feed.client)
+    }
+
+    private func apply(_ event: EventFeed.Event) async {
+        let peer = event.fields["peer"]?.stringValue
+        switch event.name {
+        case "activitiesChanged": await indexLocal()
+        case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent": if let peer { await indexRemote(peer) }
+        case "peerAbsent", "peerRemoved": if let peer { replace("remote:" + peer, []) }
+        case "unpaired":
+            // Whose it was is gone with the pairing: keep only the sources of peers still paired.
+            let paired = Set(await peers.views().filter { $0.trusted != nil }.map { "remote:" + $0.name })
+            do { try index?.removeSources(prefix: "remote:", keeping: paired) } catch { failed(error) }
+        default: break
+        }
+    }
+
+    private func indexLocal() async {
+        replace("local", SearchItems.local(await activities.entries, library: library))
+    }
+
+    private func indexRemote(_ name: String) async {
+        do throws(ControlError) {
+            let peer = try await peers.resolve(name)
+            guard peer.trusted != nil else { return }
+            replace("remote:" + name, SearchItems.remote(try await peers.activities(of: peer), peer: name))
+        } catch {
+            logger.debug("search: a peer's activities were not read", metadata: ["peer.name": "\(name)", "error": "\(error.code)"])
+        }
+    }
+
+    /// The scenes, re-read when one changed since they were last indexed.
+    private func indexScenesIfChanged() async {
+        let all = await scenes.all
+        let stamp = (all.count, all.map(\.updated).max())
+        guard stamp != scenesIndexed else { return }
+        scenesIndexed = stamp
+        replace("scenes", SearchItems.scenes(all, library: library))
+    }
+
+    private func replace(_ source: String, _ items: [SearchItem]) {
+        do {
+            let left = try index?.replace(source: source, with: items) ?? 0
+            if left > 0 {
+                logger.warning("the search index is full; items were left out", metadata: ["search.source": "\(source)", "search.leftOut": "\(left)"])
+            }
+        } catch { failed(error) }
+    }
+
+    private func failed(_ error: any Error) { logger.error("the search index failed", metadata: ["error": "\(error)"]) }
+
+    func search(_ text: String, limit: Int) async throws(ControlError) -> [SearchHit] {
+        guard let index else {
+            throw .failed(
+                code: "search-off", message: "search is turned off in the configuration (desktop.search: false); turn it on and restart handoffd")
+        }
+        await indexScenesIfChanged()
+        do {
+            return try index.search(SearchQuery(text), limit: limit).map { m in
+                SearchHit(
+                    kind: m.item.kind, id: m.item.id, title: m.item.title, detail: m.item.detail, peer: m.item.peer, updated: m.item.updated,
+                    rank: m.rank)
+            }
+        } catch {
+            throw .failed(code: "search-failed", message: "the search index could not answer (\(error)); see the log")
+        }
+    }
+}

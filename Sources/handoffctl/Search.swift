@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import HandoffControl
+import HandoffCore
+
+struct Search: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find what you were doing: activities here and on paired machines, windows, books and characters.",
+        discussion: """
+            Every word must match the start of a word (case and accents ignored): `handoffctl search lady bea` finds Lady \
+            Beatrice. Results are numbered, best first; `--continue N` continues the Nth here (from the machine it is on).
+            """)
+    @OptionGroup var options: ClientOptions
+    @Argument(parsing: .remaining, help: "The words to look for.") var words: [String] = []
+    @Option(help: "Continue the Nth result (1 is the first) instead of listing them.") var `continue`: Int?
+    @Option(help: "At most this many results (1-\(SearchRequest.maxLimit)).") var limit: Int = Int(SearchRequest.defaultLimit)
+
+    func validate() throws {
+        guard !words.joined().trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("say what to look for, e.g. `handoffctl search beatrice`")
+        }
+        if let n = `continue`, n < 1 { throw ValidationError("--continue counts from 1") }
+    }
+
+    func run() async throws {
+        let request = SearchRequest(query: words.joined(separator: " "), limit: Int64(max(limit, `continue` ?? 0)))
+        guard let n = `continue` else {
+            return try await options.run(request) { listing in Self.show(listing.items) }
+        }
+        let report = try await options.withClient { client -> ContinuationReport in
+            let hits = try await options.perform(client, request).items
+            guard n <= hits.count else {
+                throw failure("there are \(hits.count) results for '\(request.query)', not \(n)", code: ExitStatus.refused)
+            }
+            return try await options.perform(client, SearchOpenRequest(result: hits[n - 1].id))
+        }
+        try reportOutcome(report, options: options)
+    }
+
+    static func show(_ hits: [SearchHit]) {
+        var t = Table("#", "WHAT", "WHERE", "WHEN", "TITLE")
+        for (i, h) in hits.enumerated() {
+            t.add(String(i + 1), h.kind, h.place.terminalSafe, h.updated.map(Self.when) ?? "-", (h.title + " (" + h.detail + ")").terminalSafe)
+        }
+        t.print(empty: "Nothing found. Activities are found while they are current; try fewer or shorter words.")
+    }
+
+    /// "12:04" today, else the date; UTC, as the rest of handoffctl prints times.
+    static func when(_ d: Date) -> String {
+        let text = ISODate.string(d)
+        let day = String(text.prefix(10))
+        let today = String(ISODate.string(Date()).prefix(10))
+        return day == today ? String(text.dropFirst(11).prefix(5)) : day
+    }
+}
