@@ -83,12 +83,19 @@ final class DaemonRunner: Sendable {
     func services() async throws -> [any Service] {
         try await daemon.prepare()
         try await control.start()
+        var desktop: [any Service] = []
         if let bus {
             try await bus.start()
-            if daemon.configuration.desktop.search { try await bus.serveDesktopSearch() }
+            desktop.append(bus)
+            let d = daemon.configuration.desktop
+            if d.search { try await bus.serveDesktopSearch() }
+            if d.notifications {
+                desktop.append(
+                    DesktopNotices(connection: bus.connection, operations: daemon.operations, quietTypes: d.notificationsOffFor, logger: logger))
+            }
         }
         return [StateStores(database: database)] + daemon.services
-            + [control] + (bus.map { [$0] } ?? []) + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
+            + [control] + desktop + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
     }
 
     /// Unicast DNS-SD in the configured zone; a key file that fails its checks leaves it off

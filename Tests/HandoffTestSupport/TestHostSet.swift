@@ -67,6 +67,10 @@ public final class TestHostSet: @unchecked Sendable {
     /// start | stop host i's dbus-daemon.
     public func dbus(_ i: Int, _ action: String) throws { try Self.script(["dbus", host(i), action]) }
 
+    /// start | stop a session bus in host i, at `TestHostSet.sessionBus` (a desktop session's bus).
+    public func session(_ i: Int, _ action: String) throws { try Self.script(["session", host(i), action]) }
+    public static let sessionBus = "unix:path=/run/dbus/session"
+
     /// Routed sets: start | stop | kill named (BIND 9, zone handoff.test) in the router namespace.
     public func named(_ action: String) throws { try Self.script(["named", name, action]) }
 

@@ -30,6 +30,8 @@ public struct DaemonStatus: ControlObject, Equatable {
     public var pid: Int64
     /// Unicast DNS-SD: absent when not configured, "ok (SERVER)", or "failing: why".
     public var wideArea: String?
+    /// Apps registered as live handlers (`handle`, or RegisterHandler over D-Bus), now.
+    public var liveHandlers: Int64?
 
     public init(
         device: String, fingerprint: String, advertisedAs: String?, avahi: String, port: Int64, peersListed: Int64,
@@ -61,6 +63,7 @@ public struct DaemonStatus: ControlObject, Equatable {
         w.set("uptimeSeconds", uptimeSeconds)
         w.set("pid", pid)
         w.set("wideArea", wideArea)
+        w.set("liveHandlers", liveHandlers)
         return w.object
     }
 
@@ -73,5 +76,6 @@ public struct DaemonStatus: ControlObject, Equatable {
             activities: try f.integer("activities"), scenes: try f.integer("scenes"), sceneStore: try f.string("sceneStore"),
             sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
             uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"), wideArea: try f.optionalString("wideArea"))
+        liveHandlers = try f.optionalInteger("liveHandlers")
     }
 }

@@ -42,6 +42,9 @@ public actor LiveHandlerRegistry: LiveHandlers {
         registrations.append(Registration(client: client, name: name, types: Set(types), scene: scene))
     }
 
+    /// How many registrations there are (status).
+    public var count: Int { registrations.count }
+
     public func remove(_ client: ControlClient) async {
         registrations.removeAll { $0.key == client.key }
         answers.end(owner: client.key)

@@ -130,7 +130,7 @@ struct DaemonControl: ControlOperations {
         let avahi = await peers.avahi
         var advertisedAs: String?
         if case .up(let name?) = avahi { advertisedAs = name }
-        return DaemonStatus(
+        var s = DaemonStatus(
             device: daemon.configuration.deviceName, fingerprint: peers.fingerprint, advertisedAs: advertisedAs,
             avahi: avahi.isUp ? "up" : "down", port: Int64(await peers.port),
             peersListed: Int64(views.filter { $0.discovered != nil }.count), peersPresent: Int64(views.filter(\.present).count),
@@ -145,6 +145,8 @@ struct DaemonControl: ControlOperations {
                 }
                 // Configured, but the zone's first answer (or the key's verdict) has not come in.
             } ?? daemon.configuration.wideArea.map { _ in "starting" })
+        s.liveHandlers = Int64(await daemon.continuations.live.count)
+        return s
     }
 
     private func listActivities(_ op: ActivitiesRequest) async throws(ControlError) -> Listing<ActivityInfo> {

@@ -1,0 +1,130 @@
+import Foundation
+import HandoffBus
+import HandoffBusAPI
+import HandoffControl
+import HandoffCore
+import Logging
+import ServiceLifecycle
+
+/// "Lady Beatrice — continue from alpha": desktop notifications through the standard
+/// `org.freedesktop.Notifications` service, on the bus the D-Bus door joined. A client of the
+/// daemon like any other: it watches events, reads a machine's offers with `activities --peer`
+/// and continues with `continue`, through the same operations as the control socket. What to
+/// show is NoticeBoard's to say; this part talks to the server, and waits for a machine's offers
+/// to settle (`quiet`) so that flipping through ten characters updates one notification once.
+public actor DesktopNotices: Service {
+    static let server = "org.freedesktop.Notifications"
+    static let path = "/org/freedesktop/Notifications"
+
+    private let connection: BusConnection
+    private let operations: any ControlOperations
+    private let feed = EventFeed()
+    private let logger: Logger
+    private let quiet: Duration
+    private var board: NoticeBoard
+    /// Each machine's latest change, and whether its offers are being read (one at a time).
+    private var pending: [String: Int] = [:]
+    private var busy: Set<String> = []
+
+    public init(
+        connection: BusConnection, operations: any ControlOperations, quietTypes: [String], quiet: Duration = .milliseconds(300), logger: Logger
+    ) {
+        self.connection = connection
+        self.operations = operations
+        self.quiet = quiet
+        self.logger = logger
+        board = NoticeBoard(quietTypes: Set(quietTypes))
+    }
+
+    public func run() async throws {
+        connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "ActionInvoked") { [self] _, values in
+            guard values.count == 2, case .uint32(let id) = values[0], let key = values[1].stringValue else { return }
+            Task { await acted(id, key: key) }
+        }
+        connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "NotificationClosed") { [self] _, values in
+            guard values.count == 2, case .uint32(let id) = values[0], case .uint32(let reason) = values[1] else { return }
+            Task { await closed(id, reason: reason) }
+        }
+        _ = await operations.perform(ControlRequest(id: nil, op: WatchRequest.name), from: feed.client)
+        for await event in feed.stream.cancelOnGracefulShutdown() {
+            guard let peer = event.fields["peer"]?.stringValue else { continue }
+            switch event.name {
+            case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerAbsent", "peerRemoved", "unpaired": changed(peer)
+            default: break
+            }
+        }
+        await operations.disconnected(feed.client)
+    }
+
+    /// A machine's offers changed: read them once they have been still for `quiet`.
+    private func changed(_ peer: String) {
+        let generation = (pending[peer] ?? 0) + 1
+        pending[peer] = generation
+        Task {
+            try? await Task.sleep(for: quiet)
+            await settle(peer, generation)
+        }
+    }
+
+    private func settle(_ peer: String, _ generation: Int) async {
+        guard pending[peer] == generation, !busy.contains(peer) else { return }
+        busy.insert(peer)
+        defer { busy.remove(peer) }
+        let decision = board.offers(await offers(of: peer), from: peer)
+        await carry(decision, peer: peer)
+        // Changed again while we read or showed: once more.
+        if pending[peer] != generation, let latest = pending[peer] { Task { await settle(peer, latest) } }
+    }
+
+    /// What the machine offers now, from the same operation `handoffctl activities --peer` uses;
+    /// none when it cannot be asked (absent, unpaired).
+    private func offers(of peer: String) async -> [NoticeBoard.Offer] {
+        let request = ActivitiesRequest(remote: true, peer: peer)
+        guard
+            case .success(let value) = await operations.perform(
+                ControlRequest(id: nil, op: ActivitiesRequest.name, arguments: request.arguments), from: feed.client),
+            let listing = try? Listing<ActivityInfo>(propertyList: value)
+        else { return [] }
+        return listing.items.map { NoticeBoard.Offer(activity: $0.activity, type: $0.type, title: $0.title ?? $0.type) }
+    }
+
+    private func carry(_ decision: NoticeBoard.Decision, peer: String) async {
+        switch decision {
+        case .nothing: return
+        case .close(let id): await close(id)
+        case .show(let offer, let replaces):
+            let values: [BusValue] = [
+                .string("Handoff"), .uint32(replaces), .string("network-workgroup"), .string(offer.title),
+                .string("continue from \(peer)"), .array(element: "s", [.string("default"), .string("Continue")]),
+                .vardict([("category", .string("presence")), ("desktop-entry", .string("hawknotes"))]), .int32(-1)
+            ]
+            switch await connection.call(Self.server, path: Self.path, interface: Self.server, member: "Notify", values) {
+            case .success(let answer):
+                guard case .uint32(let id)? = answer.first else { return }
+                if !board.showing(offer, from: peer, id: id) { await close(id) }
+            case .failure(let failure):
+                logger.notice("no notification server answered", metadata: ["dbus.error": "\(failure.name)", "error": "\(failure.message)"])
+            }
+        }
+    }
+
+    private func close(_ id: UInt32) async {
+        _ = await connection.call(Self.server, path: Self.path, interface: Self.server, member: "CloseNotification", [.uint32(id)])
+    }
+
+    /// Continue (the default action, or the button): continued here, as `handoffctl continue`.
+    private func acted(_ id: UInt32, key: String) async {
+        guard key == "default" || key == "continue", let (peer, offer) = board.ended(id) else { return }
+        await close(id)
+        let request = ContinueRequest(peer: peer, activity: offer.activity)
+        switch await operations.perform(ControlRequest(id: nil, op: ContinueRequest.name, arguments: request.arguments), from: feed.client) {
+        case .success: logger.info("continued from a notification", metadata: ["peer.name": "\(peer)", "activity.type": "\(offer.type)"])
+        case .failure(let error): logger.notice("a notification's continuation failed", metadata: ["peer.name": "\(peer)", "error": "\(error.code)"])
+        }
+    }
+
+    /// Dismissed by the person (2) or expired (1): not shown again. Closed by us (3): already known.
+    private func closed(_ id: UInt32, reason: UInt32) {
+        if reason == 1 || reason == 2 { _ = board.ended(id) }
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import HandoffCore
+import HandoffTestSupport
+import Testing
+
+/// Issue 24: handoffd on the desktop, with real parts in test hosts: a session bus
+/// (dbus-daemon), a client written in Python from docs/DBUS.md, dunst under Xvfb as the
+/// notification server, and gdbus/python calling the GNOME Shell and KRunner interfaces.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
+struct DesktopEndToEndTests {
+    static let burningSwift = "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"
+
+    /// alpha and beta paired, each handoffd on its host's session bus.
+    func startPaired(_ hosts: TestHostSet, notificationsOnB: Bool = false) async throws -> (DaemonHost, DaemonHost, DesktopSession, DesktopSession) {
+        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
+        let da = DesktopSession(a), db = DesktopSession(b)
+        try await da.start()
+        try await db.start(notifications: notificationsOnB)
+        try await a.start(environment: da.environment)
+        try await b.start(environment: db.environment)
+        try await pair(a, b)
+        try await waitUntil("alpha and beta present", timeout: 15) {
+            let ab = try await isPresent(a, "beta")
+            let ba = try await isPresent(b, "alpha")
+            return ab && ba
+        }
+        return (a, b, da, db)
+    }
+
+    static func bookActivity(_ id: UUID = UUID(), title: String = "Reading about The Burning Swift") -> String {
+        """
+        {"id":"\(id.uuidString)","version":1,"type":"org.hawknotes.bookDetail","userInfo":{"bookID":"\(burningSwift)"},\
+        "required":[],"keywords":["airship"],"handoff":true,"search":true,"needsSave":false,"title":"\(title)",\
+        "target":"b|\(burningSwift)"}
+        """
+    }
+
+    static func ok(_ line: JSONLine?) -> Any? { line?["ok"] }
+    static func items(_ line: JSONLine?) -> [[String: Any]] { line?["ok"] as? [[String: Any]] ?? [] }
+
+    /// Every method of org.handoffd.Handoff1 from the Python client, on both machines; the
+    /// running objects' introspection is the XML in docs/dbus/.
+    @Test func everyOperationFromPython() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b, da, db) = try await startPaired(hosts)
+        defer {
+            a.stop()
+            b.stop()
+            da.stop()
+            db.stop()
+        }
+        // Introspection: what runs is what docs/dbus says.
+        for (path, file) in [
+            ("/org/handoffd/Handoff", "org.handoffd.Handoff1.xml"), ("/org/handoffd/Handoff/SearchProvider", "org.gnome.Shell.SearchProvider2.xml"),
+            ("/org/handoffd/Handoff/Runner", "org.kde.krunner1.xml")
+        ] {
+            let live = try da.run([
+                "gdbus", "call", "--session", "-d", "org.handoffd.Handoff", "-o", path, "-m", "org.freedesktop.DBus.Introspectable.Introspect"
+            ])
+            let doc = try String(contentsOf: TestHostSet.repositoryRoot.appendingPathComponent("docs/dbus/" + file), encoding: .utf8)
+            // gdbus prints the string with \n escapes inside ('...',).
+            #expect(live.replacingOccurrences(of: "\\n", with: "\n").contains(doc), "\(path) answers with docs/dbus/\(file)")
+        }
+        let status = try da.python(["call", "Status"]).first
+        #expect((Self.ok(status) as? [String: Any])?["device"] as? String == "alpha")
+        #expect(Self.items(try da.python(["call", "ListPeers"]).first).contains { $0["name"] as? String == "beta" && $0["present"] as? Bool == true })
+
+        // Publish on alpha; listed there and, as alpha's offer, on beta.
+        let id = UUID()
+        let published = try da.python(["call", "Publish", Self.bookActivity(id), "\"\""]).first
+        #expect((Self.ok(published) as? [String: Any])?["activity"] as? String == id.uuidString, "\(published?.object ?? [:])")
+        #expect(Self.items(try da.python(["call", "ListActivities"]).first).contains { $0["activity"] as? String == id.uuidString })
+        try await waitUntil("alpha's activity listed on beta", timeout: 10) {
+            Self.items(try db.python(["call", "ListRemoteActivities", "\"\""]).first).contains { $0["activity"] as? String == id.uuidString }
+        }
+        #expect(Self.items(try db.python(["call", "ListRemoteActivities", "\"alpha\""]).first).count == 1)
+
+        // Search on beta finds it (on alpha), by a prefix of its title.
+        let found = Self.items(try db.python(["call", "Search", "\"readi burn\""]).first)
+        let remote = found.first { $0["kind"] as? String == "remote" }
+        #expect(remote?["peer"] as? String == "alpha", "\(found)")
+
+        // A live handler on beta (Python): a push from alpha goes to it, and it answers Handled.
+        let handler = try db.pythonProcess(["handler", "org.hawknotes.bookDetail", "20"])
+        defer { handler.stop() }
+        #expect(handler.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil, "RegisterHandler answered")
+        let pushed = Self.ok(try da.python(["call", "Push", "\"\(id.uuidString)\"", "\"beta\""]).first) as? [String: Any]
+        #expect(pushed?["outcome"] as? String == "continued", "\(pushed ?? [:])")
+        let event = handler.waitForJSON(timeout: 10) { $0.string("event") == "continue" }
+        #expect(((event?["fields"] as? [String: Any])?["activity"] as? [String: Any])?["id"] as? String == id.uuidString)
+        #expect((event?["handled"] as? [String: Any])?["ok"] != nil, "Handled answered")
+        handler.stop()
+
+        // A watcher on alpha hears that beta continued it; beta continues it (by id, then by search).
+        let watcher = try da.pythonProcess(["watch", "20"])
+        defer { watcher.stop() }
+        #expect(watcher.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil)
+        let continued = Self.ok(try db.python(["call", "Continue", "\"alpha\"", "\"\(id.uuidString)\"", "\"\""]).first) as? [String: Any]
+        #expect(continued?["outcome"] as? String == "continued" && continued?["step"] as? String == "scene", "\(continued ?? [:])")
+        #expect(watcher.waitForJSON(timeout: 10) { $0.string("event") == "userActivityWasContinued" } != nil)
+        if let rid = remote?["id"] as? String {
+            let opened = Self.ok(try db.python(["call", "OpenSearchResult", "\"\(rid)\""]).first) as? [String: Any]
+            #expect(opened?["outcome"] as? String == "continued", "\(opened ?? [:])")
+        }
+
+        // Scenes on beta: listed, shown, storage saved (answered once durable).
+        let scenes = Self.items(try db.python(["call", "ListScenes"]).first)
+        let scene = try #require(scenes.first?["scene"] as? String)
+        let shown = Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) as? [String: Any]
+        #expect(shown?["book"] as? String == "The Burning Swift")
+        let saved = try db.python(["call", "SaveSceneStorage", "\"\(scene)\"", #"{"scene": {"draftNote": "from python"}, "content": {}}"#]).first
+        #expect(Self.ok(saved) != nil, "\(saved?.object ?? [:])")
+        #expect("\(Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) ?? "")".contains("from python"))
+
+        // Resign and invalidate on alpha; errors are D-Bus errors with the control socket's words.
+        #expect(Self.ok(try da.python(["call", "Resign", "\"\(id.uuidString)\""]).first) != nil)
+        let second = UUID()
+        _ = try da.python(["call", "Publish", Self.bookActivity(second), "\"\""])
+        #expect(Self.ok(try da.python(["call", "Invalidate", "\"\(second.uuidString)\""]).first) != nil)
+        let missing = try da.python(["call", "Continue", "\"nobody\"", "\"\(id.uuidString)\"", "\"\""]).first
+        #expect(missing?.string("error")?.hasPrefix("org.handoffd.Handoff1.Error.") == true, "\(missing?.object ?? [:])")
+        let badID = try da.python(["call", "Resign", "\"not-a-uuid\""]).first
+        #expect(badID?.string("error") == "org.handoffd.Handoff1.Error.BadArgument")
+        #expect(badID?.string("message")?.contains("canonical form") == true)
+    }
+
+    /// A client that registers as a handler and then leaves the bus (killed, as a crash) is
+    /// dropped: handoffd's handler count goes back to 0, and a push goes past it to the scene.
+    @Test func aHandlerThatLeavesIsDropped() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b, da, db) = try await startPaired(hosts)
+        defer {
+            a.stop()
+            b.stop()
+            da.stop()
+            db.stop()
+        }
+        #expect(try await b.request("status")?["liveHandlers"] == "0")
+        let handler = try db.pythonProcess(["handler", "org.hawknotes.bookDetail", "60"])
+        defer { handler.stop() }
+        #expect(handler.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil)
+        #expect(try await b.request("status")?["liveHandlers"] == "1")
+        handler.signal(SIGKILL)
+        try await waitUntil("the departed handler is dropped", timeout: 10) { try await b.request("status")?["liveHandlers"] == "0" }
+        // And one that ends its connection in good order (exits after registering).
+        let lines = try db.python(["register-and-exit", "org.hawknotes.bookDetail"])
+        #expect(lines.contains { $0["registered"] != nil } && lines.first?["ok"] != nil)
+        try await waitUntil("the exited handler is dropped", timeout: 10) { try await b.request("status")?["liveHandlers"] == "0" }
+        let id = UUID()
+        _ = try da.python(["call", "Publish", Self.bookActivity(id), "\"\""])
+        try await waitUntil("listed on beta", timeout: 10) {
+            Self.items(try db.python(["call", "ListRemoteActivities", "\"alpha\""]).first).contains { $0["activity"] as? String == id.uuidString }
+        }
+        let report = Self.ok(try da.python(["call", "Push", "\"\(id.uuidString)\"", "\"beta\""]).first) as? [String: Any]
+        #expect(report?["outcome"] as? String == "continued", "\(report ?? [:])")
+    }
+
+    /// Wrong types, huge strings, deep values and 10,000 calls in a burst: errors, never a crash.
+    @Test func hostileCallsGetErrors() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        let da = DesktopSession(a)
+        defer {
+            a.stop()
+            da.stop()
+        }
+        try await da.start()
+        try await a.start(environment: da.environment)
+        let r = try #require(try da.python(["hostile"]).first)
+        func error(_ key: String) -> String? { (r[key] as? [String: Any])?["error"] as? String }
+        #expect(error("wrongType") == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(error("stringForActivity") == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(error("missingArguments") == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(error("unknownMethod") == "org.freedesktop.DBus.Error.UnknownMethod")
+        #expect(error("hugePeer") == "org.handoffd.Handoff1.Error.BadArgument")
+        #expect(error("hugeTitle") == "org.handoffd.Handoff1.Error.BadArgument")
+        #expect(error("deep") != nil)
+        let burst = try #require(r["burst"] as? [String: Any])
+        #expect(burst["answered"] as? Int == 10_000, "every call of the burst answered: \(burst)")
+        let errors = burst["errors"] as? [String: Int] ?? [:]
+        #expect(Set(errors.keys).isSubset(of: ["org.freedesktop.DBus.Error.LimitsExceeded"]), "\(errors)")
+        #expect((burst["ok"] as? Int ?? 0) > 0)
+        #expect(((r["afterwards"] as? [String: Any])?["ok"] as? [String: Any])?["device"] as? String == "alpha", "still up")
+        #expect(try await a.request("status")?["device"] == "alpha")
+    }
+
+    /// GNOME Shell's and KRunner's interfaces answer what `handoffctl search` answers, and
+    /// activating a result continues it.
+    @Test func desktopSearchMatchesTheCLI() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b, da, db) = try await startPaired(hosts)
+        defer {
+            a.stop()
+            b.stop()
+            da.stop()
+            db.stop()
+        }
+        let id = UUID()
+        _ = try da.python(["call", "Publish", Self.bookActivity(id, title: "Lantern on the airship"), "\"\""])
+        let cli = { () throws -> [String] in
+            let out = try b.ctl(["search", "lantern", "--json"]).output
+            return (try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        try await waitUntil("the remote activity is found on beta", timeout: 10) { try cli().contains { $0.hasPrefix("remote:alpha/") } }
+        let expected = Array(try cli().prefix(10))
+        let gnome = try db.python(["gnome", "lantern"])
+        let initial = (gnome.first?["initial"] as? [String: Any])?["ok"] as? [String]
+        #expect(initial == expected, "GetInitialResultSet is handoffctl search's order")
+        #expect((gnome.first?["subsearch"] as? [String: Any])?["ok"] as? [String] == expected)
+        let metas = (gnome.first?["metas"] as? [String: Any])?["ok"] as? [[String: Any]] ?? []
+        #expect(metas.map { $0["id"] as? String ?? "" } == expected)
+        #expect(metas.allSatisfy { $0["name"] is String && $0["description"] is String && $0["gicon"] is String })
+        #expect(((gnome.last?["activate"] as? [String: Any]).map { $0["error"] == nil }) == true, "ActivateResult continued it")
+
+        // Gdbus with the exact signatures too.
+        let g = try db.run([
+            "gdbus", "call", "--session", "-d", "org.handoffd.Handoff", "-o", "/org/handoffd/Handoff/SearchProvider", "-m",
+            "org.gnome.Shell.SearchProvider2.GetInitialResultSet", "['lant']"
+        ])
+        #expect(expected.allSatisfy { g.contains($0) }, Comment(rawValue: g))
+
+        // ActivateResult made a window (the continuation's scene), which search finds too now.
+        let now = Array(try cli().prefix(10))
+        let k = try db.python(["krunner", "lantern"])
+        let matches = (k.first?["matches"] as? [String: Any])?["ok"] as? [[Any]] ?? []
+        #expect(matches.compactMap { $0.first as? String } == now)
+        #expect(matches.allSatisfy { $0.count == 6 })
+        #expect(((k.first?["actions"] as? [String: Any])?["ok"] as? [Any])?.isEmpty == true)
+        #expect(((k.last?["run"] as? [String: Any]).map { $0["error"] == nil }) == true, "Run continued it")
+    }
+
+    /// "Lady Beatrice — continue from alpha" through dunst: flipping through the characters on
+    /// alpha updates one notification; invoking it continues the activity on beta into a scene;
+    /// resigning on alpha closes the notification.
+    @Test func continueFromAlphaNotifications() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b, da, db) = try await startPaired(hosts, notificationsOnB: true)
+        defer {
+            a.stop()
+            b.stop()
+            da.stop()
+            db.stop()
+        }
+        let names = [
+            "Captain Orrin Vale", "Mira Thale", "Tobiah Reed", "The Widow Hask", "Pell", "Lady Beatrice"
+        ]
+        let scene = UUID().uuidString
+        var last = ""
+        for name in names {
+            let out = try a.ctl(["publish", "--character", name, "--scene", scene, "--title", name, "--json"])
+            last = try #require(jsonField(out.output, "activity"), Comment(rawValue: out.output))
+        }
+        try await waitUntil("dunst shows Lady Beatrice from alpha", timeout: 10) { db.shown.last?.summary == "Lady Beatrice" }
+        let shown = db.shown
+        #expect(shown.last?.body == "continue from alpha")
+        #expect(Set(shown.map(\.id)).count == 1, "one notification, updated in place: \(shown)")
+        #expect(shown.count < names.count, "not one per character: \(shown)")
+        #expect(try db.displayed() == 1)
+
+        // Its action continues the activity here, into a scene, and the notification goes.
+        let events = try await EventLog.watch(b)
+        try db.run(["dunstctl", "action", "0"])
+        let continued = try await events.wait("continued", timeout: 10)
+        #expect(
+            continued.fields["step"]?.stringValue == "scene" && continued.fields["character"]?.stringValue == "Lady Beatrice", "\(continued.fields)")
+        try await waitUntil("the notification is closed", timeout: 5) { try db.displayed() == 0 }
+
+        // Another activity on alpha: a notification; resigned on alpha: closed.
+        let book = try a.ctl([
+            "publish", "--type", "org.hawknotes.bookDetail", "--info", "bookID=\(Self.burningSwift)", "--title", "Pell's wreck", "--json"
+        ])
+        let bookID = try #require(jsonField(book.output, "activity"), Comment(rawValue: book.output))
+        try await waitUntil("the new activity is shown", timeout: 10) {
+            let shown = db.shown.last?.summary == "Pell's wreck"
+            return try shown && db.displayed() == 1
+        }
+        _ = try a.ctl(["resign", bookID])
+        _ = try a.ctl(["resign", last])
+        try await waitUntil("resigned on alpha: closed on beta", timeout: 10) { try db.displayed() == 0 }
+    }
+}
