@@ -248,6 +248,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ]),
         .testTarget(name: "HandoffControlTests", dependencies: ["HandoffControl", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffBusAPITests", dependencies: ["HandoffBusAPI", "HandoffControl", "HandoffCore"]),
         .testTarget(
             name: "HandoffDaemonEndToEndTests",
             dependencies: [

@@ -96,6 +96,22 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(try HandoffConfiguration(yaml: "device_name: x").staticPeers.isEmpty)
     }
 
+    @Test func desktopSettings() throws {
+        let defaults = try HandoffConfiguration(yaml: "device_name: x").desktop
+        #expect(defaults == DesktopSettings())
+        #expect(defaults.bus == .auto && defaults.notifications && defaults.search)
+        let c = try HandoffConfiguration(
+            yaml: "desktop: {dbus: session, notifications: false, notifications_off_for: [org.hawknotes.draftNote], search: false}"
+        ).desktop
+        #expect(c.bus == .session && !c.notifications && !c.search)
+        #expect(c.notificationsOffFor == ["org.hawknotes.draftNote"])
+        let e = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "desktop: {dbus: kde}") }
+        #expect(e?.key == "desktop.dbus")
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "desktop.notify")) {
+            try HandoffConfiguration(yaml: "desktop: {notify: no}", file: "f")
+        }
+    }
+
     @Test func advertRotation() throws {
         #expect(try HandoffConfiguration(yaml: "device_name: x").advertRotationSeconds == 900)
         #expect(try HandoffConfiguration(yaml: "advert_rotation_seconds: 4").advertRotationSeconds == 4)

@@ -6,6 +6,7 @@ import HawkNotes
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffState
 import Logging
 import ServiceLifecycle
 @testable import HandoffDaemon
@@ -37,7 +38,7 @@ final class LoopbackDaemon: Sendable {
         daemon = try Daemon(
             parts: DaemonParts(
                 configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
-                sceneStore: MemorySceneStore(), discovery: discovery, logger: Logger(label: "test.\(name)")))
+                sceneStore: MemorySceneStore(), discovery: discovery, searchIndex: try SQLiteSearchIndex(), logger: Logger(label: "test.\(name)")))
         // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
         control = ControlServer(
             path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,

@@ -22,6 +22,8 @@ actor Search: Service {
     private let logger: Logger
     /// The scenes as last indexed (their count and newest update).
     private var scenesIndexed: (Int, Date?) = (-1, nil)
+    /// Each peer's latest read of its activities: a read that an older one outlived is not applied.
+    private var reads: [String: Int] = [:]
 
     init(index: (any SearchIndex)?, library: Library, activities: Activities, peers: Peers, scenes: SceneBook, events: ControlEvents, logger: Logger)
     {
@@ -39,7 +41,7 @@ actor Search: Service {
         events.watch(feed.client)
         replace("library", SearchItems.library(library))
         await indexLocal()
-        for peer in await peers.views() where peer.trusted != nil && peer.present { await indexRemote(peer.name) }
+        for peer in await peers.views() where peer.trusted != nil && peer.present { indexRemote(peer.name) }
         for await event in feed.stream.cancelOnGracefulShutdown() { await apply(event) }
         events.left(feed.client)
     }
@@ -48,8 +50,12 @@ actor Search: Service {
         let peer = event.fields["peer"]?.stringValue
         switch event.name {
         case "activitiesChanged": await indexLocal()
-        case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent": if let peer { await indexRemote(peer) }
-        case "peerAbsent", "peerRemoved": if let peer { replace("remote:" + peer, []) }
+        case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent": if let peer { indexRemote(peer) }
+        case "peerAbsent", "peerRemoved":
+            if let peer {
+                reads[peer, default: 0] += 1
+                replace("remote:" + peer, [])
+            }
         case "unpaired":
             // Whose it was is gone with the pairing: keep only the sources of peers still paired.
             let paired = Set(await peers.views().filter { $0.trusted != nil }.map { "remote:" + $0.name })
@@ -62,13 +68,20 @@ actor Search: Service {
         replace("local", SearchItems.local(await activities.entries, library: library))
     }
 
-    private func indexRemote(_ name: String) async {
-        do throws(ControlError) {
-            let peer = try await peers.resolve(name)
-            guard peer.trusted != nil else { return }
-            replace("remote:" + name, SearchItems.remote(try await peers.activities(of: peer), peer: name))
-        } catch {
-            logger.debug("search: a peer's activities were not read", metadata: ["peer.name": "\(name)", "error": "\(error.code)"])
+    /// Reads a peer's activities apart from the events (asking over the link may take a while;
+    /// this machine's own changes are not kept waiting for it).
+    private func indexRemote(_ name: String) {
+        let generation = reads[name, default: 0] + 1
+        reads[name] = generation
+        Task {
+            do throws(ControlError) {
+                let peer = try await peers.resolve(name)
+                guard peer.trusted != nil else { return }
+                let items = SearchItems.remote(try await peers.activities(of: peer), peer: name)
+                if reads[name] == generation { replace("remote:" + name, items) }
+            } catch {
+                logger.debug("search: a peer's activities were not read", metadata: ["peer.name": "\(name)", "error": "\(error.code)"])
+            }
         }
     }
 

@@ -1,0 +1,78 @@
+import Foundation
+import HandoffBusAPI
+import HandoffControl
+import HandoffCore
+import Testing
+
+/// org.handoffd.Handoff1's methods are control operations; its XML is docs/dbus/'s.
+@Suite struct HandoffInterfaceTests {
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/dbus")
+
+    @Test func theCheckedInXMLIsWhatTheObjectsServe() throws {
+        let cases: [(String, [BusInterface], [String])] = [
+            ("org.handoffd.Handoff1.xml", [HandoffBusAPI.interface], ["SearchProvider", "Runner"]),
+            ("org.gnome.Shell.SearchProvider2.xml", [DesktopSearch.gnome], []),
+            ("org.kde.krunner1.xml", [DesktopSearch.krunner], [])
+        ]
+        for (file, interfaces, children) in cases {
+            let doc = try String(contentsOf: Self.docs.appendingPathComponent(file), encoding: .utf8)
+            #expect(Introspection.xml(interfaces, children: children) == doc, "docs/dbus/\(file) is out of date")
+        }
+    }
+
+    @Test func everyMethodIsAKnownOperationWithDistinctNames() {
+        let names = HandoffBusAPI.mappings.map(\.method.name)
+        #expect(Set(names).count == names.count)
+        let ops: Set<String> = [
+            StatusRequest.name, PeersRequest.name, ActivitiesRequest.name, PublishRequest.name, ResignRequest.name, InvalidateRequest.name,
+            RefreshRequest.name, ContinueRequest.name, SendRequest.name, HandleRequest.name, HandledRequest.name, WatchRequest.name,
+            ScenesRequest.name, SceneRequest.name, SceneUpdateRequest.name, SearchRequest.name, SearchOpenRequest.name
+        ]
+        #expect(Set(HandoffBusAPI.mappings.map(\.op)) == ops)
+        // The shapes the specifications define.
+        #expect(DesktopSearch.gnome.method("GetResultMetas")?.outputSignature == "aa{sv}")
+        #expect(DesktopSearch.gnome.method("ActivateResult")?.inputSignature == "sasu")
+        #expect(DesktopSearch.krunner.method("Match")?.outputSignature == "a(sssida{sv})")
+    }
+
+    @Test func inputsBecomeTheOperationsFields() throws {
+        let id = UUID()
+        let cont = try #require(HandoffBusAPI.mapping("Continue"))
+        let r = try cont.request([.string("alpha"), .string(id.uuidString), .string("")])
+        #expect(r.op == "continue")
+        #expect(r.arguments == ["peer": "alpha", "activity": .string(id.uuidString)], "an empty optional is left out")
+        #expect(try ContinueRequest(request: r).activity == id)
+        let remote = try #require(HandoffBusAPI.mapping("ListRemoteActivities")).request([.string("")])
+        #expect(remote.arguments == ["remote": true])
+        let handler = try #require(HandoffBusAPI.mapping("RegisterHandler")).request([
+            .array(element: "s", [.string("org.example.note")]), .string("notes"), .string("")
+        ])
+        #expect(try HandleRequest(request: handler).types == ["org.example.note"])
+        // A value that cannot be read names the argument.
+        let publish = try #require(HandoffBusAPI.mapping("Publish"))
+        #expect(throws: ControlError.badArgument(name: "activity", reason: BusValueProblem.unsupported("h (a file descriptor)").description)) {
+            try publish.request([.vardict([("x", .fd(1))]), .string("")])
+        }
+    }
+
+    @Test func answersHaveTheirDeclaredShape() {
+        let list = HandoffBusAPI.mapping("ListPeers")!.reply(.array([["name": "beta"]]))
+        #expect(list.map(\.signature) == ["aa{sv}"])
+        #expect(HandoffBusAPI.mapping("ListPeers")!.reply(nil).map(\.signature) == ["aa{sv}"])
+        #expect(HandoffBusAPI.mapping("Status")!.reply(["device": "alpha"]).map(\.signature) == ["a{sv}"])
+        #expect(HandoffBusAPI.mapping("Resign")!.reply(nil).isEmpty)
+        for m in HandoffBusAPI.mappings {
+            let sample: PropertyListValue? = m.answer == .list ? .array([]) : (m.answer == .object ? .dictionary([:]) : nil)
+            #expect(m.reply(sample).map(\.signature).joined() == m.method.outputSignature, "\(m.method.name)")
+        }
+    }
+
+    @Test func errorNamesComeFromControlCodes() {
+        #expect(HandoffBusAPI.errorName("not-found") == "org.handoffd.Handoff1.Error.NotFound")
+        #expect(HandoffBusAPI.errorName("bad-argument") == "org.handoffd.Handoff1.Error.BadArgument")
+        #expect(HandoffBusAPI.errorName("type-not-declared") == "org.handoffd.Handoff1.Error.TypeNotDeclared")
+        #expect(HandoffBusAPI.errorName("") == "org.handoffd.Handoff1.Error.Failed")
+        #expect(HandoffBusAPI.errorName("404") == "org.handoffd.Handoff1.Error.Failed", "an element may not start with a digit")
+    }
+}

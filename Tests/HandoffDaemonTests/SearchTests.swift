@@ -1,0 +1,58 @@
+import Foundation
+import HandoffCore
+import HandoffProtocol
+import HandoffTestSupport
+import Testing
+@testable import HandoffDaemon
+
+/// `search` and `search-open` through the control socket, with two daemons on loopback.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct SearchTests {
+    static func publish(_ d: LoopbackDaemon, title: String, search: Bool, keywords: [String] = []) async throws -> UUID {
+        var a = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: title)
+        try a.addUserInfoEntries(["bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
+        a.isEligibleForSearch = search
+        a.keywords = Set(keywords)
+        _ = try await d.request("publish", ["activity": a.propertyList])
+        return a.id
+    }
+
+    static func hits(_ d: LoopbackDaemon, _ query: String) async throws -> [[String: PropertyListValue]] {
+        (try await d.request("search", ["query": .string(query)])?.arrayValue ?? []).compactMap(\.dictionaryValue)
+    }
+
+    @Test func localActivitiesEligibleForSearchAndTheLibrary() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: true)
+        try await withStopping(a, b) {
+            #expect(try await Self.hits(a, "beatr").first?["kind"] == "character")
+            let found = try await Self.publish(a, title: "Marginalia", search: true, keywords: ["zephyrine"])
+            _ = try await Self.publish(a, title: "Marginalia hidden", search: false)
+            try await waitUntil("indexed", timeout: 5) { try await Self.hits(a, "zephyrine").count == 1 }
+            #expect(try await Self.hits(a, "margin").map { $0["id"] } == [.string("activity:" + found.uuidString)])
+            _ = try await a.request("resign", ["activity": .string(found.uuidString)])
+            try await waitUntil("gone once resigned", timeout: 5) { try await Self.hits(a, "margin").isEmpty }
+            await #expect(throws: (any Error).self) { try await a.request("search", ["query": "x", "limit": 0]) }
+            await #expect(throws: (any Error).self) { try await a.request("search-open", ["result": "nonsense"]) }
+        }
+    }
+
+    @Test func aPairedMachinesActivitiesAreFoundAndContinued() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: true)
+        try await withStopping(a, b) {
+            _ = try await b.request("connect", ["peer": "alpha"])
+            let id = try await Self.publish(a, title: "Lantern watch", search: false)
+            var hit: [String: PropertyListValue]?
+            try await waitUntil("found on beta", timeout: 10) {
+                hit = try await Self.hits(b, "lantern").first { $0["kind"] == "remote" }
+                return hit != nil
+            }
+            #expect(hit?["peer"] == "alpha")
+            #expect(hit?["id"] == .string("remote:alpha/" + id.uuidString))
+            let report = try await b.request("search-open", ["result": hit!["id"]!])
+            #expect(report?.dictionaryValue?["outcome"] == "continued")
+            _ = try await a.request("resign", ["activity": .string(id.uuidString)])
+            try await waitUntil("gone on beta once resigned on alpha", timeout: 10) {
+                try await Self.hits(b, "lantern").allSatisfy { $0["kind"] != "remote" }
+            }
+        }
+    }
+}
