@@ -28,6 +28,7 @@ ALLOWED = {
     "HawkNotesApp": {"HandoffCore", "HandoffContent", "HawkNotes"},
     "HandoffControl": {"HandoffCore"},
     "HandoffDiscovery": {"HandoffCore", "Logging"},
+    "HandoffBusAPI": {"HandoffCore", "HandoffControl"},
 }
 
 # What a module must never reach, directly or through its dependencies.
@@ -39,6 +40,10 @@ FORBIDDEN = {
     # The app's model knows nothing of the network.
     "HawkNotes": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient", "HandoffProtocol", "HandoffAdvert"},
     "HandoffControl": NIO | {"HandoffDaemon", "HandoffLink"},
+    # The D-Bus API as values: no bus, no daemon.
+    "HandoffBusAPI": NIO | {"HandoffDaemon", "HandoffLink", "CSystemdBus", "HandoffBus"},
+    # The bus connection knows nothing of what handoffd serves on it.
+    "HandoffBus": {"HandoffDaemon", "HandoffLink", "HandoffState"},
     # The app's window is a value: no network, no terminal, no daemon.
     "HawkNotesApp": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient", "HandoffProtocol", "HandoffAdvert", "CNcurses"},
     # The terminal layer draws; it knows nothing of handoffd.
@@ -53,7 +58,7 @@ FORBIDDEN = {
 }
 
 # One module touches each C library.
-C_LIBRARIES = {"CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea", "CNcurses": "HawkNotesTerminal"}
+C_LIBRARIES = {"CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea", "CNcurses": "HawkNotesTerminal", "CSystemdBus": "HandoffBus"}
 
 IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?([\w]+)", re.M)
 

@@ -28,6 +28,12 @@ PACKAGES=(
   bind9-dnsutils        # dig and nsupdate: the tests check the zone with them
   libncurses-dev        # ncursesw: the Hawk Notes terminal app
   tmux                  # real terminals for the Hawk Notes end-to-end tests (inside test hosts)
+  libsystemd-dev        # sd-bus and sd-event: the D-Bus API (HandoffBus)
+  python3-dbus          # the D-Bus end-to-end tests' client, written from docs/DBUS.md
+  python3-gi            # its main loop (GLib), for signals
+  libglib2.0-bin        # gdbus: the search providers' calls with their exact signatures
+  dunst                 # a real notification server (org.freedesktop.Notifications), in test hosts
+  xvfb                  # the display dunst needs, in test hosts
 )
 
 missing=()

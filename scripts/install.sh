@@ -5,6 +5,8 @@
 #   /usr/lib/sysusers.d/handoffd.conf (the system user)
 #   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json
 #   man pages, shell completions (bash, zsh, fish), /usr/share/doc/handoffd
+#   the desktop (docs/DBUS.md): D-Bus activation and the system bus policy, the GNOME Shell search
+#   provider, the KRunner runner, Hawk Notes' .desktop entry
 # Then: systemctl enable --now handoffd   (or per user: systemctl --user enable --now handoffd)
 #   DESTDIR=/tmp/pkg scripts/install.sh
 set -euo pipefail
@@ -36,6 +38,13 @@ for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1 "$MAN"/hawknotes/*.1; do s
 "$BIN/handoffctl" --generate-completion-script bash | sed '1{/^#!/d}' > "$D/usr/share/bash-completion/completions/handoffctl"
 "$BIN/handoffctl" --generate-completion-script zsh > "$D/usr/share/zsh/vendor-completions/_handoffctl"
 "$BIN/handoffctl" --generate-completion-script fish > "$D/usr/share/fish/vendor_completions.d/handoffctl.fish"
+install -d "$D/usr/share/dbus-1/services" "$D/usr/share/dbus-1/system.d" "$D/usr/share/gnome-shell/search-providers" \
+  "$D/usr/share/krunner/dbusplugins" "$D/usr/share/applications"
+install -m 0644 config/dbus/org.handoffd.Handoff.service "$D/usr/share/dbus-1/services/"
+install -m 0644 config/dbus/org.handoffd.Handoff.conf "$D/usr/share/dbus-1/system.d/"
+install -m 0644 config/desktop/org.handoffd.Handoff.search-provider.ini "$D/usr/share/gnome-shell/search-providers/"
+install -m 0644 config/desktop/org.handoffd.Handoff.krunner.desktop "$D/usr/share/krunner/dbusplugins/org.handoffd.Handoff.desktop"
+install -m 0644 config/desktop/hawknotes.desktop "$D/usr/share/applications/"
 install -m 0644 README.md docs/*.md "$D/usr/share/doc/handoffd/"
 "$D/usr/bin/handoffd" --check-config --config "$D/etc/handoffd/handoffd.yaml"
 if [ -z "$D" ] && [ -d /run/systemd/system ]; then systemd-sysusers handoffd.conf; systemctl daemon-reload; fi

@@ -20,11 +20,13 @@ device_name: $name
 peer_port: 7340
 state_directory: $dir/state
 runtime_directory: $dir/run
-library: $REPO/config/library.json
+library: ${LIBRARY:-$REPO/config/library.json}
 log_level: ${LOG_LEVEL:-notice}
 ${DAEMON_EXTRA_CONFIG:-}
 YAML
-  scripts/testhosts.sh exec "$SET$i" "$BIN/handoffd" --config "$dir/handoffd.yaml" 2>>"$dir/handoffd.log" &
+  # DAEMON_ENV: VAR=value words for the daemon's environment (a session bus, for instance).
+  # shellcheck disable=SC2086
+  scripts/testhosts.sh exec "$SET$i" env ${DAEMON_ENV:-} "$BIN/handoffd" --config "$dir/handoffd.yaml" 2>>"$dir/handoffd.log" &
   echo $! > "$dir/launcher.pid"
   local n
   for n in $(seq 1 150); do

@@ -91,6 +91,17 @@ public struct SearchQuery: Sendable, Equatable {
 
     public var isEmpty: Bool { words.isEmpty }
 
-    /// `"lady"* AND "bea"*`: each word quoted (nothing in it is syntax) and a prefix.
-    public var expression: String { words.map { "\"" + $0 + "\"*" }.joined(separator: " AND ") }
+    /// Words shorter than this match titles and keywords only: one or two letters (a person
+    /// typing, a desktop asking at each key) are the start of thousands of words in texts, and
+    /// ranking every such match costs ten times a whole word's (docs/CONTROL.md, "Search").
+    public static let shortWord = 3
+
+    /// `"lady"* AND "bea"*`: each word quoted (nothing in it is syntax) and a prefix; a short one
+    /// limited to the title and keyword columns: `{title keywords} : "be"*`.
+    public var expression: String {
+        words.map { w in
+            let term = "\"" + w + "\"*"
+            return w.count < Self.shortWord ? "{title keywords} : " + term : term
+        }.joined(separator: " AND ")
+    }
 }

@@ -73,7 +73,8 @@ final class DaemonRunner: Sendable {
             kind = .session
         }
         do throws(BusFailure) { return try BusDoor(kind, operations: operations, logger: logger) } catch {
-            logger.error("the D-Bus API is off", metadata: ["error": "\(error.message)"])
+            // Asked for by name, its absence is an error; `auto` only takes a bus that is there.
+            logger.log(level: choice == .auto ? .notice : .error, "the D-Bus API is off", metadata: ["error": "\(error.message)"])
             return nil
         }
     }

@@ -19,6 +19,13 @@ import Testing
         #expect(try index.search(SearchQuery("  ,;  "), limit: 10).isEmpty)
     }
 
+    @Test func shortWordsMatchTitlesAndKeywordsOnly() throws {
+        let index = try SQLiteSearchIndex()
+        try index.replace(source: "s", with: [item("title", "Kestrel"), item("body", "Other", body: "kettle"), item("kw", "Else", keywords: "kite")])
+        #expect(Set(try index.search(SearchQuery("k"), limit: 10).map(\.item.id)) == ["title", "kw"])
+        #expect(try index.search(SearchQuery("ket"), limit: 10).map(\.item.id) == ["body"])
+    }
+
     @Test func titlesOutrankKeywordsOutrankText() throws {
         let index = try SQLiteSearchIndex()
         try index.replace(
@@ -61,7 +68,7 @@ import Testing
     }
 
     @Test func queriesAreWordsQuoted() {
-        #expect(SearchQuery("Lady \"Bea\" NEAR(x)").expression == #""Lady"* AND "Bea"* AND "NEAR"* AND "x"*"#)
+        #expect(SearchQuery("Lady \"Bea\" NEAR(x)").expression == #""Lady"* AND "Bea"* AND "NEAR"* AND {title keywords} : "x"*"#)
         #expect(SearchQuery(String(repeating: "w ", count: 40)).words.count == SearchQuery.maxWords)
     }
 }
