@@ -25,6 +25,8 @@ public actor DesktopNotices: Service {
     /// Each machine's latest change, and whether its offers are being read (one at a time).
     private var pending: [String: Int] = [:]
     private var busy: Set<String> = []
+    /// Said once until a server answers again: without one, every change would log it.
+    private var missingServerLogged = false
 
     public init(
         connection: BusConnection, operations: any ControlOperations, quietTypes: [String], quiet: Duration = .milliseconds(300), logger: Logger
@@ -100,10 +102,14 @@ public actor DesktopNotices: Service {
             ]
             switch await connection.call(Self.server, path: Self.path, interface: Self.server, member: "Notify", values) {
             case .success(let answer):
+                missingServerLogged = false
                 guard case .uint32(let id)? = answer.first else { return }
                 if !board.showing(offer, from: peer, id: id) { await close(id) }
             case .failure(let failure):
-                logger.notice("no notification server answered", metadata: ["dbus.error": "\(failure.name)", "error": "\(failure.message)"])
+                guard !missingServerLogged else { return }
+                missingServerLogged = true
+                logger.notice(
+                    "no notification server answered; notifications wait for one", metadata: ["dbus.error": "\(failure.name)", "error": "\(failure.message)"])
             }
         }
     }
