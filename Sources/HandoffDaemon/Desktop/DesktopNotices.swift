@@ -109,7 +109,8 @@ public actor DesktopNotices: Service {
                 guard !missingServerLogged else { return }
                 missingServerLogged = true
                 logger.notice(
-                    "no notification server answered; notifications wait for one", metadata: ["dbus.error": "\(failure.name)", "error": "\(failure.message)"])
+                    "no notification server answered; notifications wait for one",
+                    metadata: ["dbus.error": "\(failure.name)", "error": "\(failure.message)"])
             }
         }
     }
