@@ -207,6 +207,9 @@ struct DesktopEndToEndTests {
             return (try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         }
         try await waitUntil("the remote activity is found on beta", timeout: 10) { try cli().contains { $0.hasPrefix("remote:alpha/") } }
+        // The CLI continues the first result (alpha's activity, ranked first by its title).
+        let continued = try b.ctl(["search", "lantern", "--continue", "1"])
+        #expect(continued.status == 0 && continued.output.contains("Continued"), Comment(rawValue: continued.output))
         let expected = Array(try cli().prefix(10))
         let gnome = try db.python(["gnome", "lantern"])
         let initial = (gnome.first?["initial"] as? [String: Any])?["ok"] as? [String]
