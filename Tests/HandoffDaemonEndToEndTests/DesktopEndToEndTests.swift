@@ -220,12 +220,25 @@ struct DesktopEndToEndTests {
         #expect(metas.allSatisfy { $0["name"] is String && $0["description"] is String && $0["gicon"] is String })
         #expect(((gnome.last?["activate"] as? [String: Any]).map { $0["error"] == nil }) == true, "ActivateResult continued it")
 
-        // Gdbus with the exact signatures too.
-        let g = try db.run([
-            "gdbus", "call", "--session", "-d", "org.handoffd.Handoff", "-o", "/org/handoffd/Handoff/SearchProvider", "-m",
-            "org.gnome.Shell.SearchProvider2.GetInitialResultSet", "['lant']"
-        ])
+        // gdbus, with the signatures the specifications give, for every method.
+        func gdbus(_ path: String, _ method: String, _ args: String...) throws -> String {
+            try db.run(["gdbus", "call", "--session", "-d", "org.handoffd.Handoff", "-o", path, "-m", method] + args)
+        }
+        let gnomePath = "/org/handoffd/Handoff/SearchProvider", gnomeIface = "org.gnome.Shell.SearchProvider2"
+        let g = try gdbus(gnomePath, gnomeIface + ".GetInitialResultSet", "['lant']")
         #expect(expected.allSatisfy { g.contains($0) }, Comment(rawValue: g))
+        let list = "[" + expected.map { "'\($0)'" }.joined(separator: ",") + "]"
+        let sub = try gdbus(gnomePath, gnomeIface + ".GetSubsearchResultSet", list, "['lanter']")
+        #expect(expected.allSatisfy { sub.contains($0) }, Comment(rawValue: sub))
+        let metaText = try gdbus(gnomePath, gnomeIface + ".GetResultMetas", list)
+        #expect(metaText.contains("'name': <'Lantern on the airship'>"), Comment(rawValue: metaText))
+        #expect(try gdbus(gnomePath, gnomeIface + ".ActivateResult", expected[0], "['lantern']", "0").contains("()"))
+        #expect(try gdbus(gnomePath, gnomeIface + ".LaunchSearch", "['lantern']", "0").contains("()"))
+        let runnerPath = "/org/handoffd/Handoff/Runner"
+        let match = try gdbus(runnerPath, "org.kde.krunner1.Match", "lantern")
+        #expect(match.contains("'Lantern on the airship'"), Comment(rawValue: match))
+        #expect(try gdbus(runnerPath, "org.kde.krunner1.Actions").contains("@a(sss) []"))
+        #expect(try gdbus(runnerPath, "org.kde.krunner1.Run", expected[0], "").contains("()"))
 
         // ActivateResult made a window (the continuation's scene), which search finds too now.
         let now = Array(try cli().prefix(10))
