@@ -202,6 +202,18 @@ check "user unit: the sandbox applies (systemd-analyze --user security at most 3
   '"$(declare -f in_ct as_alice); ct=$ct; alice_uid=$alice_uid"'
   line=$(as_alice systemd-analyze --user security handoffd.service --no-pager | grep "Overall exposure"); echo "$line"
   awk "{for(i=1;i<=NF;i++) if(\$i ~ /^[0-9.]+\$/) {print \$i; exit}}" <<<"$line" | awk "{exit !(\$1 <= 3.0)}"'
+check "user unit: its D-Bus API on alice's session bus (busctl --user call ... Status)" bash -c '
+  '"$(declare -f in_ct as_alice); ct=$ct; alice_uid=$alice_uid"'
+  out=$(as_alice busctl --user call org.handoffd.Handoff /org/handoffd/Handoff org.handoffd.Handoff1 Status) || exit 1
+  echo "$out" | grep -q "\"avahi\" s \"up\"" || { echo "$out" | head -c 400; exit 1; }'
+user_stopped() { ! as_alice systemctl --user is-active -q handoffd; }
+as_alice systemctl --user stop handoffd >/dev/null 2>&1
+check "D-Bus activation: a call to org.handoffd.Handoff starts the stopped user unit (SystemdService=)" bash -c '
+  '"$(declare -f waitfor in_ct as_alice user_stopped); ct=$ct; alice_uid=$alice_uid"'
+  waitfor 10 user_stopped || { echo "the unit did not stop"; exit 1; }
+  out=$(as_alice busctl --user --timeout=20 call org.handoffd.Handoff /org/handoffd/Handoff org.handoffd.Handoff1 ListActivities) || exit 1
+  [ "$out" = "aa{sv} 0" ] || { echo "$out"; exit 1; }
+  as_alice systemctl --user is-active -q handoffd || { echo "the unit is not running"; exit 1; }'
 as_alice systemctl --user disable --now handoffd >/dev/null 2>&1
 
 check "the system bus stopped and started: one error with the cause and the retry (journalctl -p err), and a line when it is back" bash -c "

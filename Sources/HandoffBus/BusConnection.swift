@@ -46,9 +46,10 @@ public final class BusConnection: @unchecked Sendable {
         var vanished: (@Sendable (String) -> Void)?
     }
 
-    /// Connects and owns `name` (if given). Throws with what to do when the bus is not there or
-    /// the name is taken.
-    public init(_ kind: BusKind, name: String? = nil, description: String = "handoffd") throws(BusFailure) {
+    /// Connects. Throws with what to do when the bus is not there. A name is owned later (`own`),
+    /// once the objects are served: a caller that started us by D-Bus activation has its call
+    /// delivered as soon as the name is ours.
+    public init(_ kind: BusKind, description: String = "handoffd") throws(BusFailure) {
         self.kind = kind
         var b: OpaquePointer?
         var r: Int32
@@ -71,18 +72,6 @@ public final class BusConnection: @unchecked Sendable {
         var unique: UnsafePointer<CChar>?
         _ = sd_bus_get_unique_name(bus, &unique)
         uniqueName = unique.map { String(cString: $0) } ?? ""
-        if let name {
-            r = sd_bus_request_name(bus, name, 0)
-            if r < 0 {
-                sd_bus_flush_close_unref(bus)
-                throw BusFailure(
-                    name: "org.handoffd.Error.NameTaken",
-                    message: r == -EEXIST
-                        ? "\(name) is already owned on \(kind) (is another handoffd running for this user?)"
-                        : "cannot own \(name) on \(kind): \(String(cString: strerror(-r))) (on the system bus, install the policy file in /usr/share/dbus-1/system.d/)"
-                )
-            }
-        }
         var e: OpaquePointer?
         r = sd_event_new(&e)
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -109,6 +98,22 @@ public final class BusConnection: @unchecked Sendable {
         }
         thread.name = "handoffd.dbus"
         thread.start()
+    }
+
+    /// Owns a well-known name; throws with what to do if another connection owns it.
+    public func own(_ name: String) async throws(BusFailure) {
+        let kind = kind
+        let r: Int32 = await withCheckedContinuation { c in
+            if !onBusThread({ [self] in c.resume(returning: sd_bus_request_name(bus, name, 0)) }) { c.resume(returning: -ESHUTDOWN) }
+        }
+        guard r >= 0 else {
+            throw BusFailure(
+                name: "org.handoffd.Error.NameTaken",
+                message: r == -EEXIST
+                    ? "\(name) is already owned on \(kind) (is another handoffd running for this user?)"
+                    : "cannot own \(name) on \(kind): \(String(cString: strerror(-r))) (on the system bus, install the policy file in /usr/share/dbus-1/system.d/)"
+            )
+        }
     }
 
     /// Runs `work` on the bus thread. False if the connection is closed (the work is not run).

@@ -86,13 +86,17 @@ final class DaemonRunner: Sendable {
         try await control.start()
         var desktop: [any Service] = []
         if let bus {
-            try await bus.start()
-            desktop.append(bus)
             let d = daemon.configuration.desktop
-            if d.search { try await bus.serveDesktopSearch() }
-            if d.notifications {
-                desktop.append(
-                    DesktopNotices(connection: bus.connection, operations: daemon.operations, quietTypes: d.notificationsOffFor, logger: logger))
+            do throws(BusFailure) {
+                try await bus.start(desktopSearch: d.search)
+                desktop.append(bus)
+                if d.notifications {
+                    desktop.append(
+                        DesktopNotices(connection: bus.connection, operations: daemon.operations, quietTypes: d.notificationsOffFor, logger: logger))
+                }
+            } catch {
+                logger.log(level: d.bus == .auto ? .notice : .error, "the D-Bus API is off", metadata: ["error": "\(error.message)"])
+                await bus.connection.close()
             }
         }
         return [StateStores(database: database)] + daemon.services

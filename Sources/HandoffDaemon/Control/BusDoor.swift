@@ -30,21 +30,24 @@ public final class BusDoor: Service, Sendable {
     public static let maxClients = 256
 
     public init(_ kind: BusKind, operations: any ControlOperations, allowedUIDs: Set<UInt32> = [geteuid(), 0], logger: Logger) throws(BusFailure) {
-        connection = try BusConnection(kind, name: HandoffBusAPI.busName)
+        connection = try BusConnection(kind)
         self.operations = operations
         self.allowedUIDs = allowedUIDs
         self.logger = logger
     }
 
-    /// Serves our object; callers that leave the bus end their registrations.
-    public func start() async throws(BusFailure) {
+    /// Serves our object (and the desktop's search objects), then owns the name: a call that
+    /// activated us finds every object there. Callers that leave the bus end their registrations.
+    public func start(desktopSearch: Bool) async throws(BusFailure) {
         try await serve(path: HandoffBusAPI.objectPath, interfaces: [HandoffBusAPI.interface], children: BusDoor.children) { [self] r in
             handoff(r)
         }
+        if desktopSearch { try await serveDesktopSearch() }
         connection.onNameVanished { [self] name in
             guard let client = clients.withLockedValue({ $0.removeValue(forKey: name) }) else { return }
             Task { await operations.disconnected(client) }
         }
+        try await connection.own(HandoffBusAPI.busName)
         logger.info("D-Bus API on", metadata: ["dbus.bus": "\(connection.kind)", "dbus.name": "\(HandoffBusAPI.busName)"])
     }
 

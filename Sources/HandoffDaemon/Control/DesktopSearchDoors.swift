@@ -8,7 +8,7 @@ import HandoffCore
 /// GNOME Shell's search provider and KRunner's runner on the D-Bus door: each call one `search`
 /// (or `search-open`) operation, performed through the door as the caller, like every method.
 extension BusDoor {
-    public func serveDesktopSearch() async throws(BusFailure) {
+    func serveDesktopSearch() async throws(BusFailure) {
         try await serve(path: DesktopSearch.gnomePath, interfaces: [DesktopSearch.gnome]) { [self] r in
             Task { answer(r, await gnome(r)) }
         }
