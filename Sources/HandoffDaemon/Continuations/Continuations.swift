@@ -15,7 +15,8 @@ import ServiceLifecycle
 /// the built-in handlers and scenes, exec handlers and the opener. `run()` sends the reports to
 /// origins, so that a continuation's answer never waits for them.
 public final class Continuations: Service, Sendable {
-    private let library: Library
+    /// The app content continuations are routed into (also what the control operations list).
+    let library: Library
     private let dispatcher: Dispatcher
     let live: LiveHandlerRegistry
     private let peers: Peers

@@ -49,7 +49,6 @@ public struct DaemonParts: Sendable {
 /// and last the scenes (every pending write done).
 public final class Daemon: Sendable {
     public let configuration: HandoffConfiguration
-    let library: Library
     let startedAt = ContinuousClock.now
     let events: ControlEvents
     let scenes: SceneBook
@@ -62,7 +61,6 @@ public final class Daemon: Sendable {
 
     public init(parts: DaemonParts) throws {
         configuration = parts.configuration
-        library = parts.library
         let identity = parts.identity
         logger = parts.logger
         var link = LinkConfiguration()
@@ -138,6 +136,9 @@ public final class Daemon: Sendable {
                 "identity.fingerprint": "\(peers.fingerprint)"
             ])
     }
+
+    /// The app content (owned by Continuations, which routes into it).
+    var library: Library { continuations.library }
 
     /// In start order; a ServiceGroup stops them in reverse.
     public var services: [any Service] { [scenes, activities, peers, continuations, pairing, search] }
