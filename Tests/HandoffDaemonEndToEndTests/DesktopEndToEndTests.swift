@@ -11,23 +11,6 @@ import Testing
 struct DesktopEndToEndTests {
     static let burningSwift = "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"
 
-    /// alpha and beta paired, each handoffd on its host's session bus.
-    func startPaired(_ hosts: TestHostSet, notificationsOnB: Bool = false) async throws -> (DaemonHost, DaemonHost, DesktopSession, DesktopSession) {
-        let a = try DaemonHost(hosts, 1, name: "alpha"), b = try DaemonHost(hosts, 2, name: "beta")
-        let da = DesktopSession(a), db = DesktopSession(b)
-        try await da.start()
-        try await db.start(notifications: notificationsOnB)
-        try await a.start(environment: da.environment)
-        try await b.start(environment: db.environment)
-        try await pair(a, b)
-        try await waitUntil("alpha and beta present", timeout: 15) {
-            let ab = try await isPresent(a, "beta")
-            let ba = try await isPresent(b, "alpha")
-            return ab && ba
-        }
-        return (a, b, da, db)
-    }
-
     static func bookActivity(_ id: UUID = UUID(), title: String = "Reading about The Burning Swift") -> String {
         """
         {"id":"\(id.uuidString)","version":1,"type":"org.hawknotes.bookDetail","userInfo":{"bookID":"\(burningSwift)"},\
@@ -42,15 +25,9 @@ struct DesktopEndToEndTests {
     /// Every method of org.handoffd.Handoff1 from the Python client, on both machines; the
     /// running objects' introspection is the XML in docs/dbus/.
     @Test func everyOperationFromPython() async throws {
-        let hosts = try TestHostSet(count: 2)
-        defer { hosts.tearDown() }
-        let (a, b, da, db) = try await startPaired(hosts)
-        defer {
-            a.stop()
-            b.stop()
-            da.stop()
-            db.stop()
-        }
+        let pair = try await PairedDesktops(notificationsOnB: false)
+        defer { pair.stop() }
+        let (da, db) = (pair.da, pair.db)
         // Introspection: what runs is what docs/dbus says.
         for (path, file) in [
             ("/org/handoffd/Handoff", "org.handoffd.Handoff1.xml"), ("/org/handoffd/Handoff/SearchProvider", "org.gnome.Shell.SearchProvider2.xml"),
@@ -129,15 +106,9 @@ struct DesktopEndToEndTests {
     /// A client that registers as a handler and then leaves the bus (killed, as a crash) is
     /// dropped: handoffd's handler count goes back to 0, and a push goes past it to the scene.
     @Test func aHandlerThatLeavesIsDropped() async throws {
-        let hosts = try TestHostSet(count: 2)
-        defer { hosts.tearDown() }
-        let (a, b, da, db) = try await startPaired(hosts)
-        defer {
-            a.stop()
-            b.stop()
-            da.stop()
-            db.stop()
-        }
+        let pair = try await PairedDesktops(notificationsOnB: false)
+        defer { pair.stop() }
+        let (b, da, db) = (pair.b, pair.da, pair.db)
         #expect(try await b.request("status")?["liveHandlers"] == "0")
         let handler = try db.pythonProcess(["handler", "org.hawknotes.bookDetail", "60"])
         defer { handler.stop() }
@@ -191,15 +162,9 @@ struct DesktopEndToEndTests {
     /// GNOME Shell's and KRunner's interfaces answer what `handoffctl search` answers, and
     /// activating a result continues it.
     @Test func desktopSearchMatchesTheCLI() async throws {
-        let hosts = try TestHostSet(count: 2)
-        defer { hosts.tearDown() }
-        let (a, b, da, db) = try await startPaired(hosts)
-        defer {
-            a.stop()
-            b.stop()
-            da.stop()
-            db.stop()
-        }
+        let pair = try await PairedDesktops(notificationsOnB: false)
+        defer { pair.stop() }
+        let (b, da, db) = (pair.b, pair.da, pair.db)
         let id = UUID()
         _ = try da.python(["call", "Publish", Self.bookActivity(id, title: "Lantern on the airship"), "\"\""])
         let cli = { () throws -> [String] in
@@ -254,15 +219,9 @@ struct DesktopEndToEndTests {
     /// alpha updates one notification; invoking it continues the activity on beta into a scene;
     /// resigning on alpha closes the notification.
     @Test func continueFromAlphaNotifications() async throws {
-        let hosts = try TestHostSet(count: 2)
-        defer { hosts.tearDown() }
-        let (a, b, da, db) = try await startPaired(hosts, notificationsOnB: true)
-        defer {
-            a.stop()
-            b.stop()
-            da.stop()
-            db.stop()
-        }
+        let pair = try await PairedDesktops(notificationsOnB: true)
+        defer { pair.stop() }
+        let (a, b, db) = (pair.a, pair.b, pair.db)
         let names = [
             "Captain Orrin Vale", "Mira Thale", "Tobiah Reed", "The Widow Hask", "Pell", "Lady Beatrice"
         ]
@@ -299,5 +258,44 @@ struct DesktopEndToEndTests {
         _ = try a.ctl(["resign", bookID])
         _ = try a.ctl(["resign", last])
         try await waitUntil("resigned on alpha: closed on beta", timeout: 10) { try db.displayed() == 0 }
+    }
+}
+
+/// alpha and beta paired in two test hosts, each handoffd on its host's session bus; `stop` ends
+/// the daemons, the sessions (and dunst, Xvfb) and the hosts, also when a test fails.
+struct PairedDesktops {
+    let hosts: TestHostSet
+    let a: DaemonHost, b: DaemonHost
+    let da: DesktopSession, db: DesktopSession
+
+    init(notificationsOnB: Bool = false) async throws {
+        hosts = try TestHostSet(count: 2)
+        a = try DaemonHost(hosts, 1, name: "alpha")
+        b = try DaemonHost(hosts, 2, name: "beta")
+        da = DesktopSession(a)
+        db = DesktopSession(b)
+        do {
+            try await da.start()
+            try await db.start(notifications: notificationsOnB)
+            try await a.start(environment: da.environment)
+            try await b.start(environment: db.environment)
+            try await pair(a, b)
+            try await waitUntil("alpha and beta present", timeout: 15) { [a, b] in
+                let ab = try await isPresent(a, "beta")
+                let ba = try await isPresent(b, "alpha")
+                return ab && ba
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        a.stop()
+        b.stop()
+        da.stop()
+        db.stop()
+        hosts.tearDown()
     }
 }

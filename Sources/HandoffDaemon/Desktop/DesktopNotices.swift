@@ -22,8 +22,10 @@ public actor DesktopNotices: Service {
     private let logger: Logger
     private let quiet: Duration
     private var board: NoticeBoard
-    /// Each machine's latest change, and whether its offers are being read (one at a time).
+    /// Each machine's count of changes; the machines waiting for theirs to settle; those whose
+    /// offers are being read (one at a time).
     private var pending: [String: Int] = [:]
+    private var waiting: Set<String> = []
     private var busy: Set<String> = []
     /// Said once until a server answers again: without one, every change would log it.
     private var missingServerLogged = false
@@ -58,24 +60,36 @@ public actor DesktopNotices: Service {
         await operations.disconnected(feed.client)
     }
 
-    /// A machine's offers changed: read them once they have been still for `quiet`.
+    /// A machine's offers changed: read them once they have been still for `quiet` (or after
+    /// `longest`, if they never are). One waiting task per machine, however many events come.
     private func changed(_ peer: String) {
-        let generation = (pending[peer] ?? 0) + 1
-        pending[peer] = generation
-        Task {
-            try? await Task.sleep(for: quiet)
-            await settle(peer, generation)
-        }
+        pending[peer, default: 0] += 1
+        guard waiting.insert(peer).inserted else { return }
+        Task { await debounce(peer) }
     }
 
+    private func debounce(_ peer: String) async {
+        let start = ContinuousClock.now
+        var seen = -1
+        while pending[peer] != seen && ContinuousClock.now - start < Self.longest {
+            seen = pending[peer] ?? 0
+            try? await Task.sleep(for: quiet)
+        }
+        waiting.remove(peer)
+        await settle(peer, pending[peer] ?? 0)
+    }
+
+    /// A person flipping through characters for longer than this still gets the notification.
+    static let longest = Duration.seconds(2)
+
     private func settle(_ peer: String, _ generation: Int) async {
-        guard pending[peer] == generation, !busy.contains(peer) else { return }
+        guard !busy.contains(peer) else { return }
         busy.insert(peer)
         defer { busy.remove(peer) }
         let decision = board.offers(await offers(of: peer), from: peer)
         await carry(decision, peer: peer)
-        // Changed again while we read or showed: once more.
-        if pending[peer] != generation, let latest = pending[peer] { Task { await settle(peer, latest) } }
+        // Changed again while we read or showed, and nothing waits for it: once more.
+        if pending[peer] != generation, !waiting.contains(peer) { changed(peer) }
     }
 
     /// What the machine offers now, from the same operation `handoffctl activities --peer` uses;

@@ -22,8 +22,10 @@ actor Search: Service {
     private let logger: Logger
     /// The scenes as last indexed (their count and newest update).
     private var scenesIndexed: (Int, Date?) = (-1, nil)
-    /// Each peer's latest read of its activities: a read that an older one outlived is not applied.
+    /// Each peer's latest read of its activities (a read that a newer one outlived is not
+    /// applied), and the peers being read: one read at a time each, then one more if it changed.
     private var reads: [String: Int] = [:]
+    private var reading: [String: Bool] = [:]
 
     init(index: (any SearchIndex)?, library: Library, activities: Activities, peers: Peers, scenes: SceneBook, events: ControlEvents, logger: Logger)
     {
@@ -73,7 +75,14 @@ actor Search: Service {
     private func indexRemote(_ name: String) {
         let generation = reads[name, default: 0] + 1
         reads[name] = generation
+        // A read is under way: it reads again when it ends (a flood of events is two reads).
+        if reading[name] != nil {
+            reading[name] = true
+            return
+        }
+        reading[name] = false
         Task {
+            defer { readEnded(name) }
             do throws(ControlError) {
                 let peer = try await peers.resolve(name)
                 guard peer.trusted != nil else { return }
@@ -83,6 +92,11 @@ actor Search: Service {
                 logger.debug("search: a peer's activities were not read", metadata: ["peer.name": "\(name)", "error": "\(error.code)"])
             }
         }
+    }
+
+    private func readEnded(_ name: String) {
+        let again = reading.removeValue(forKey: name) == true
+        if again { indexRemote(name) }
     }
 
     /// The scenes, re-read when one changed since they were last indexed.
