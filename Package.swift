@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "HandoffClient",
             dependencies: [
-                "HandoffControl", "HandoffCore", "HandoffAsync",
+                "HandoffControl", "HandoffCore", "HandoffAsync", "CHandoffShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")

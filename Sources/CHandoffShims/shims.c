@@ -27,3 +27,45 @@ int handoff_netlink_open(void) {
     }
     return fd;
 }
+
+long handoff_send_with_fd(int sock, const void *buf, unsigned long len, int fd) {
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+    union {
+        char bytes[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof(control));
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof(control.bytes)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    return (long)sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
+long handoff_recv_with_fd(int sock, void *buf, unsigned long len, int *fd) {
+    *fd = -1;
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    union {
+        char bytes[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof(control.bytes)};
+    ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0) return -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            int fds[4];
+            memcpy(fds, CMSG_DATA(c), sizeof(int) * (count < 4 ? count : 4));
+            for (int i = 0; i < count && i < 4; i++) {
+                /* One descriptor is expected: any more are closed, never leaked. */
+                if (*fd < 0) *fd = fds[i]; else close(fds[i]);
+            }
+        }
+    }
+    return (long)n;
+}
+
+int handoff_accept_cloexec(int sock) { return accept4(sock, NULL, NULL, SOCK_CLOEXEC); }

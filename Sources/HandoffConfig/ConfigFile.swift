@@ -35,6 +35,15 @@ struct ConfigFile: Decodable {
         var search: Bool?
     }
 
+    struct Streams: Decodable {
+        var window_bytes: Int?
+        var max_per_peer: Int?
+        var max_total: Int?
+        var resume_seconds: Int?
+        var accept_seconds: Int?
+        var receive_directory: String?
+    }
+
     struct WideArea: Decodable {
         var domain: String?
         var server: String?
@@ -57,6 +66,7 @@ struct ConfigFile: Decodable {
     var opener: [String]?
     var scene_opener: [String]?
     var desktop: Desktop?
+    var streams: Streams?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
 
@@ -67,7 +77,8 @@ struct ConfigFile: Decodable {
         "limits.decode_max_depth", "limits.decode_max_values", "limits.decode_max_bytes", "limits.max_frame_bytes",
         "limits.handshake_timeout_seconds", "limits.max_unauthenticated", "limits.max_unauthenticated_per_source",
         "limits.max_sessions_per_peer", "limits.max_sessions", "limits.write_deadline_ms",
-        "limits.max_control_clients", "limits.max_control_line_bytes"
+        "limits.max_control_clients", "limits.max_control_line_bytes", "streams.window_bytes", "streams.max_per_peer",
+        "streams.max_total", "streams.resume_seconds", "streams.accept_seconds"
     ]
 
     /// Every key the file may hold, by section, for the unknown-key check.
@@ -77,8 +88,9 @@ struct ConfigFile: Decodable {
             "runtime_directory",
             "log_level",
             "library",
-            "limits", "activity_types", "handlers", "opener", "scene_opener", "desktop"
+            "limits", "activity_types", "handlers", "opener", "scene_opener", "desktop", "streams"
         ],
+        "streams": ["window_bytes", "max_per_peer", "max_total", "resume_seconds", "accept_seconds", "receive_directory"],
         "desktop": ["dbus", "notifications", "notifications_off_for", "search"],
         "limits": [
             "activity_warn_bytes", "activity_max_bytes", "decode_max_depth", "decode_max_values", "decode_max_bytes",

@@ -125,6 +125,19 @@ extension HandoffConfiguration {
             }
             openers.scene = opener
         }
+        if let st = raw.streams {
+            func within(_ v: Int?, _ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+                guard let v else { return nil }
+                guard range.contains(v) else { throw .invalid(file: file, key: "streams.\(key)", reason: "must be between \(range.lowerBound) and \(range.upperBound)") }
+                return v
+            }
+            streams.window = try within(st.window_bytes, "window_bytes", 65_536...(64 << 20)) ?? streams.window
+            streams.maxPerPeer = try within(st.max_per_peer, "max_per_peer", 1...256) ?? streams.maxPerPeer
+            streams.maxTotal = try within(st.max_total, "max_total", 1...1024) ?? streams.maxTotal
+            if let r = try within(st.resume_seconds, "resume_seconds", 1...3600) { streams.resumeDeadline = .seconds(r) }
+            if let a = try within(st.accept_seconds, "accept_seconds", 1...300) { streams.acceptDeadline = .seconds(a) }
+            streams.receiveDirectory = try absolute(st.receive_directory, "streams.receive_directory") ?? streams.receiveDirectory
+        }
         if let d = raw.desktop {
             if let bus = d.dbus {
                 guard let choice = DesktopSettings.Bus(rawValue: bus) else {

@@ -41,6 +41,7 @@ public struct HandoffConfiguration: Sendable {
     public var activityTypes: DeclaredActivityTypes
     /// The D-Bus API, notifications and search (docs/DBUS.md).
     public var desktop = DesktopSettings()
+    public var streams = StreamSettings()
 
     /// Built-in defaults: what handoffd runs with when there is no configuration file.
     public init() {
@@ -159,6 +160,24 @@ public struct Openers: Sendable, Equatable {
     /// session exists (DISPLAY or WAYLAND_DISPLAY set for handoffd): the scene id is appended
     /// (e.g. [/usr/bin/x-terminal-emulator, -e, /usr/bin/hawknotes, --scene]). Empty: none.
     public var scene: [String] = []
+
+    public init() {}
+}
+
+/// What bounds continuation streams (the `streams:` block; docs/STREAMS.md, docs/SECURITY.md).
+public struct StreamSettings: Sendable, Equatable {
+    /// What one stream lets the other side have unacknowledged toward it (our buffer per stream).
+    public var window = 2 << 20
+    /// Streams open (or waiting for their app) with one paired machine, and in all.
+    public var maxPerPeer = 16
+    public var maxTotal = 64
+    /// How long a stream waits for the link to come back before both apps get an error.
+    public var resumeDeadline: Duration = .seconds(60)
+    /// How long the app that owns an activity has to accept a stream asked of it.
+    public var acceptDeadline: Duration = .seconds(10)
+    /// Where `handoffctl receive` writes files sent with `handoffctl send-file` (empty: the
+    /// receiver's working directory).
+    public var receiveDirectory = ""
 
     public init() {}
 }

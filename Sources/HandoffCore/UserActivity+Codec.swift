@@ -8,6 +8,7 @@ extension UserActivity {
         static let webpageURL = "webpageURL", referrerURL = "referrerURL", keywords = "keywords"
         static let expires = "expires", handoff = "handoff", search = "search"
         static let persistentID = "persistentID", needsSave = "needsSave"
+        static let streams = "streams"
     }
 
     public var propertyList: PropertyListValue {
@@ -28,6 +29,8 @@ extension UserActivity {
         if let referrerURL { d[Field.referrerURL] = .string(referrerURL.absoluteString) }
         if let expirationDate { d[Field.expires] = .date(expirationDate) }
         if let persistentIdentifier { d[Field.persistentID] = .string(persistentIdentifier) }
+        // Written only when set: activities without streams keep the bytes (and test vectors) of before.
+        if supportsContinuationStreams { d[Field.streams] = .bool(true) }
         return .dictionary(d)
     }
 
@@ -63,6 +66,7 @@ extension UserActivity {
         isEligibleForSearch = try f.bool(Field.search)
         persistentIdentifier = try f.optionalString(Field.persistentID)
         needsSave = try f.bool(Field.needsSave)
+        supportsContinuationStreams = f.fields[Field.streams] == nil ? false : try f.bool(Field.streams)
         let v = try f.integer(Field.version)
         guard v >= 1 else { throw .field(Field.version, problem: "must be at least 1") }
         restoreVersion(UInt64(v))

@@ -26,6 +26,9 @@ public struct UserActivity: Sendable, Equatable {
     public var persistentIdentifier: String? { didSet { bump() } }
     /// Set when the owning app should be asked for fresh userInfo before the activity is sent.
     public var needsSave: Bool { didSet { bump() } }
+    /// NSUserActivity's supportsContinuationStreams: the continuing app may ask for a pair of
+    /// streams with the app that published (or pushed) it (docs/STREAMS.md).
+    public var supportsContinuationStreams: Bool { didSet { bump() } }
 
     public init(type: ActivityType, id: UUID = UUID(), title: String? = nil) {
         self.id = id
@@ -43,6 +46,7 @@ public struct UserActivity: Sendable, Equatable {
         self.isEligibleForSearch = false
         self.persistentIdentifier = nil
         self.needsSave = false
+        self.supportsContinuationStreams = false
     }
 
     private mutating func bump() { version &+= 1 }

@@ -1,9 +1,11 @@
 import HandoffAdvert
 /// Every session message starts with one byte saying whose it is: the application's (the peer
-/// protocol) or the link's own control messages, which never reach the application.
-enum MessageKind: UInt8 {
+/// protocol), the link's own control messages, which never reach the application, or a frame of
+/// a continuation stream (handed to the stream sink on the event loop, never queued).
+public enum MessageKind: UInt8, Sendable {
     case application = 0x00
     case control = 0x01
+    case stream = 0x02
 }
 
 /// The link's control messages.

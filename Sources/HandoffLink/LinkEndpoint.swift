@@ -28,6 +28,7 @@ public final class LinkEndpoint: Sendable {
     private let group: EventLoopGroup
     let logger: Logger
     private let coordinator = PairingCoordinator()
+    private let streamSink = NIOLockedValueBox<StreamSink?>(nil)
 
     public init(
         identity: IdentityKey, name: String, trustStore: any TrustStore, configuration: LinkConfiguration = LinkConfiguration(),
@@ -119,6 +120,11 @@ public final class LinkEndpoint: Sendable {
         }
         return next
     }
+
+    /// Where stream frames go (the daemon's streams), called on the session's event loop with the
+    /// frame after its kind byte. Set before sessions open: a frame with no sink is dropped.
+    public func setStreamSink(_ sink: @escaping StreamSink) { streamSink.withLockedValue { $0 = sink } }
+    public typealias StreamSink = @Sendable (LinkSession, ByteBufferView) -> Void
 
     /// The sessions open right now.
     public var openSessions: [LinkSession] { connections.open.withLockedValue { $0.all } }
@@ -253,11 +259,17 @@ public final class LinkEndpoint: Sendable {
         case .session:
             let channel = context.channel
             let peer = e.peer
-            let bridge = SessionBridge(onControl: { [weak self] control in self?.handle(control, from: peer, channel: channel) })
+            // The session is made after its bridge; stream frames reach the sink with it.
+            let made = SessionHolder()
+            let sink = streamSink
+            let bridge = SessionBridge(
+                onControl: { [weak self] control in self?.handle(control, from: peer, channel: channel) },
+                onStream: { bytes in if let s = made.session { sink.withLockedValue { $0 }?(s, bytes) } })
             try ops.addHandler(bridge)
             let limits = configuration.sessions
             let session = LinkSession(
                 peer: peer, channel: channel, bridge: bridge, maxFrame: configuration.maxFrame, limits: limits, initiatedLocally: isInitiator)
+            made.session = session
             let key = ObjectIdentifier(channel)
             let evicted = connections.open.withLockedValue { open -> [LinkSession]? in
                 open.admit(session, key: key, limits: limits)
@@ -351,4 +363,9 @@ private final class AdmissionReleaseHandler: ChannelInboundHandler, RemovableCha
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
+}
+
+/// The session a bridge belongs to, set once it is made (on the event loop, before any read).
+private final class SessionHolder: @unchecked Sendable {
+    weak var session: LinkSession?
 }

@@ -23,6 +23,8 @@ public final class LinkSession: Sendable {
     private let limits: SessionLimits
     /// Bytes handed to the channel whose write has not completed.
     private let pending = NIOLockedValueBox(0)
+    /// Stream frames waiting for the session to have room (touched on the event loop only).
+    private let outbox: NIOLoopBoundBox<StreamOutbox>
 
     init(
         peer: PeerIdentity, channel: Channel, bridge: SessionBridge, maxFrame: Int, limits: SessionLimits, initiatedLocally: Bool
@@ -34,6 +36,7 @@ public final class LinkSession: Sendable {
         self.limits = limits
         maxMessage = Self.maxMessage(frame: maxFrame)
         messages = bridge.makeMessages(on: channel.eventLoop, limits: limits)
+        outbox = NIOLoopBoundBox(StreamOutbox(), eventLoop: channel.eventLoop)
     }
 
     /// The peer's end: its address and port ("host:port", "[v6]:port").
@@ -67,6 +70,31 @@ public final class LinkSession: Sendable {
         guard message.count <= maxMessage, channel.isActive else { return false }
         _ = write([MessageKind.application.rawValue] + message)
         return true
+    }
+
+    /// Queues one stream frame (its first byte `MessageKind.stream`). Stream frames are written
+    /// while less than `limits.streamHighWater` bytes wait for the peer's socket, so that a
+    /// transfer never makes the session `stalled` and a ping waits behind at most that much; the
+    /// rest waits here, bounded by the streams' windows (docs/PROTOCOL.md). False if the session
+    /// is closed.
+    @discardableResult
+    public func sendStream(_ frame: [UInt8]) -> Bool {
+        guard channel.isActive, frame.count <= maxMessage + 1 else { return false }
+        // Always queued, even from the event loop: a stream's frames are queued under its lock from
+        // several threads, and only the loop's queue keeps them in that order.
+        channel.eventLoop.execute {
+            self.outbox.value.frames.append(frame)
+            self.drainStreams()
+        }
+        return true
+    }
+
+    private func drainStreams() {
+        while pending.withLockedValue({ $0 }) < limits.streamHighWater, let frame = outbox.value.next() {
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenComplete { [self] _ in drainStreams() }
+            writeOnLoop(frame, promise)
+        }
     }
 
     func sendControl(_ control: LinkControl) async throws {
@@ -144,14 +172,17 @@ public final class SessionBridge: ChannelDuplexHandler {
     let reason = NIOLockedValueBox<LinkError?>(nil)
     /// Called on the event loop for each control message from the peer.
     private let onControl: @Sendable (LinkControl) -> Void
+    /// Called on the event loop for each stream frame (without its kind byte).
+    private let onStream: (ByteBufferView) -> Void
     private var source: LinkSession.Messages.Source?
     private var context: ChannelHandlerContext?
     /// False while the consumer is behind: a read NIO asks for is held until it catches up.
     private var producing = true
     private var heldRead = false
 
-    init(onControl: @escaping @Sendable (LinkControl) -> Void = { _ in }) {
+    init(onControl: @escaping @Sendable (LinkControl) -> Void = { _ in }, onStream: @escaping (ByteBufferView) -> Void = { _ in }) {
         self.onControl = onControl
+        self.onStream = onStream
     }
 
     /// Makes the sequence the session is read through; on the event loop, before any read.
@@ -173,6 +204,8 @@ public final class SessionBridge: ChannelDuplexHandler {
             // Nobody reads any more (the consumer stopped): the message is dropped.
             guard let source else { return }
             if source.yield(Array(buffer: buffer)) == .stopProducing { producing = false }
+        case .stream:
+            onStream(buffer.readableBytesView)
         case .control:
             // Unknown control messages are ignored, so that a newer peer may add some.
             if let control = LinkControl(body: ArraySlice(buffer.readableBytesView)) { onControl(control) }
@@ -218,5 +251,23 @@ public final class SessionBridge: ChannelDuplexHandler {
         let bridge: NIOLoopBound<SessionBridge>
         public func produceMore() { bridge.eventLoop.execute { bridge.value.produceMore() } }
         public func didTerminate() { bridge.eventLoop.execute { bridge.value.terminated() } }
+    }
+}
+
+/// Stream frames not yet written, oldest first.
+struct StreamOutbox {
+    var frames: [[UInt8]] = []
+    var head = 0
+
+    mutating func next() -> [UInt8]? {
+        guard head < frames.count else { return nil }
+        defer {
+            head += 1
+            if head == frames.count {
+                frames.removeAll(keepingCapacity: true)
+                head = 0
+            }
+        }
+        return frames[head]
     }
 }

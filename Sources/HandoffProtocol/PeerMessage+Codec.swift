@@ -69,6 +69,13 @@ extension PeerMessage {
             d = ["type": "pong", "id": .integer(id)]
         case .goodbye:
             d = ["type": "goodbye"]
+        case .streamOpen(let id, let stream, let activityID, let window):
+            d = [
+                "type": "streamOpen", "id": .integer(id), "stream": .integer(Int64(bitPattern: stream)),
+                "activity": .string(activityID.uuidString), "window": .integer(Int64(window))
+            ]
+        case .streamAccepted(let id, let stream, let window):
+            d = ["type": "streamAccepted", "id": .integer(id), "stream": .integer(Int64(bitPattern: stream)), "window": .integer(Int64(window))]
         case .error(let id, let code, let message):
             d = ["type": "error", "code": .string(code), "message": .string(message)]
             if let id { d["id"] = .integer(id) }
@@ -86,7 +93,7 @@ extension PeerMessage {
     }
 
     /// The types of the messages that ask for no answer (`isOneWay`).
-    static let oneWayTypes: Set<String> = ["continued", "changed", "invalidated", "goodbye", "error", "activities", "activity", "outcome", "pong"]
+    static let oneWayTypes: Set<String> = ["continued", "changed", "invalidated", "goodbye", "error", "activities", "activity", "outcome", "pong", "streamAccepted"]
 
     /// nil for a message type this version does not know.
     static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage? {
@@ -98,6 +105,11 @@ extension PeerMessage {
         }
         func summaries() throws(CodecError) -> [ActivitySummary] {
             try f.array("items").map { (v: PropertyListValue) throws(CodecError) in try ActivitySummary(propertyList: v) }
+        }
+        func window() throws(CodecError) -> UInt32 {
+            let w = try f.integer("window")
+            guard (1...Int64(UInt32.max)).contains(w) else { throw .field("window", problem: "not a window (1...2^32-1)") }
+            return UInt32(w)
         }
         switch type {
         case "hello":
@@ -137,6 +149,12 @@ extension PeerMessage {
         case "ping": return .ping(id: try f.integer("id"))
         case "pong": return .pong(id: try f.integer("id"))
         case "goodbye": return .goodbye
+        case "streamOpen":
+            return .streamOpen(
+                id: try f.integer("id"), stream: UInt64(bitPattern: try f.integer("stream")), activityID: try uuid("activity"),
+                window: try window())
+        case "streamAccepted":
+            return .streamAccepted(id: try f.integer("id"), stream: UInt64(bitPattern: try f.integer("stream")), window: try window())
         case "error":
             return .error(id: f.fields["id"] == nil ? nil : try f.integer("id"), code: try f.string("code"), message: try f.string("message"))
         default:
@@ -148,15 +166,15 @@ extension PeerMessage {
     /// (a peer that floods them must not make us write).
     public var isOneWay: Bool {
         switch self {
-        case .continued, .changed, .invalidated, .goodbye, .error, .activities, .activity, .outcome, .pong: true
-        case .hello, .list, .fetch, .push, .ping: false
+        case .continued, .changed, .invalidated, .goodbye, .error, .activities, .activity, .outcome, .pong, .streamAccepted: true
+        case .hello, .list, .fetch, .push, .ping, .streamOpen: false
         }
     }
 
     /// The request id a reply should carry, if the message is a request.
     public var requestID: Int64? {
         switch self {
-        case .hello(let id, _), .list(let id), .fetch(let id, _), .push(let id, _), .ping(let id): id
+        case .hello(let id, _), .list(let id), .fetch(let id, _), .push(let id, _), .ping(let id), .streamOpen(let id, _, _, _): id
         default: nil
         }
     }

@@ -24,6 +24,11 @@ public enum PeerMessage: Sendable, Equatable {
     case pong(id: Int64)
     /// The sender is stopping (SIGTERM): the receiver marks it absent now and closes the session.
     case goodbye
+    /// The continuing machine asks for a continuation stream with the app that owns `activityID`
+    /// here (it continued that activity, or we pushed it there); `window` is what it lets us
+    /// have outstanding toward it. Answered with `streamAccepted` or an `error`.
+    case streamOpen(id: Int64, stream: UInt64, activityID: UUID, window: UInt32)
+    case streamAccepted(id: Int64, stream: UInt64, window: UInt32)
     /// An answer that says why a request could not be served (`id` nil: not a request).
     case error(id: Int64?, code: String, message: String)
 }

@@ -7,4 +7,15 @@ int handoff_pipe2_cloexec(int fds[2]);
 /* A non-blocking NETLINK_ROUTE socket in the link and address groups, or -1 (errno set). */
 int handoff_netlink_open(void);
 
+/* Sends len bytes and one descriptor (SCM_RIGHTS) in one sendmsg (MSG_NOSIGNAL); returns the
+   bytes sent or -1 (errno set). The CMSG macros do not import into Swift. */
+long handoff_send_with_fd(int sock, const void *buf, unsigned long len, int fd);
+
+/* Receives up to len bytes; a descriptor passed with them is stored in *fd (close-on-exec),
+   else *fd is -1. Returns the bytes read, 0 at the end, or -1 (errno set). */
+long handoff_recv_with_fd(int sock, void *buf, unsigned long len, int *fd);
+
+/* accept4 with SOCK_CLOEXEC (glibc declares accept4 only under _GNU_SOURCE). */
+int handoff_accept_cloexec(int sock);
+
 #endif

@@ -29,6 +29,9 @@ public actor Activities: Service {
     private let refreshes = Waiters<String, UserActivity>()
     /// The activities each peer fetched, whose `continued` report is still due.
     private var fetched = ServedFetches()
+    /// The activities given to each peer to continue (fetched, or pushed), for streams: unlike
+    /// `fetched`, a report does not end them.
+    private var given = ServedFetches()
     /// The machine's addresses at the last rotation: a change rotates the advert, so that an
     /// observer cannot link the machine's adverts across networks.
     private var addresses = LocalAddresses.current()
@@ -164,8 +167,23 @@ public actor Activities: Service {
     func answer(_ message: PeerMessage, from peerID: String) async -> PeerMessage? {
         let reply = await requestHandler.reply(to: message)
         if case .activities(let id, let items) = reply { return .activities(id: id, items: await peers.offered(items, to: peerID)) }
-        if case .activity(_, let activity) = reply { fetched.served(activity.id, to: peerID, at: Date()) }
+        if case .activity(_, let activity) = reply {
+            fetched.served(activity.id, to: peerID, at: Date())
+            given.served(activity.id, to: peerID, at: Date())
+        }
         return reply
+    }
+
+    /// We pushed the activity to the peer: it may ask for streams with its app.
+    func noteGiven(_ activityID: UUID, to peerID: String) { given.served(activityID, to: peerID, at: Date()) }
+
+    /// The app a peer may ask for a stream on `activityID`: nil if the activity is not current,
+    /// does not support streams or was not given to that peer; `.some(nil)` if its app is gone.
+    func streamOwner(of activityID: UUID, givenTo peerID: String) -> ControlClient?? {
+        guard let entry = current.entry(id: activityID), entry.activity.supportsContinuationStreams,
+            given.wasServed(activityID, to: peerID, at: Date())
+        else { return nil }
+        return .some(owners[activityID])
     }
 
     /// Whether a peer's `continued` report is believed: it fetched that activity, and reports it once.

@@ -24,6 +24,11 @@ struct ServedFetches {
         servedAt[Key(peerID: peerID, activityID: activityID)] = now
     }
 
+    /// True if the activity was served to the peer within `lifetime` (and not reported since).
+    func wasServed(_ activityID: UUID, to peerID: String, at now: Date) -> Bool {
+        servedAt[Key(peerID: peerID, activityID: activityID)].map { now.timeIntervalSince($0) < Self.lifetime } ?? false
+    }
+
     /// True (once) if the activity was served to the peer within `lifetime`.
     mutating func reported(_ activityID: UUID, by peerID: String, at now: Date) -> Bool {
         guard let at = servedAt.removeValue(forKey: Key(peerID: peerID, activityID: activityID)) else { return false }

@@ -19,6 +19,8 @@ public final class Continuations: Service, Sendable {
     let library: Library
     private let dispatcher: Dispatcher
     let live: LiveHandlerRegistry
+    /// Continuation streams between the apps of a continuation.
+    let streams: Streams
     private let peers: Peers
     private let activities: Activities
     private let events: ControlEvents
@@ -30,6 +32,7 @@ public final class Continuations: Service, Sendable {
         activities: Activities, events: ControlEvents, logger: Logger
     ) {
         self.library = library
+        streams = Streams(settings: configuration.streams, peers: peers, activities: activities, logger: logger)
         let live = LiveHandlerRegistry(sceneFacts: { ids in await scenes.liveFacts(ids) })
         self.live = live
         var dispatcher = Dispatcher(
@@ -55,12 +58,17 @@ public final class Continuations: Service, Sendable {
             await links.notify(report, peerID: peerID)
         }
         await live.endAll()
+        streams.closeAll()
     }
 
     /// Dispatches an activity here (continued from a peer, or pushed by one) and reports where it went.
     /// `pushedBy` is the peer's id when it pushed the activity (it then uses its share of the
     /// command slots), nil when this machine's user continues it.
-    func dispatch(_ activity: UserActivity, from peer: String, preferredScene: UUID?, pushedBy: String? = nil) async -> DispatchOutcome {
+    func dispatch(
+        _ activity: UserActivity, from peer: String, preferredScene: UUID?, pushedBy: String? = nil, identity: PeerIdentity? = nil
+    ) async -> DispatchOutcome {
+        // Noted before dispatch: a live app that takes it may ask for a stream at once.
+        if let identity { streams.noteContinued(activity, from: identity) }
         let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene, requester: pushedBy)
         var fields: [String: PropertyListValue] = [
             "peer": .string(peer), "activity": .string(activity.id.uuidString),
@@ -97,7 +105,7 @@ public final class Continuations: Service, Sendable {
         guard case .activity(_, let activity) = reply, activity.id == activityID else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the fetch with something else than the activity")
         }
-        let outcome = await dispatch(activity, from: peer.name, preferredScene: scene)
+        let outcome = await dispatch(activity, from: peer.name, preferredScene: scene, identity: peer.trusted?.identity)
         if let trusted = peer.trusted {
             reports.continuation.yield((.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), trusted.identity.id))
         }
@@ -122,6 +130,8 @@ public final class Continuations: Service, Sendable {
             )
         }
         let activity = await activities.freshest(entry.activity)
+        // Before the push: the peer's app may ask for a stream while it handles it.
+        if let id = peer.trusted?.identity.id { await activities.noteGiven(activity.id, to: id) }
         let reply = try await peers.request(peer, timeout: .seconds(60)) { .push(id: $0, activity: activity) }
         guard case .outcome(_, let outcome) = reply else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the push with something else than an outcome")

@@ -45,48 +45,9 @@ public struct ControlClient: Sendable {
     public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) { outlet.send(event: name, fields) }
 }
 
-/// A control-socket connection's events, as lines after the answers.
-final class SocketOutlet: EventOutlet {
-    let channel: Channel
-    /// Bytes of event lines written to this client and not yet taken by its socket.
-    private let backlog = NIOLockedValueBox(0)
-
-    /// A client that lets this much of events pile up unread is dropped: any LAN host changing a
-    /// TXT record feeds `watch` events, and they must not grow our memory without bound.
-    static let maxEventBacklog = 1 << 20
-
-    init(channel: Channel) { self.channel = channel }
-
-    func send(event name: String, _ fields: [String: PropertyListValue]) {
-        let line = ControlLine.event(name, fields)
-        // The backlog is -1 once the client has been dropped: nothing more is written.
-        let verdict = backlog.withLockedValue { b -> Int in
-            if b < 0 { return -1 }
-            if b + line.count > Self.maxEventBacklog {
-                b = -1
-                return 0
-            }
-            b += line.count
-            return 1
-        }
-        switch verdict {
-        case 1:
-            let promise = channel.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenComplete { [backlog] _ in backlog.withLockedValue { if $0 >= 0 { $0 -= line.count } } }
-            channel.writeAndFlush(channel.allocator.buffer(bytes: line), promise: promise)
-        case 0:
-            drop()
-        default:
-            break
-        }
-    }
-
-    /// Ends a client that does not read its events, telling it why in a last line.
-    private func drop() {
-        let reason =
-            "this client left more than \(Self.maxEventBacklog) bytes of events unread; handoffd closed the connection: read events as they come, or reconnect"
-        channel.writeAndFlush(channel.allocator.buffer(bytes: ControlLine.event("dropped", ["reason": .string(reason)])))
-            .whenComplete { [channel] _ in channel.close(promise: nil) }
+extension ControlOperations {
+    public func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<(PropertyListValue?, OwnedDescriptor?), ControlError> {
+        await perform(request, from: client).map { ($0, nil) }
     }
 }
 
@@ -98,6 +59,9 @@ extension ControlClient {
 /// The daemon's answers to control requests; the server knows nothing of what they do.
 public protocol ControlOperations: Sendable {
     func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError>
+    /// The same, for every door: an answer may carry a descriptor (a stream's socket), which the
+    /// socket passes with SCM_RIGHTS and D-Bus as a `h`.
+    func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<(PropertyListValue?, OwnedDescriptor?), ControlError>
     /// The client went away (its live handlers and watches end with it).
     func disconnected(_ client: ControlClient) async
 }
@@ -118,7 +82,7 @@ public final class ControlServer: Service, Sendable {
     /// Once stopped, a server stays stopped: its path may belong to another server by then.
     private enum Phase {
         case idle
-        case listening(Channel)
+        case listening(ControlListener)
         case stopped
     }
     /// Admitted clients, handed to `run()`.
@@ -147,27 +111,30 @@ public final class ControlServer: Service, Sendable {
 
     /// Binds the socket (replacing a stale one left by a crash) with mode 0600; nothing once stopped.
     public func start(group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws {
-        try? FileManager.default.removeItem(atPath: path)
-        // The socket file is created with the umask's mode: make it private from the start.
-        let old = umask(0o177)
-        defer { umask(old) }
         guard case .idle = phase.withLockedValue({ $0 }) else { return }
-        let ch = try await ServerBootstrap(group: group)
-            .childChannelInitializer { [self] child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(ConnectionHandler(server: self))
-                }
-            }
-            .bind(unixDomainSocketPath: path).get()
+        let listener = try ControlListener(path: path)
         let kept = phase.withLockedValue { p -> Bool in
             guard case .idle = p else { return false }
-            p = .listening(ch)
+            p = .listening(listener)
             return true
         }
         // Stopped while binding: the socket goes at once.
-        if !kept {
-            try? await ch.close()
-            try? FileManager.default.removeItem(atPath: path)
+        guard kept else {
+            listener.stop()
+            return
+        }
+        listener.run { [self] fd in
+            ClientBootstrap(group: group)
+                .channelInitializer { child in
+                    child.eventLoop.makeCompletedFuture {
+                        try child.pipeline.syncOperations.addHandler(ConnectionHandler(server: self, descriptor: fd))
+                    }
+                }
+                .withConnectedSocket(fd)
+                .whenFailure { [logger] error in
+                    close(fd)
+                    logger.warning("could not serve a control connection", metadata: ["error": "\(error)"])
+                }
         }
     }
 
@@ -192,14 +159,13 @@ public final class ControlServer: Service, Sendable {
             defer { p = .stopped }
             return p
         }
-        guard case .listening(let ch) = was else { return }
-        try? await ch.close()
-        try? FileManager.default.removeItem(atPath: path)
+        guard case .listening(let listener) = was else { return }
+        listener.stop()
     }
 
     fileprivate func admitted(_ connection: Connection) { connections.continuation.yield(connection) }
 
-    fileprivate func admit(_ channel: Channel) -> EventLoopFuture<ControlClient?> {
+    fileprivate func admit(_ channel: Channel, descriptor: Int32) -> EventLoopFuture<ControlClient?> {
         let promise = channel.eventLoop.makePromise(of: ControlClient?.self)
         guard let provider = channel as? SocketOptionProvider else {
             refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
@@ -233,7 +199,7 @@ public final class ControlServer: Service, Sendable {
                 return
             }
             channel.closeFuture.whenComplete { [clients] _ in clients.withLockedValue { $0 -= 1 } }
-            promise.succeed(ControlClient(uid: cred.uid, pid: cred.pid, outlet: SocketOutlet(channel: channel)))
+            promise.succeed(ControlClient(uid: cred.uid, pid: cred.pid, outlet: SocketOutlet(channel: channel, descriptor: descriptor)))
         }
         return promise.futureResult
     }
@@ -249,27 +215,25 @@ public final class ControlServer: Service, Sendable {
             taken()
             switch item {
             case .tooLong(let limit):
-                write(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
+                await written(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
             case .line(let bytes):
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                 let request: ControlRequest
                 do throws(ControlError) { request = try ControlRequest(line: bytes) } catch {
-                    write(client, ControlLine.error(id: nil, error))
+                    await written(client, ControlLine.error(id: nil, error))
                     continue
                 }
-                switch await operations.perform(request, from: client) {
+                switch await operations.performPassing(request, from: client) {
                 // The next request waits until this answer is taken by the socket: a client that
                 // sends requests and never reads the answers stalls itself, not our memory.
-                case .success(let result): await written(client, ControlLine.ok(id: request.id, result: result))
+                case .success(let (result, nil)): await written(client, ControlLine.ok(id: request.id, result: result))
+                case .success(let (result, descriptor?)):
+                    await (client.outlet as! SocketOutlet).answer(ControlLine.ok(id: request.id, result: result), passing: descriptor)
                 case .failure(let error): await written(client, ControlLine.error(id: request.id, error))
                 }
             }
         }
         await operations.disconnected(client)
-    }
-
-    private func write(_ client: ControlClient, _ line: [UInt8]) {
-        client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: line), promise: nil)
     }
 
     private func written(_ client: ControlClient, _ line: [UInt8]) async {
@@ -285,21 +249,23 @@ private final class ConnectionHandler: ChannelInboundHandler {
     static let maxQueued = 32
 
     private let server: ControlServer
+    private let descriptor: Int32
     private var framer: LineFramer
     private var pending: [LineFramer.Item] = []
     private var continuation: AsyncStream<LineFramer.Item>.Continuation?
     private var refused = false
     private let queued = NIOLockedValueBox(0)
 
-    init(server: ControlServer) {
+    init(server: ControlServer, descriptor: Int32) {
         self.server = server
+        self.descriptor = descriptor
         framer = LineFramer(maxLine: server.maxLine)
     }
 
     func channelActive(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channel = context.channel
-        server.admit(channel).whenSuccess { [server, queued] client in
+        server.admit(channel, descriptor: descriptor).whenSuccess { [server, queued] client in
             let handler = loopBound.value
             guard let client else {
                 handler.refused = true

@@ -114,6 +114,7 @@ struct DaemonControl: ControlOperations {
         case SearchOpenRequest.name: return try await answer(r) { (op: SearchOpenRequest) in try await openResult(op.result) }
         case LibraryBooksRequest.name: return try await answer(r) { (_: LibraryBooksRequest) in Listing(library.books.map(\.info)) }
         case LibraryCharactersRequest.name: return try await answer(r) { (op: LibraryCharactersRequest) in try characters(of: op.book) }
+        case StreamOpenRequest.name, StreamAcceptRequest.name, StreamRefuseRequest.name: return try routeStreams(r)
         default: return try await sceneRoute(r, client)
         }
     }

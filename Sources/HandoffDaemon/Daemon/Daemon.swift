@@ -123,6 +123,9 @@ public final class Daemon: Sendable {
     /// The prelude: the link listens, peers' messages are routed, the advert is published with the
     /// link's port. Component tests listen on loopback only.
     public func prepare(listeningOn host: String = "0.0.0.0") async throws {
+        let streams = continuations.streams
+        peers.setStreamSink { session, bytes in streams.frame(bytes, on: session) }
+        await peers.links.setOnAdopt { session in streams.adopted(session) }
         let port = try await peers.listen(host: host, port: configuration.peerPort)
         let server = PeerServer(
             peers: peers, activities: activities, continuations: continuations, refusePushesFrom: Set(configuration.refusePushesFrom), logger: logger)

@@ -51,6 +51,9 @@ public final class Peers: Service, Sendable {
     /// The paired peers, as the trust store holds them.
     func trusted() throws -> [TrustedPeer] { try endpoint.trustStore.peers() }
 
+    /// Where stream frames go; set before the link listens.
+    func setStreamSink(_ sink: @escaping LinkEndpoint.StreamSink) { endpoint.setStreamSink(sink) }
+
     /// Binds the link listener; the port is what the advert carries.
     func listen(host: String, port: Int) async throws -> Int { try await reach.listen(host: host, port: port) }
     func dialAtOnce() async { await reach.dialAtOnce() }

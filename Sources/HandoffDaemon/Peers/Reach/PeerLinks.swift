@@ -78,6 +78,10 @@ public actor PeerLinks {
 
     public func setServer(_ server: @escaping Server) { serve = server }
 
+    /// Told of every session adopted (the streams resume on it).
+    public func setOnAdopt(_ hook: @escaping @Sendable (LinkSession) -> Void) { onAdopt = hook }
+    private var onAdopt: (@Sendable (LinkSession) -> Void)?
+
     /// The session our requests to a peer use now.
     public func sessionID(of peerID: String) -> ObjectIdentifier? { table.current(peerID).map(ObjectIdentifier.init) }
 
@@ -106,6 +110,7 @@ public actor PeerLinks {
         let localKeyIsLower = endpoint.identity.identity.publicKey.lexicographicallyPrecedes(session.peer.publicKey)
         let (retired, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
         adopted.continuation.yield(session)
+        onAdopt?(session)
         if first { presence.continuation.yield(.present(session.peer, session)) }
         for s in retired {
             logger.info("retiring a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.dialled": "\(s.initiatedLocally)"])
@@ -358,6 +363,7 @@ extension PeerMessage {
     var answerID: Int64? {
         switch self {
         case .hello(let id, _), .activities(let id, _), .activity(let id, _), .outcome(let id, _), .pong(let id): id
+        case .streamAccepted(let id, _, _): id
         case .error(let id, _, _): id
         default: nil
         }

@@ -30,7 +30,8 @@ struct PeerServer: Sendable {
             return .outcome(id: id, outcome: Self.refused)
         case .push(let id, let activity):
             logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
-            let outcome = await continuations.dispatch(activity, from: peers.name(of: peer), preferredScene: nil, pushedBy: peer.id)
+            let outcome = await continuations.dispatch(
+                activity, from: peers.name(of: peer), preferredScene: nil, pushedBy: peer.id, identity: peer)
             return .outcome(id: id, outcome: outcome.remote)
         case .continued(let activityID, let version, let outcome):
             // Believed only from the peer that fetched the activity, once: no app is told of a
@@ -47,6 +48,8 @@ struct PeerServer: Sendable {
         case .invalidated(let activityID):
             await peers.remoteInvalidated(activityID, by: peer)
             return nil
+        case .streamOpen(let id, let stream, let activityID, let window):
+            return await continuations.streams.offered(stream: stream, activityID: activityID, window: window, requestID: id, on: session)
         case .error(nil, let code, _):
             logger.notice("peer reported an error", metadata: ["peer.id": "\(peer.fingerprint)", "error.code": "\(code)"])
             return nil
