@@ -62,7 +62,7 @@ public struct HandoffConfiguration: Sendable {
         sizePolicy = .default
         codecLimits = .default
         // The built-in declarations are distinct; HandoffConfigTests checks it.
-        activityTypes = try! DeclaredActivityTypes(HawkNotes.declarations)
+        activityTypes = try! DeclaredActivityTypes(HawkNotes.declarations + [FileTransfer.declaration])
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffClient
 import HandoffControl
 import HandoffCore
 
@@ -10,10 +11,50 @@ struct Continue: AsyncParsableCommand {
     @Argument(help: "The machine that offers the activity.") var peer: String
     @Argument(help: "The activity's id (see `handoffctl activities --remote`).") var activity: String
     @Option(help: "Land in this scene (made if new) instead of the one the selector picks.") var scene: String?
+    @Flag(help: "Be the continuing app, and open a continuation stream with the app on the other machine: stdin goes to it, what it sends to stdout.")
+    var stream = false
 
     func run() async throws {
+        if stream { return try await continueWithStream() }
         let request = ContinueRequest(peer: peer, activity: try parseID(activity, "activity"), scene: try scene.map { try parseID($0, "--scene") })
         try reportOutcome(try await options.withClient { try await options.perform($0, request) }, options: options)
+    }
+}
+
+extension Continue {
+    /// Registers as the live handler for the activity's type (on a connection of its own: the
+    /// continue request is answered only after the offer is), continues, then opens the stream.
+    func continueWithStream() async throws {
+        let id = try parseID(activity, "activity")
+        let handler = try await options.connect()
+        let listed = try await options.perform(handler, ActivitiesRequest(peer: peer))
+        guard let type = listed.items.first(where: { $0.activity == id })?.type else {
+            await handler.close()
+            throw failure("\(peer) offers no activity \(id.uuidString) now (see `handoffctl activities --peer \(peer)`)", code: ExitStatus.refused)
+        }
+        _ = try await options.perform(handler, HandleRequest(types: [type], name: "handoffctl continue --stream"))
+        let answering = Task {
+            for await event in handler.events where event.name == "continue" {
+                let mine = event.fields["activity"]?.dictionaryValue?["id"]?.stringValue.flatMap(UUID.init(uuidString:)) == id
+                _ = try? await handler.perform(HandledRequest(token: event.fields["token"]?.stringValue ?? "", accepted: mine))
+                if mine { break }
+            }
+        }
+        let request = ContinueRequest(peer: peer, activity: id, scene: try scene.map { try parseID($0, "--scene") })
+        let report = try await options.withClient { try await options.perform($0, request) }
+        answering.cancel()
+        guard !report.failed else {
+            await handler.close()
+            return try reportOutcome(report, options: options)
+        }
+        let opened: HandoffStream
+        do { opened = try await handler.openStream(activity: id) } catch {
+            await handler.close()
+            throw failure("continued, but no stream: \(error.description)", code: ExitStatus.refused)
+        }
+        if !options.json { FileHandle.standardError.write(Data("handoffctl: continued; stream open with \(opened.info.peer.terminalSafe)\n".utf8)) }
+        defer { Task { await handler.close() } }
+        try await StreamIO.connectStandardIO(opened, json: options.json)
     }
 }
 

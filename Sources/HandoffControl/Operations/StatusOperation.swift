@@ -32,6 +32,9 @@ public struct DaemonStatus: ControlObject, Equatable {
     public var wideArea: String?
     /// Apps registered as live handlers (`handle`, or RegisterHandler over D-Bus), now.
     public var liveHandlers: Int64?
+    /// Continuation streams open now, and where `handoffctl receive` saves files ("" : where it runs).
+    public var streams: Int64?
+    public var receiveDirectory = ""
 
     public init(
         device: String, fingerprint: String, advertisedAs: String?, avahi: String, port: Int64, peersListed: Int64,
@@ -64,6 +67,8 @@ public struct DaemonStatus: ControlObject, Equatable {
         w.set("pid", pid)
         w.set("wideArea", wideArea)
         w.set("liveHandlers", liveHandlers)
+        w.set("streams", streams)
+        w.set("receiveDirectory", receiveDirectory)
         return w.object
     }
 
@@ -77,5 +82,7 @@ public struct DaemonStatus: ControlObject, Equatable {
             sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
             uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"), wideArea: try f.optionalString("wideArea"))
         liveHandlers = try f.optionalInteger("liveHandlers")
+        streams = try f.optionalInteger("streams")
+        receiveDirectory = try f.optionalString("receiveDirectory") ?? ""
     }
 }

@@ -147,6 +147,8 @@ struct DaemonControl: ControlOperations {
                 // Configured, but the zone's first answer (or the key's verdict) has not come in.
             } ?? daemon.configuration.wideArea.map { _ in "starting" })
         s.liveHandlers = Int64(await daemon.continuations.live.count)
+        s.streams = Int64(daemon.continuations.streams.count)
+        s.receiveDirectory = daemon.configuration.streams.receiveDirectory
         return s
     }
 

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import HandoffClient
+import HandoffControl
+import HandoffCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `handoffctl receive`: the live handler for files sent with `handoffctl send-file`. Each is
+/// accepted, its stream opened, its bytes written to `NAME.part` in the directory and renamed to
+/// its name (never over an existing file: "NAME (1)", ...) once every byte came; the sender hears
+/// one line back ("saved PATH" or why not).
+struct Receive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Receive files sent with `handoffctl send-file`, with progress.")
+    @OptionGroup var options: ClientOptions
+    @Option(help: "Where to save them (default: handoffd's streams.receive_directory, else here).") var dir: String?
+    @Option(help: "Exit after this many files.") var count: Int?
+
+    func run() async throws {
+        let client = try await options.connect()
+        let status = try await options.perform(client, StatusRequest())
+        let directory = dir ?? (status.receiveDirectory.isEmpty ? FileManager.default.currentDirectoryPath : status.receiveDirectory)
+        _ = try await options.perform(client, HandleRequest(types: [FileTransfer.type.rawValue], name: "handoffctl receive"))
+        if !options.json { print("Receiving files into \(directory.terminalSafe); Ctrl-C to stop") }
+        fflush(nil)
+        var received = 0
+        for await event in client.events where event.name == "continue" {
+            let token = event.fields["token"]?.stringValue ?? ""
+            let fields = event.fields["activity"]?.dictionaryValue ?? [:]
+            let info = fields["userInfo"]?.dictionaryValue ?? [:]
+            guard let id = fields["id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+                let name = info["name"]?.stringValue.flatMap(FileTransfer.safeName),
+                let size = info["size"]?.integerValue, size >= 0
+            else {
+                _ = try? await client.perform(HandledRequest(token: token, accepted: false))
+                continue
+            }
+            _ = try await options.perform(client, HandledRequest(token: token, accepted: true))
+            let peer = event.fields["peer"]?.stringValue ?? "?"
+            do {
+                let stream = try await client.openStream(activity: id)
+                let saved = try await save(stream, name: name, size: size, from: stream.info.peer, into: directory)
+                if options.json {
+                    options.printJSON(.dictionary(["file": .string(saved), "bytes": .integer(size), "peer": .string(stream.info.peer)]))
+                } else {
+                    print("Saved \(saved.terminalSafe) (\(ProgressBar.size(size))) from \(stream.info.peer.terminalSafe)")
+                }
+            } catch let e as ExitCode {
+                throw e
+            } catch {
+                FileHandle.standardError.write(Data("handoffctl: could not receive \(name.terminalSafe) from \(peer.terminalSafe): \(error)\n".utf8))
+            }
+            fflush(nil)
+            received += 1
+            if let count, received >= count { break }
+        }
+        await client.close()
+    }
+
+    private func save(_ stream: HandoffStream, name: String, size: Int64, from peer: String, into directory: String) async throws -> String {
+        let part = (directory as NSString).appendingPathComponent(name + ".part")
+        let out = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard out >= 0 else {
+            let why = "cannot write \(part): \(String(cString: strerror(errno)))"
+            Self.answer(stream, "failed \(why)")
+            stream.close()
+            throw ReceiveError(why)
+        }
+        let bar = options.json ? nil : ProgressBar(total: size, label: "\(name.terminalSafe) <- \(peer.terminalSafe)")
+        let copied = await StreamPump.copy(from: stream.descriptor, to: out, limit: size, shutdownAfter: false) { bar?.update($0) }
+        bar?.finish()
+        let synced = fsync(out) == 0
+        close(out)
+        guard copied.error == nil, copied.bytes == size, synced else {
+            unlink(part)
+            let why = copied.error ?? "the stream ended after \(copied.bytes) of \(size) bytes"
+            Self.answer(stream, "failed \(why)")
+            _ = await stream.outcome(timeout: .seconds(5))
+            stream.close()
+            throw ReceiveError(why)
+        }
+        let path = Self.freePath(directory, name)
+        guard rename(part, path) == 0 else {
+            let why = "cannot rename \(part): \(String(cString: strerror(errno)))"
+            Self.answer(stream, "failed \(why)")
+            stream.close()
+            throw ReceiveError(why)
+        }
+        Self.answer(stream, "saved \(path)")
+        // Read to the sender's end (its half-close), so that both directions finish cleanly.
+        var byte: UInt8 = 0
+        while read(stream.descriptor, &byte, 1) > 0 {}
+        let outcome = await stream.outcome()
+        stream.close()
+        if case .failed(_, let message) = outcome { throw ReceiveError(message) }
+        return path
+    }
+
+    /// One line to the sender, then our half-close.
+    private static func answer(_ stream: HandoffStream, _ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(stream.descriptor, $0.baseAddress, $0.count) }
+        shutdown(stream.descriptor, Int32(SHUT_WR))
+    }
+
+    /// `name`, or "name (1)", ... : never over a file that is there.
+    static func freePath(_ directory: String, _ name: String) -> String {
+        let base = (directory as NSString).appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: base) else { return base }
+        let ext = (name as NSString).pathExtension
+        let stem = (name as NSString).deletingPathExtension
+        for i in 1... {
+            let candidate = (directory as NSString).appendingPathComponent(ext.isEmpty ? "\(stem) (\(i))" : "\(stem) (\(i)).\(ext)")
+            if !FileManager.default.fileExists(atPath: candidate) { return candidate }
+        }
+        return base
+    }
+}
+
+struct ReceiveError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
