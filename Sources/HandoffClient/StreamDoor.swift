@@ -72,7 +72,8 @@ enum StreamDoor {
                 guard fields["ok"]?.boolValue == true else {
                     let err = fields["error"]?.dictionaryValue
                     return fail(
-                        .refused(code: err?["code"]?.stringValue ?? "unknown", message: err?["message"]?.stringValue ?? "handoffd refused the request"))
+                        .refused(
+                            code: err?["code"]?.stringValue ?? "unknown", message: err?["message"]?.stringValue ?? "handoffd refused the request"))
                 }
                 let info: StreamInfo
                 do throws(ControlError) { info = try StreamInfo(propertyList: fields["result"]) } catch {

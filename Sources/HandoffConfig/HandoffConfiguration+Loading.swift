@@ -128,7 +128,9 @@ extension HandoffConfiguration {
         if let st = raw.streams {
             func within(_ v: Int?, _ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
                 guard let v else { return nil }
-                guard range.contains(v) else { throw .invalid(file: file, key: "streams.\(key)", reason: "must be between \(range.lowerBound) and \(range.upperBound)") }
+                guard range.contains(v) else {
+                    throw .invalid(file: file, key: "streams.\(key)", reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+                }
                 return v
             }
             streams.window = try within(st.window_bytes, "window_bytes", 65_536...(64 << 20)) ?? streams.window

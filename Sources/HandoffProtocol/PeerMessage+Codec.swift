@@ -93,7 +93,9 @@ extension PeerMessage {
     }
 
     /// The types of the messages that ask for no answer (`isOneWay`).
-    static let oneWayTypes: Set<String> = ["continued", "changed", "invalidated", "goodbye", "error", "activities", "activity", "outcome", "pong", "streamAccepted"]
+    static let oneWayTypes: Set<String> = [
+        "continued", "changed", "invalidated", "goodbye", "error", "activities", "activity", "outcome", "pong", "streamAccepted"
+    ]
 
     /// nil for a message type this version does not know.
     static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage? {

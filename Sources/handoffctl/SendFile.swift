@@ -79,7 +79,8 @@ struct SendFile: AsyncParsableCommand {
         let outcome = await stream.outcome()
         stream.close()
         await finish(owner, id)
-        let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
+        let seconds =
+            Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
         let ok = sent.error == nil && sent.bytes == size && outcome.isFinished && answer.hasPrefix("saved ")
         if options.json {
             options.printJSON(
@@ -88,7 +89,9 @@ struct SendFile: AsyncParsableCommand {
                     "outcome": .string(ok ? "sent" : "failed"), "receiver": .string(answer), "stream": .string(outcome.description)
                 ]))
         } else if ok {
-            print("Sent \(name.terminalSafe) to \(to.terminalSafe): \(ProgressBar.size(size)) in \(String(format: "%.2f", seconds)) s (\(answer.terminalSafe))")
+            print(
+                "Sent \(name.terminalSafe) to \(to.terminalSafe): \(ProgressBar.size(size)) in \(String(format: "%.2f", seconds)) s (\(answer.terminalSafe))"
+            )
         }
         guard ok else {
             let why = sent.error ?? (answer.isEmpty ? outcome.description : answer)

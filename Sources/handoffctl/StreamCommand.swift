@@ -17,7 +17,8 @@ struct StreamCommand: AsyncParsableCommand {
     struct Offer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Publish an activity that supports continuation streams and serve the streams asked of it: stdin/stdout for the first (default), or echo every stream back (--echo).")
+                "Publish an activity that supports continuation streams and serve the streams asked of it: stdin/stdout for the first (default), or echo every stream back (--echo)."
+        )
         @OptionGroup var options: ClientOptions
         @Argument(help: "The activity's type (declared on the continuing machine).") var type: String
         @Option(help: "Its title.") var title: String?
@@ -31,7 +32,9 @@ struct StreamCommand: AsyncParsableCommand {
             activity.title = title
             activity.supportsContinuationStreams = true
             let published = try await options.perform(client, PublishRequest(activity: activity))
-            if options.json { options.printJSON(.dictionary(["activity": .string(published.activity.uuidString)])) } else {
+            if options.json {
+                options.printJSON(.dictionary(["activity": .string(published.activity.uuidString)]))
+            } else {
                 print("Offering \(published.activity.uuidString) (\(type.terminalSafe)) with streams; Ctrl-C to stop")
             }
             fflush(nil)
@@ -63,8 +66,10 @@ struct StreamCommand: AsyncParsableCommand {
         static func serve(_ stream: HandoffStream, echo: Bool) async throws {
             let fd = stream.descriptor
             let devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)
-            _ = await StreamPump.copy(from: fd, to: echo ? fd : devnull, shutdownAfter: echo)
+            _ = await StreamPump.copy(from: fd, to: echo ? fd : devnull, shutdownAfter: false)
             close(devnull)
+            // Our direction ends too (an echo after the last byte; a discard with nothing sent).
+            shutdown(fd, Int32(SHUT_WR))
             _ = await stream.outcome(timeout: .seconds(120))
             stream.close()
         }
@@ -83,7 +88,8 @@ enum StreamIO {
         stream.close()
         if json {
             var d: [String: PropertyListValue] = [
-                "stream": .string(stream.info.stream), "peer": .string(stream.info.peer), "sent": .integer(sent.bytes), "received": .integer(received.bytes)
+                "stream": .string(stream.info.stream), "peer": .string(stream.info.peer), "sent": .integer(sent.bytes),
+                "received": .integer(received.bytes)
             ]
             if case .failed(let code, let message) = outcome { (d["code"], d["message"]) = (.string(code), .string(message)) }
             d["outcome"] = .string(outcome.isFinished ? "finished" : "failed")

@@ -55,6 +55,8 @@ public struct StreamInfo: ControlObject, Equatable {
 
     public init(object: PropertyListValue) throws(ControlError) {
         let f = try Fields(object)
-        self.init(stream: try f.string("stream"), activity: try f.uuid("activity"), peer: try f.string("peer"), descriptor: try f.optionalInteger("descriptor") ?? 0)
+        self.init(
+            stream: try f.string("stream"), activity: try f.uuid("activity"), peer: try f.string("peer"),
+            descriptor: try f.optionalInteger("descriptor") ?? 0)
     }
 }

@@ -46,7 +46,9 @@ public struct ControlClient: Sendable {
 }
 
 extension ControlOperations {
-    public func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<(PropertyListValue?, OwnedDescriptor?), ControlError> {
+    public func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<
+        (PropertyListValue?, OwnedDescriptor?), ControlError
+    > {
         await perform(request, from: client).map { ($0, nil) }
     }
 }

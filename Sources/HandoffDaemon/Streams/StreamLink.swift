@@ -80,12 +80,16 @@ final class StreamLink: @unchecked Sendable {
 
     /// A new session after the last one dropped: both sides say where they stand (resume).
     func attach(_ session: LinkSession) {
-        lock.withLock {
-            guard self.session == nil, !ended, session.channel.isActive else { return }
+        let resumed = lock.withLock { () -> UInt64? in
+            guard self.session == nil, !ended, session.channel.isActive else { return nil }
             watch(session)
             deadline?.cancel()
             deadline = nil
             perform(machine.attach())
+            return machine.received
+        }
+        if let resumed {
+            logger.info("a stream resumes on a new session", metadata: ["stream.token": "\(token)", "stream.received": "\(resumed)"])
         }
     }
 
@@ -121,30 +125,45 @@ final class StreamLink: @unchecked Sendable {
     func appEnded() { lock.withLock { perform(machine.appEnded()) } }
 
     func fromPeer(_ frame: StreamFrame, on session: LinkSession) {
-        lock.withLock {
-            guard !ended else { return }
+        let moved = lock.withLock { () -> Bool in
+            guard !ended else { return false }
+            var moved = false
             if self.session == nil {
-                if machine.attached { watch(session) } else {
+                watch(session)
+                if !machine.attached {
                     // The peer is back on a new session before we noticed it: resume on that one.
-                    watch(session)
                     deadline?.cancel()
                     deadline = nil
                     perform(machine.attach())
+                    moved = true
                 }
+            } else if self.session !== session, case .resume = frame {
+                // The peer lost the session we ride and resumed on another before we noticed the
+                // loss: we move with it now (its resume would otherwise come before our own
+                // detach, and we would wait for it forever).
+                machine.detach()
+                watch(session)
+                perform(machine.attach())
+                moved = true
             }
             perform(machine.fromPeer(frame))
+            return moved
+        }
+        if case .resume(_, let offset) = frame {
+            logger.info("the peer resumes a stream", metadata: ["stream.token": "\(token)", "stream.offset": "\(offset)", "stream.moved": "\(moved)"])
         }
     }
 
     private func delivered(_ count: Int) { lock.withLock { perform(machine.delivered(count)) } }
 
-    /// Our end of the socket closed: the app closed its descriptor (or exited). Only a clean end
-    /// if everything in both directions was done.
+    /// Our end of the socket closed: the app closed its descriptor (or exited), or NIO closed it
+    /// once both halves were shut. Not a failure when the app's direction ended and every byte of
+    /// the peer's was delivered: only the peer's acknowledgement of our end is still to come.
     func appGone() {
         lock.withLock {
             guard !ended else { return }
             perform(machine.appEnded())
-            if !machine.finDelivered || !machine.isFinished {
+            if !(machine.appInputEnded && machine.finDelivered) {
                 perform(machine.fail(code: "stream-app-closed", message: "the app closed the stream on \(Self.hostName) before it ended"))
             }
         }
@@ -203,10 +222,17 @@ final class StreamLink: @unchecked Sendable {
             fields["outcome"] = "failed"
             fields["code"] = .string(failure.code)
             fields["message"] = .string(failure.message)
-            logger.notice("a stream failed", metadata: ["stream.token": "\(token)", "failure.code": "\(failure.code)", "reason": "\(failure.message)"])
+            logger.notice(
+                "a stream failed",
+                metadata: [
+                    "stream.token": "\(token)", "failure.code": "\(failure.code)", "reason": "\(failure.message)",
+                    "stream.state": "\(machine.summary)"
+                ])
         } else {
             fields["outcome"] = "finished"
-            logger.info("a stream finished", metadata: ["stream.token": "\(token)", "stream.sent": "\(machine.acked)", "stream.received": "\(machine.delivered)"])
+            logger.info(
+                "a stream finished",
+                metadata: ["stream.token": "\(token)", "stream.sent": "\(machine.acked)", "stream.received": "\(machine.delivered)"])
         }
         let client = self.client
         let onEnd = self.onEnd

@@ -151,7 +151,8 @@ final class Streams: Sendable {
             return refuse(
                 admitted,
                 admitted == "stream-exists"
-                    ? "stream \(stream) is already open" : "\(here) holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
+                    ? "stream \(stream) is already open"
+                    : "\(here) holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
         let ticket = answers.register(token, deadline: settings.acceptDeadline)
         owner.send(event: "streamRequested", ["stream": .string(token), "activity": .string(activityID.uuidString), "peer": .string(peerName)])
@@ -214,8 +215,11 @@ final class Streams: Sendable {
         case .data, .fin, .resume:
             // The stream is gone here (ended, or this daemon restarted): the peer's side ends too.
             session.sendStream(
-                StreamFrame.reset(stream: frame.stream, code: "stream-unknown", message: "the stream is not open on the other machine (its handoffd may have restarted)")
-                    .encoded(prefix: MessageKind.stream.rawValue))
+                StreamFrame.reset(
+                    stream: frame.stream, code: "stream-unknown",
+                    message: "the stream is not open on the other machine (its handoffd may have restarted)"
+                )
+                .encoded(prefix: MessageKind.stream.rawValue))
         case .ack, .reset:
             break
         }

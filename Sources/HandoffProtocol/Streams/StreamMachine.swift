@@ -66,6 +66,13 @@ public struct StreamMachine: Sendable {
         self.attached = attached
     }
 
+    /// Where both directions stand, for logs.
+    public var summary: String {
+        "out: read \(readEnd) sent \(sent) acked \(acked) window \(peerWindow)\(appInputEnded ? " ended" : "")\(finAcked ? " fin-acked" : "")"
+            + "; in: received \(received) delivered \(delivered)\(finAt.map { " end \($0)" } ?? "")"
+            + "; \(attached ? "attached" : "detached")\(awaitingResume ? " awaiting-resume" : "")"
+    }
+
     /// Bytes of our app's we hold until the peer acknowledges them.
     public var retainedBytes: UInt64 { readEnd - acked }
     /// Bytes received and not yet delivered to our app.
@@ -217,7 +224,8 @@ public struct StreamMachine: Sendable {
             let chunk = retained[i]
             let from = Int(sent - chunk.offset)
             let to = Int(min(limit, chunk.offset + UInt64(chunk.bytes.count)) - chunk.offset)
-            out.append(.send(.data(stream: id, offset: sent, bytes: from == 0 && to == chunk.bytes.count ? chunk.bytes : Array(chunk.bytes[from..<to]))))
+            out.append(
+                .send(.data(stream: id, offset: sent, bytes: from == 0 && to == chunk.bytes.count ? chunk.bytes : Array(chunk.bytes[from..<to]))))
             sent = chunk.offset + UInt64(to)
         }
         if appInputEnded, !finSent, sent == readEnd {
