@@ -15,6 +15,8 @@ import Testing
         .hello(id: 1, Hello(protocolVersion: 1, device: "Küche", types: ["org.hawknotes.bookDetail"])),
         .hello(id: 1, Hello(device: "B", types: [], port: 7340, addresses: ["192.0.2.4", "2001:db8::4"])),
         .goodbye,
+        .streamOpen(id: 9, stream: UInt64.max, activityID: UUID(), window: 2 << 20),
+        .streamAccepted(id: 9, stream: 42, window: 65_536),
         .list(id: 2),
         .activities(id: 2, items: [summary, ActivitySummary(activityID: UUID(), type: "a.b", title: nil, scene: nil, version: 3)]),
         .fetch(id: 3, activityID: UUID()),
