@@ -252,7 +252,8 @@ let package = Package(
         .testTarget(
             name: "HandoffDaemonEndToEndTests",
             dependencies: [
-                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport"
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport",
+                .product(name: "Crypto", package: "swift-crypto")
             ]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"])
     ],
