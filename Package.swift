@@ -205,6 +205,8 @@ let package = Package(
                 "HandoffClient", "HandoffCore",
                 .product(name: "NIOPosix", package: "swift-nio")
             ]),
+        // Continuation stream figures: throughput, open latency, echo round trip, RSS, plain TCP.
+        .executableTarget(name: "handoff-stream-bench", dependencies: ["HandoffClient", "HandoffControl", "HandoffCore"]),
         // Private advert figures: TXT size, recognition cost with many paired keys.
         .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffAdvert", "HandoffDiscovery"]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
