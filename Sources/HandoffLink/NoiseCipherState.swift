@@ -18,7 +18,12 @@ public struct NoiseCipherState: Sendable {
         do {
             let box = try ChaChaPoly.seal(plaintext, using: key, nonce: Self.nonce(nonce), authenticating: ad)
             nonce += 1
-            return Array(box.ciphertext) + Array(box.tag)
+            // One copy out of the sealed box, the tag appended (a `+` of two arrays copied it all again).
+            var out = [UInt8]()
+            out.reserveCapacity(plaintext.count + 16)
+            out.append(contentsOf: box.ciphertext)
+            out.append(contentsOf: box.tag)
+            return out
         } catch {
             throw .malformedMessage("encryption failed")
         }

@@ -88,6 +88,12 @@ public struct StreamMachine: Sendable {
     /// Bytes our app wrote: kept, and sent within the peer's window.
     public mutating func fromApp(_ bytes: [UInt8]) -> [Action] {
         guard failure == nil, !appInputEnded, !bytes.isEmpty else { return [] }
+        // The usual read is one payload: kept as it is, not copied.
+        if bytes.count <= settings.maxPayload {
+            retained.append((readEnd, bytes))
+            readEnd += UInt64(bytes.count)
+            return pump()
+        }
         var i = 0
         while i < bytes.count {
             let end = min(i + settings.maxPayload, bytes.count)
