@@ -92,8 +92,11 @@ extension BusConnection {
     }
 
     /// Answers a call with these values.
-    public func reply(_ request: BusRequest, _ values: [BusValue]) {
+    /// `afterwards` runs on the bus thread once the reply is sent (or failed): a descriptor in
+    /// `values` must stay open until then (sd-bus duplicates it as it appends it).
+    public func reply(_ request: BusRequest, _ values: [BusValue], afterwards: (@Sendable () -> Void)? = nil) {
         onBusThread { [self] in
+            defer { afterwards?() }
             var reply: OpaquePointer?
             var r = sd_bus_message_new_method_return(request.message, &reply)
             if r >= 0, let reply {

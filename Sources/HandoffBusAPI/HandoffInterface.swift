@@ -36,6 +36,8 @@ public enum HandoffBusAPI {
             case object
             /// A list of objects, `aa{sv}`.
             case list
+            /// One object and the descriptor the operation hands over (a stream's socket), `a{sv}h`.
+            case objectAndDescriptor
         }
 
         public func request(_ inputs: [BusValue]) throws(ControlError) -> ControlRequest {
@@ -55,6 +57,7 @@ public enum HandoffBusAPI {
             case .nothing: return []
             case .object: return [BusValue(result ?? .dictionary([:]))]
             case .list: return [BusValue.objects(result?.arrayValue ?? [])]
+            case .objectAndDescriptor: return [BusValue(result ?? .dictionary([:]))]
             }
         }
     }
@@ -68,6 +71,7 @@ public enum HandoffBusAPI {
             case .nothing: []
             case .object: [BusArgument("result", "a{sv}")]
             case .list: [BusArgument("items", "aa{sv}")]
+            case .objectAndDescriptor: [BusArgument("result", "a{sv}"), BusArgument("stream", "h")]
             }
         return Mapping(
             method: BusMethod(name, in: inputs.map { BusArgument($0.0, $0.1) }, out: out), op: op,
@@ -99,7 +103,10 @@ public enum HandoffBusAPI {
             "SaveSceneStorage", SceneUpdateRequest.name, in: [("scene", "s", optional: false), ("storage", "a{sv}", optional: false)], answer: .object
         ),
         map("Search", SearchRequest.name, in: [("query", "s", optional: false)], answer: .list),
-        map("OpenSearchResult", SearchOpenRequest.name, in: [("result", "s", optional: false)], answer: .object)
+        map("OpenSearchResult", SearchOpenRequest.name, in: [("result", "s", optional: false)], answer: .object),
+        map("OpenStream", StreamOpenRequest.name, in: [("activity", "s", optional: false)], answer: .objectAndDescriptor),
+        map("AcceptStream", StreamAcceptRequest.name, in: [("stream", "s", optional: false)], answer: .objectAndDescriptor),
+        map("RefuseStream", StreamRefuseRequest.name, in: [("stream", "s", optional: false)])
     ]
 
     /// `Event(name, fields)`: what `watch` streams, and the `continue` and `needsSave` events of a

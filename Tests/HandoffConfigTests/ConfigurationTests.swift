@@ -20,7 +20,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(shipped.stateDirectory == defaults.stateDirectory && shipped.runtimeDirectory == defaults.runtimeDirectory)
         #expect(shipped.logLevel == defaults.logLevel && shipped.link == defaults.link && shipped.control == defaults.control)
         #expect(shipped.execHandlers == defaults.execHandlers && shipped.openers == defaults.openers)
-        #expect(defaults.activityTypes.types.count == HawkNotes.declarations.count)
+        // Hawk Notes' types and the files of `handoffctl send-file`.
+        #expect(defaults.activityTypes.types.count == HawkNotes.declarations.count + 1)
+        #expect(defaults.activityTypes.declarations[FileTransfer.type] == FileTransfer.declaration)
     }
 
     @Test func emptyFileIsAllDefaults() throws {

@@ -131,8 +131,16 @@ public final class BusDoor: Service, Sendable {
         Task {
             let request: ControlRequest
             do throws(ControlError) { request = try mapping.request(inputs) } catch { return answer(r, .failure(Self.failure(error))) }
-            switch await perform(request, for: r) {
-            case .success(let result): answer(r, .success(mapping.reply(result)))
+            guard let client = client(of: r) else {
+                return answer(
+                    r, .failure(Self.failure(.failed(code: "too-many-clients", message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))))
+            }
+            switch await operations.performPassing(request, from: client) {
+            case .success(let (result, nil)): answer(r, .success(mapping.reply(result)))
+            case .success(let (result, descriptor?)):
+                // The stream's socket goes as the `h` after the result, and is closed here once sent.
+                inFlight.withLockedValue { $0 -= 1 }
+                connection.reply(r, mapping.reply(result) + [.fd(descriptor.value)]) { descriptor.close() }
             case .failure(let error): answer(r, .failure(Self.failure(error)))
             }
         }
