@@ -1,4 +1,6 @@
 import Foundation
+import HandoffClient
+import HandoffControl
 import HandoffCore
 import HandoffTestSupport
 import Testing
@@ -101,6 +103,36 @@ struct DesktopEndToEndTests {
         let badID = try da.python(["call", "Resign", "\"not-a-uuid\""]).first
         #expect(badID?.string("error") == "org.handoffd.Handoff1.Error.BadArgument")
         #expect(badID?.string("message")?.contains("canonical form") == true)
+
+        // A continuation stream over D-Bus: beta's Python app gets its end as a `h` from
+        // OpenStream; alpha's app (HandoffClient, SCM_RIGHTS) echoes it back.
+        let origin = try await HandoffClient.connect(socketPath: pair.a.socket)
+        defer { Task { await origin.close() } }
+        var streamed = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "Streamed")
+        try streamed.addUserInfoEntries(["bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
+        streamed.supportsContinuationStreams = true
+        _ = try await origin.perform(PublishRequest(activity: streamed))
+        let echoing = Task {
+            for await e in origin.events where e.name == "streamRequested" {
+                let s = try await origin.acceptStream(e.fields["stream"]?.stringValue ?? "")
+                _ = await Blocking.echo(s.descriptor)
+                _ = await s.outcome(timeout: .seconds(10))
+                s.close()
+                return
+            }
+        }
+        defer { echoing.cancel() }
+        let streamer = try db.pythonProcess(["stream-handler", "org.hawknotes.bookDetail", "20"])
+        defer { streamer.stop() }
+        #expect(streamer.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil, "RegisterHandler answered")
+        try await waitUntil("the streamed activity listed on beta", timeout: 10) {
+            Self.items(try db.python(["call", "ListRemoteActivities", "\"alpha\""]).first).contains { $0["activity"] as? String == streamed.id.uuidString }
+        }
+        let viaBus = Self.ok(try db.python(["call", "Continue", "\"alpha\"", "\"\(streamed.id.uuidString)\"", "\"\""]).first) as? [String: Any]
+        #expect(viaBus?["step"] as? String == "app", "\(viaBus ?? [:])")
+        let echoed = streamer.waitForJSON(timeout: 15) { $0["echoed"] != nil || $0["error"] != nil }
+        #expect(echoed?.string("echoed") == "hello over d-bus", "\(echoed?.object ?? [:])")
+        #expect((echoed?["stream"] as? [String: Any])?["peer"] as? String == "alpha")
     }
 
     /// A client that registers as a handler and then leaves the bus (killed, as a crash) is

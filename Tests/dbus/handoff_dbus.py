@@ -13,6 +13,7 @@ hostile calls a careless or malicious app could make. Prints one JSON object per
     handoff_dbus.py krunner QUERY               the KRunner runner's calls
 """
 import json
+import socket
 import sys
 import time
 
@@ -132,6 +133,33 @@ def main():
                 answer = call(bus, "Handled", [fields["token"], True])
                 out({"event": name, "fields": fields, "handled": answer})
         events(bus, float(sys.argv[3]), on_event)
+    elif mode == "stream-handler":
+        # The continuing app of a continuation with streams: takes the continuation, asks for a
+        # stream (OpenStream answers with a{sv} and the socket as a h), sends a line, half-closes
+        # and prints what comes back.
+        out(call(bus, "RegisterHandler", [[sys.argv[2]], "python-streams", ""]))
+
+        def on_stream_event(name, fields):
+            if name != "continue":
+                return
+            call(bus, "Handled", [fields["token"], True])
+            try:
+                result, fd = proxy(bus).OpenStream(fields["activity"]["id"], signature="s", timeout=60)
+            except dbus.exceptions.DBusException as e:
+                out({"error": e.get_dbus_name(), "message": e.get_dbus_message()})
+                return
+            s = socket.socket(fileno=fd.take())
+            s.sendall(b"hello over d-bus")
+            s.shutdown(socket.SHUT_WR)
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+            out({"stream": plain(result), "echoed": data.decode()})
+        events(bus, float(sys.argv[3]), on_stream_event)
     elif mode == "watch":
         out(call(bus, "Watch", []))
         events(bus, float(sys.argv[2]), lambda name, fields: out({"event": name, "fields": fields}))
