@@ -66,12 +66,19 @@ public enum StreamFrame: Sendable, Equatable {
     /// Reads a frame; nil for one that is malformed (the caller resets that stream, or ignores
     /// an unknown type, which a newer peer may send).
     public init(decoding b: some Collection<UInt8>) throws(StreamFrameError) {
-        let bytes = Array(b)
-        guard bytes.count >= Self.headerBytes else { throw .short }
-        let stream = Self.read(bytes, at: 1)
-        let offset = Self.read(bytes, at: 9)
-        let body = bytes[Self.headerBytes...]
-        switch bytes[0] {
+        // Read in place: a data frame's body is copied once, into the frame (every byte of a
+        // transfer passes here).
+        guard b.count >= Self.headerBytes else { throw .short }
+        var i = b.startIndex
+        let type = b[i]
+        var stream: UInt64 = 0
+        var offset: UInt64 = 0
+        for k in 0..<16 {
+            i = b.index(after: i)
+            if k < 8 { stream = stream << 8 | UInt64(b[i]) } else { offset = offset << 8 | UInt64(b[i]) }
+        }
+        let body = b[b.index(after: i)...]
+        switch type {
         case 1:
             guard !body.isEmpty else { throw .malformed("a data frame without bytes") }
             self = .data(stream: stream, offset: offset, bytes: Array(body))
@@ -83,11 +90,11 @@ public enum StreamFrame: Sendable, Equatable {
             guard body.isEmpty else { throw .malformed("a fin carries no bytes") }
             self = .fin(stream: stream, offset: offset)
         case 4:
-            guard let n = body.first.map(Int.init), body.count >= 1 + n, n <= Self.maxCodeBytes,
-                body.count - 1 - n <= Self.maxMessageBytes
+            let rest = Array(body)
+            guard let n = rest.first.map(Int.init), rest.count >= 1 + n, n <= Self.maxCodeBytes, rest.count - 1 - n <= Self.maxMessageBytes
             else { throw .malformed("a reset's code and message") }
-            let code = String(decoding: body.dropFirst().prefix(n), as: UTF8.self)
-            let message = String(decoding: body.dropFirst(1 + n), as: UTF8.self)
+            let code = String(decoding: rest.dropFirst().prefix(n), as: UTF8.self)
+            let message = String(decoding: rest.dropFirst(1 + n), as: UTF8.self)
             self = .reset(stream: stream, code: code, message: message)
         case 5:
             guard body.isEmpty else { throw .malformed("a resume carries no bytes") }
@@ -101,11 +108,6 @@ public enum StreamFrame: Sendable, Equatable {
         for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
     }
 
-    static func read(_ b: [UInt8], at i: Int) -> UInt64 {
-        var v: UInt64 = 0
-        for k in 0..<8 { v = v << 8 | UInt64(b[i + k]) }
-        return v
-    }
 }
 
 public enum StreamFrameError: Error, Sendable, Equatable {

@@ -210,7 +210,8 @@ public struct StreamMachine: Sendable {
         guard offset <= received else { return violation("a gap: byte \(offset) came before byte \(received)") }
         // Bytes we have (a resend that crossed our resume) are dropped.
         guard end > received else { return [] }
-        let fresh = Array(bytes[Int(received - offset)...])
+        // The usual frame starts where we are: delivered as it is, not copied.
+        let fresh = offset == received ? bytes : Array(bytes[Int(received - offset)...])
         guard received + UInt64(fresh.count) - delivered <= UInt64(settings.window) else {
             return violation("more than the window (\(settings.window) bytes) unacknowledged")
         }
