@@ -99,7 +99,10 @@ struct StreamBench {
         let seconds = ms(elapsed) / 1000
         print(String(format: "stream: %d bytes in %.3f s = %.0f MB/s (%@)", bytes, seconds, Double(bytes) / seconds / 1e6, outcome.description))
         for (i, pid) in pids.enumerated() {
-            print(String(format: "rss pid %d: %.1f MiB before, peak %.1f MiB, growth %.1f MiB", pid, Double(base[i]) / 1024, Double(peak.max[i]) / 1024, Double(peak.max[i] - base[i]) / 1024))
+            print(
+                String(
+                    format: "rss pid %d: %.1f MiB before, peak %.1f MiB, growth %.1f MiB", pid, Double(base[i]) / 1024, Double(peak.max[i]) / 1024,
+                    Double(peak.max[i] - base[i]) / 1024))
         }
     }
 

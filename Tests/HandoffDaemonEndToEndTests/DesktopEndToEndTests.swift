@@ -126,7 +126,9 @@ struct DesktopEndToEndTests {
         defer { streamer.stop() }
         #expect(streamer.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil, "RegisterHandler answered")
         try await waitUntil("the streamed activity listed on beta", timeout: 10) {
-            Self.items(try db.python(["call", "ListRemoteActivities", "\"alpha\""]).first).contains { $0["activity"] as? String == streamed.id.uuidString }
+            Self.items(try db.python(["call", "ListRemoteActivities", "\"alpha\""]).first).contains {
+                $0["activity"] as? String == streamed.id.uuidString
+            }
         }
         let viaBus = Self.ok(try db.python(["call", "Continue", "\"alpha\"", "\"\(streamed.id.uuidString)\"", "\"\""]).first) as? [String: Any]
         #expect(viaBus?["step"] as? String == "app", "\(viaBus ?? [:])")

@@ -133,7 +133,11 @@ public final class BusDoor: Service, Sendable {
             do throws(ControlError) { request = try mapping.request(inputs) } catch { return answer(r, .failure(Self.failure(error))) }
             guard let client = client(of: r) else {
                 return answer(
-                    r, .failure(Self.failure(.failed(code: "too-many-clients", message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))))
+                    r,
+                    .failure(
+                        Self.failure(
+                            .failed(code: "too-many-clients", message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))
+                    ))
             }
             switch await operations.performPassing(request, from: client) {
             case .success(let (result, nil)): answer(r, .success(mapping.reply(result)))
