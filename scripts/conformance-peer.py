@@ -230,6 +230,33 @@ class Link:
         return self.decrypt(self.read_frame())
 
 
+def stream_frame(f):
+    """A stream frame (docs/PROTOCOL.md, "Continuation streams") as an event."""
+    t, body = f[0], f[17:]
+    ev = {"frame": t, "stream": int.from_bytes(f[1:9], "big"), "offset": int.from_bytes(f[9:17], "big")}
+    if t == 1:
+        ev["data"] = body.decode("latin-1")
+    elif t == 2:
+        ev["window"] = int.from_bytes(body, "big")
+    elif t == 4:
+        ev["code"] = body[1:1 + body[0]].decode()
+        ev["message"] = body[1 + body[0]:].decode()
+    return ev
+
+
+def make_stream_frame(cmd):
+    t = cmd["type"]
+    body = b""
+    if t == 1:
+        body = cmd["data"].encode("latin-1")
+    elif t == 2:
+        body = cmd.get("window", 65536).to_bytes(4, "big")
+    elif t == 4:
+        code = cmd["code"].encode()
+        body = bytes([len(code)]) + code + cmd.get("message", "").encode()
+    return bytes([t]) + cmd["stream"].to_bytes(8, "big") + cmd.get("offset", 0).to_bytes(8, "big") + body
+
+
 def pairing_code(h, na, nb):
     d = hashlib.sha256(b"handoffd pairing code" + h + na + nb).digest()
     return "%06d" % (struct.unpack(">I", d[:4])[0] % 1_000_000)
@@ -296,7 +323,7 @@ def out(obj):
         sys.stdout.flush()
 
 
-REPLIES = {"hello", "activities", "activity", "outcome", "pong", "error"}
+REPLIES = {"hello", "activities", "activity", "outcome", "pong", "error", "streamAccepted"}
 
 
 class Peer:
@@ -363,6 +390,10 @@ class Peer:
                 if m[:1] == b"\x01":
                     with self.lock:
                         self.events.append({"control": m[1:2].hex()})
+                    continue
+                if m[:1] == b"\x02":
+                    with self.lock:
+                        self.events.append(stream_frame(m[1:]))
                     continue
                 msg = decode(m[1:])
                 rid = msg.get("id")
@@ -549,6 +580,9 @@ def main():
             elif op == "send":
                 peer.session.send(b"\x00" + encode(cmd["message"]))
                 out({"sent": cmd["message"]["type"]})
+            elif op == "frame":
+                peer.session.send(b"\x02" + make_stream_frame(cmd))
+                out({"sent": "frame"})
             elif op == "push":
                 a = activity(cmd["activityType"], cmd.get("title"), cmd.get("userInfo", {}))
                 out({"reply": peer.request({"type": "push", "activity": a})})

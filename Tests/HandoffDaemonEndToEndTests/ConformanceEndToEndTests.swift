@@ -1,4 +1,6 @@
 import Foundation
+import HandoffControl
+import HandoffClient
 import HandoffCore
 import HandoffTestSupport
 import Testing
@@ -88,6 +90,49 @@ struct ConformanceEndToEndTests {
                 ["op": "push", "activityType": "org.hawknotes.bookDetail", "title": "The Burning Swift", "userInfo": ["bookID": Self.burningSwift]],
                 answer: "reply")["reply"] as? [String: Any]
         #expect(pushed?["type"] as? String == "outcome" && pushed?["outcome"] as? String == "continued", "\(String(describing: pushed))")
+
+        // Streams, from the docs alone: a stream for an activity it was never given is refused; once
+        // fetched, alpha's app accepts one, reads the Python peer's data frame, and a lying ack
+        // resets the stream on both sides; a frame for an unknown stream is answered with a reset.
+        let owner = try await HandoffClient.connect(socketPath: a.socket)
+        defer { Task { await owner.close() } }
+        var withStreams = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "Streams")
+        try withStreams.addUserInfoEntries(["bookID": .string(Self.burningSwift)])
+        withStreams.supportsContinuationStreams = true
+        _ = try await owner.perform(PublishRequest(activity: withStreams))
+        let sid = 12_345
+        let open: [String: Any] = ["type": "streamOpen", "stream": sid, "activity": withStreams.id.uuidString, "window": 65_536]
+        let refused = try py.ask(["op": "request", "message": open], answer: "reply")["reply"] as? [String: Any]
+        #expect(refused?["type"] as? String == "error" && refused?["code"] as? String == "not-continued", "\(String(describing: refused))")
+        _ = try py.ask(["op": "request", "message": ["type": "fetch", "activity": withStreams.id.uuidString]], answer: "reply")
+        let accepting = Task { () -> HandoffStream? in
+            for await e in owner.events where e.name == "streamRequested" {
+                return try? await owner.acceptStream(e.fields["stream"]?.stringValue ?? "")
+            }
+            return nil
+        }
+        let accepted = try py.ask(["op": "request", "message": open], answer: "reply")["reply"] as? [String: Any]
+        #expect(accepted?["type"] as? String == "streamAccepted", "\(String(describing: accepted))")
+        let stream = try #require(await accepting.value)
+        _ = try py.ask(["op": "frame", "type": 1, "stream": sid, "offset": 0, "data": "from python"], answer: "sent")
+        let fromPython = await Blocking.run { [fd = stream.descriptor] () -> String in
+            var buffer = [UInt8](repeating: 0, count: 11)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 11) }
+            return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+        }
+        #expect(fromPython == "from python")
+        _ = try py.ask(["op": "frame", "type": 2, "stream": sid, "offset": 999, "window": 65_536], answer: "sent")
+        #expect(
+            await stream.outcome(timeout: .seconds(10))
+                == .failed(code: "stream-protocol", message: "the peer broke the stream protocol: acknowledged byte 999, but only 0 were sent"))
+        try await waitUntil("the Python peer is reset", timeout: 5) {
+            try py.events().contains { $0["frame"] as? Int == 4 && $0["stream"] as? Int == sid && $0["code"] as? String == "stream-protocol" }
+        }
+        stream.close()
+        _ = try py.ask(["op": "frame", "type": 1, "stream": 777, "offset": 0, "data": "x"], answer: "sent")
+        try await waitUntil("a frame for an unknown stream is reset", timeout: 5) {
+            try py.events().contains { $0["frame"] as? Int == 4 && $0["stream"] as? Int == 777 && $0["code"] as? String == "stream-unknown" }
+        }
 
         // Being dialled: with the session closed, alpha pushes to the Python peer by dialling the
         // address the session came from at the port its hello gave.

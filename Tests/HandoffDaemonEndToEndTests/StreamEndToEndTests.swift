@@ -66,10 +66,12 @@ struct StreamEndToEndTests {
         #expect(receiver.waitForExit(timeout: 10) == 0)
     }
 
-    @Test func aStreamResumesAfterTheLinkIsCut() async throws {
+    @Test func aStreamResumesAfterTheLinkIsCutAndEndsPastTheDeadline() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
-        let (a, b) = try await startPaired(hosts, configA: StreamApps.config, configB: StreamApps.config)
+        // A resume deadline of 10 s instead of 60, so that the second cut outlasts it quickly.
+        let config = StreamApps.config + "streams:\n  resume_seconds: 10\n"
+        let (a, b) = try await startPaired(hosts, configA: config, configB: config)
         let apps = try await StreamApps.continued(a, b)
         defer { Task { await apps.close() } }
         let (atB, atA) = try await apps.open()
@@ -92,6 +94,24 @@ struct StreamEndToEndTests {
         #expect(await atB.outcome(timeout: .seconds(20)).isFinished)
         #expect(await atA.outcome(timeout: .seconds(20)).isFinished)
         #expect(b.log.contains("a stream resumes on a new session"))
+
+        // Down for longer than the deadline: both apps hear why, and nothing waits for ever.
+        try await waitUntil("alpha finds beta again", timeout: 30) { try await isPresent(a, "beta") }
+        let (b2, a2) = try await apps.open()
+        _ = try hosts.run(2, ["ip", "link", "set", "eth0", "down"])
+        async let lostB = b2.outcome(timeout: .seconds(40))
+        async let lostA = a2.outcome(timeout: .seconds(40))
+        let (ob, oa) = await (lostB, lostA)
+        _ = try hosts.run(2, ["ip", "link", "set", "eth0", "up"])
+        for outcome in [ob, oa] {
+            guard case .failed(let code, let message) = outcome else {
+                Issue.record("an app was told \(outcome)")
+                continue
+            }
+            #expect(code == "stream-link-lost" && message.contains("more than 10 s"), "\(message)")
+        }
+        b2.close()
+        a2.close()
     }
 
     @Test func aDaemonRestartMidStreamFailsCleanlyOnBothSides() async throws {
