@@ -3,11 +3,19 @@
 
 # bench_start PRODUCTS...: what every benchmark does first: root (the test hosts are network
 # namespaces), the release build of PRODUCTS (BIN: where they are), daemons logging little.
+# BENCH_BIN=DIR runs the binaries in DIR instead (before and after a change, in one sitting:
+# copy each build's binaries aside and run the same script on both).
 bench_start() {
   export PATH="/opt/swift/usr/bin:$PATH"
   [ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
-  scripts/build-release.sh "$@"
-  BIN=$(scripts/build-release.sh --bin-path)
+  if [ -n "${BENCH_BIN:-}" ]; then
+    local p
+    for p in "$@"; do [ -x "$BENCH_BIN/$p" ] || { echo "bench: BENCH_BIN=$BENCH_BIN has no $p"; exit 1; }; done
+    BIN=$BENCH_BIN
+  else
+    scripts/build-release.sh "$@"
+    BIN=$(scripts/build-release.sh --bin-path)
+  fi
   LOG_LEVEL=notice
 }
 

@@ -27,14 +27,20 @@ public struct FrameDecoder: ByteToMessageDecoder {
     }
 }
 
-/// Writes the 4-byte length before each frame.
-public struct FrameEncoder: MessageToByteEncoder {
+/// Writes the 4-byte length before each frame, as a buffer of its own: the socket gets both in
+/// one gathering write, and the frame (up to 64 KiB, sealed) is not copied again to sit behind it.
+public final class FrameEncoder: ChannelOutboundHandler, RemovableChannelHandler {
     public typealias OutboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
 
     public init() {}
 
-    public func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
-        out.writeInteger(UInt32(data.readableBytes))
-        out.writeImmutableBuffer(data)
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let frame = unwrapOutboundIn(data)
+        var length = context.channel.allocator.buffer(capacity: 4)
+        length.writeInteger(UInt32(frame.readableBytes))
+        // The frame's promise completes after both, in order: a failed length fails the frame too.
+        context.write(wrapOutboundOut(length), promise: nil)
+        context.write(data, promise: promise)
     }
 }

@@ -248,7 +248,7 @@ public final class LinkEndpoint: Sendable {
     ) throws {
         let ops = channel.pipeline.syncOperations
         try ops.addHandler(ByteToMessageHandler(FrameDecoder(maxFrame: configuration.maxFrame)))
-        try ops.addHandler(MessageToByteHandler(FrameEncoder()))
+        try ops.addHandler(FrameEncoder())
         try ops.addHandler(NoiseChannelHandler(machine: machine, isInitiator: isInitiator, timeout: configuration.handshakeTimeout, logger: logger))
         // After the Noise handler, which fires the established event toward the tail.
         if let release { try ops.addHandler(AdmissionReleaseHandler(release: release)) }

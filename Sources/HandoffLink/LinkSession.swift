@@ -72,18 +72,22 @@ public final class LinkSession: Sendable {
         return true
     }
 
-    /// Queues one stream frame (its first byte `MessageKind.stream`). Stream frames are written
+    /// Queues one stream frame, `head` (its first byte `MessageKind.stream`) then `body`, copied
+    /// once into the buffer that is sealed. Stream frames are written
     /// while less than `limits.streamHighWater` bytes wait for the peer's socket, so that a
     /// transfer never makes the session `stalled` and a ping waits behind at most that much; the
     /// rest waits here, bounded by the streams' windows (docs/PROTOCOL.md). False if the session
     /// is closed.
     @discardableResult
-    public func sendStream(_ frame: [UInt8]) -> Bool {
-        guard channel.isActive, frame.count <= maxMessage + 1 else { return false }
+    public func sendStream(_ frame: (head: [UInt8], body: [UInt8])) -> Bool {
+        guard channel.isActive, frame.head.count + frame.body.count <= maxMessage + 1 else { return false }
         // Always queued, even from the event loop: a stream's frames are queued under its lock from
         // several threads, and only the loop's queue keeps them in that order.
         channel.eventLoop.execute {
-            self.outbox.value.frames.append(frame)
+            var buffer = self.channel.allocator.buffer(capacity: frame.head.count + frame.body.count)
+            buffer.writeBytes(frame.head)
+            buffer.writeBytes(frame.body)
+            self.outbox.value.frames.append(buffer)
             self.drainStreams()
         }
         return true
@@ -108,15 +112,15 @@ public final class LinkSession: Sendable {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: Void.self)
         if loop.inEventLoop {
-            writeOnLoop(bytes, promise)
+            writeOnLoop(channel.allocator.buffer(bytes: bytes), promise)
         } else {
-            loop.execute { self.writeOnLoop(bytes, promise) }
+            loop.execute { self.writeOnLoop(self.channel.allocator.buffer(bytes: bytes), promise) }
         }
         return promise.futureResult
     }
 
-    private func writeOnLoop(_ bytes: [UInt8], _ promise: EventLoopPromise<Void>) {
-        let size = bytes.count
+    private func writeOnLoop(_ bytes: ByteBuffer, _ promise: EventLoopPromise<Void>) {
+        let size = bytes.readableBytes
         let over = pending.withLockedValue { p -> Bool in
             p += size
             return p > limits.maxPendingBytes
@@ -133,7 +137,7 @@ public final class LinkSession: Sendable {
             promise.fail(LinkError.stalled)
             return
         }
-        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: promise)
+        channel.writeAndFlush(bytes, promise: promise)
         // Most writes reach the socket at once, in the flush above: only one that waits gets a
         // deadline (a timer per write cost the continue path about 5 %).
         guard !state.value.done else { return }
@@ -256,10 +260,10 @@ public final class SessionBridge: ChannelDuplexHandler {
 
 /// Stream frames not yet written, oldest first.
 struct StreamOutbox {
-    var frames: [[UInt8]] = []
+    var frames: [ByteBuffer] = []
     var head = 0
 
-    mutating func next() -> [UInt8]? {
+    mutating func next() -> ByteBuffer? {
         guard head < frames.count else { return nil }
         defer {
             head += 1

@@ -53,15 +53,15 @@ final class NoiseChannelHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = Array(buffer: unwrapInboundIn(data))
+        let frame = unwrapInboundIn(data)
         guard var t = transport else {
-            apply(machine.receive(frame), context: context)
+            apply(machine.receive(Array(buffer: frame)), context: context)
             return
         }
         do throws(NoiseError) {
-            let plain = try t.decrypt(frame)
+            let plain = try t.open(frame, allocator: context.channel.allocator)
             transport = t
-            context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: plain)))
+            context.fireChannelRead(wrapInboundOut(plain))
         } catch {
             fail(.noise(error), context: context)
         }
@@ -73,9 +73,9 @@ final class NoiseChannelHandler: ChannelDuplexHandler {
             return
         }
         do throws(NoiseError) {
-            let sealed = try t.encrypt(Array(buffer: unwrapOutboundIn(data)))
+            let sealed = try t.seal(unwrapOutboundIn(data), allocator: context.channel.allocator)
             transport = t
-            context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: sealed)), promise: promise)
+            context.write(wrapOutboundOut(sealed), promise: promise)
         } catch {
             promise?.fail(LinkError.noise(error))
             fail(.noise(error), context: context)

@@ -51,3 +51,32 @@ public struct NoiseCipherState: Sendable {
         return try! ChaChaPoly.Nonce(data: bytes)
     }
 }
+
+extension NoiseCipherState {
+    /// Runs one seal with the key and the next nonce; the counter moves only once it succeeded.
+    mutating func seal(_ body: (SymmetricKey, ChaChaPoly.Nonce) throws -> ChaChaPoly.SealedBox) throws(NoiseError) -> ChaChaPoly.SealedBox {
+        guard let key else { throw .malformedMessage("a transport frame before the handshake") }
+        guard nonce < Self.maxNonce else { throw .nonceExhausted }
+        do {
+            let box = try body(key, Self.nonce(nonce))
+            nonce += 1
+            return box
+        } catch {
+            throw .malformedMessage("encryption failed")
+        }
+    }
+
+    /// Runs one open with the key and the next nonce; the counter moves only on success, so a
+    /// forged frame cannot desynchronise the session.
+    mutating func open(_ body: (SymmetricKey, ChaChaPoly.Nonce) throws -> Data) throws(NoiseError) -> Data {
+        guard let key else { throw .malformedMessage("a transport frame before the handshake") }
+        guard nonce < Self.maxNonce else { throw .nonceExhausted }
+        do {
+            let plain = try body(key, Self.nonce(nonce))
+            nonce += 1
+            return plain
+        } catch {
+            throw .decryptFailed
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 @testable import HandoffLink
 
@@ -202,6 +203,28 @@ func failure(_ o: LinkHandshakeMachine.Output?) -> LinkError? {
         #expect(throws: NoiseError.decryptFailed) { try b.decrypt(f1) }
         // A refused frame does not advance the counter: the genuine next frame still opens.
         #expect(try b.decrypt(f2) == [2])
+    }
+
+    /// The session's path (NIO buffers): the same refusals, and the counter moves only on success.
+    @Test func buffersRejectReplayedAndForgedFrames() throws {
+        var (a, b) = try pair()
+        let allocator = ByteBufferAllocator()
+        let f1 = try a.seal(allocator.buffer(bytes: [1]), allocator: allocator)
+        var f2 = try a.seal(allocator.buffer(bytes: [2]), allocator: allocator)
+        #expect(Array(buffer: try b.open(f1, allocator: allocator)) == [1])
+        #expect(throws: NoiseError.decryptFailed) { try b.open(f1, allocator: allocator) }
+        var forged = f2
+        forged.setInteger(forged.getInteger(at: 0, as: UInt8.self)! ^ 1, at: 0)
+        #expect(throws: NoiseError.decryptFailed) { try b.open(forged, allocator: allocator) }
+        #expect(throws: NoiseError.decryptFailed) { try b.open(allocator.buffer(bytes: [1, 2, 3]), allocator: allocator) }
+        #expect(Array(buffer: try b.open(f2, allocator: allocator)) == [2])
+        // What the [UInt8] path seals, the buffer path opens, and back.
+        #expect(Array(buffer: try b.open(allocator.buffer(bytes: try a.encrypt([3])), allocator: allocator)) == [3])
+        f2 = try a.seal(allocator.buffer(bytes: [4]), allocator: allocator)
+        #expect(try b.decrypt(Array(buffer: f2)) == [4])
+        #expect(throws: NoiseError.messageTooLong(NoiseHandshake.maxMessage + 1)) {
+            try a.seal(allocator.buffer(bytes: [UInt8](repeating: 0, count: NoiseHandshake.maxMessage - 15)), allocator: allocator)
+        }
     }
 
     @Test func bitFlippedFrameIsRejected() throws {

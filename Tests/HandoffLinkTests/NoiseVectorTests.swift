@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import Testing
 @testable import HandoffLink
 
@@ -50,6 +51,8 @@ import Testing
             var responder = NoiseHandshake(
                 role: .responder, prologue: v.resp_prologue.hexBytes, staticKey: try key(v.resp_static), ephemeral: try key(v.resp_ephemeral))
             var initTransport: NoiseTransport?, respTransport: NoiseTransport?
+            // Copies of the same transports, for the session's path (NIO buffers in and out).
+            var initBuffers: NoiseTransport?, respBuffers: NoiseTransport?
             for (i, m) in v.messages.enumerated() {
                 let fromInitiator = i % 2 == 0
                 let ct: [UInt8], pt: [UInt8]
@@ -72,14 +75,27 @@ import Testing
                 } else if fromInitiator {
                     ct = try initTransport!.encrypt(m.payload.hexBytes)
                     pt = try respTransport!.decrypt(ct)
+                    #expect(try Self.throughBuffers(&initBuffers!, &respBuffers!, m.payload.hexBytes) == (ct, pt), "message \(i)")
                 } else {
                     ct = try respTransport!.encrypt(m.payload.hexBytes)
                     pt = try initTransport!.decrypt(ct)
+                    #expect(try Self.throughBuffers(&respBuffers!, &initBuffers!, m.payload.hexBytes) == (ct, pt), "message \(i)")
                 }
+                if i == 2 { (initBuffers, respBuffers) = (initTransport, respTransport) }
                 #expect(ct.hex == m.ciphertext, "message \(i)")
                 #expect(pt.hex == m.payload, "message \(i)")
             }
         }
+    }
+}
+
+extension NoiseVectorTests {
+    /// One message sealed by `from` and opened by `to` through ByteBuffers, as a session does.
+    static func throughBuffers(_ from: inout NoiseTransport, _ to: inout NoiseTransport, _ payload: [UInt8]) throws -> ([UInt8], [UInt8]) {
+        let allocator = ByteBufferAllocator()
+        let sealed = try from.seal(allocator.buffer(bytes: payload), allocator: allocator)
+        let opened = try to.open(sealed, allocator: allocator)
+        return (Array(buffer: sealed), Array(buffer: opened))
     }
 }
 

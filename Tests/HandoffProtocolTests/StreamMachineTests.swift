@@ -170,7 +170,17 @@ import Testing
             .data(stream: 1, offset: 2, bytes: [3, 4]), .ack(stream: .max, offset: 9, window: 65_536), .fin(stream: 5, offset: 6),
             .reset(stream: 7, code: "stream-app-closed", message: "the app closed"), .resume(stream: 8, offset: 1 << 40)
         ]
-        for f in frames { #expect(try StreamFrame(decoding: f.bytes) == f) }
+        for f in frames {
+            #expect(try StreamFrame(decoding: f.bytes) == f)
+            // What a session writes: the head, then the body (a data frame's bytes, uncopied).
+            let (head, body) = f.parts(prefix: 0x02)
+            #expect(head + body == [0x02] + f.bytes)
+            if case .data(_, _, let bytes) = f {
+                #expect(head.count == 1 + StreamFrame.headerBytes && body == bytes)
+            } else {
+                #expect(body.isEmpty)
+            }
+        }
         // Test vectors (docs/PROTOCOL.md, "Continuation streams").
         #expect(StreamFrame.data(stream: 1, offset: 2, bytes: [0xAB]).bytes == [1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0xAB])
         #expect(

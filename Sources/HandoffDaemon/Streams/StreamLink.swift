@@ -181,7 +181,7 @@ final class StreamLink: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let frame):
-                session?.sendStream(frame.encoded(prefix: MessageKind.stream.rawValue))
+                session?.sendStream(frame.parts(prefix: MessageKind.stream.rawValue))
             case .deliver(let bytes):
                 guard let app else { continue }
                 let link = WeakLink(self)

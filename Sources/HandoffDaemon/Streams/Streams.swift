@@ -95,7 +95,8 @@ final class Streams: Sendable {
         let peer = try await peers.resolve(from.fingerprint)
         let stream = UInt64.random(in: 1...UInt64.max)
         let key = Key(peerID: from.peerID, stream: stream)
-        let link = try await makeLink(key: key, peerName: peer.name, activityID: activityID, peerWindow: 0)
+        let loop = await peers.links.current(from.peerID)?.channel.eventLoop
+        let link = try await makeLink(key: key, peerName: peer.name, activityID: activityID, peerWindow: 0, loop: loop)
         link.setClient(client)
         let window = UInt32(clamping: settings.window)
         let reply: PeerMessage
@@ -175,7 +176,9 @@ final class Streams: Sendable {
         guard let offer = state.withLockedValue({ $0.offers[token] }), offer.link == nil else {
             throw .failed(code: "no-such-stream", message: "no stream \(token) waits to be accepted (it may have timed out)")
         }
-        let link = try await makeLink(key: offer.key, peerName: offer.peerName, activityID: offer.activityID, peerWindow: UInt64(offer.window))
+        let link = try await makeLink(
+            key: offer.key, peerName: offer.peerName, activityID: offer.activityID, peerWindow: UInt64(offer.window),
+            loop: offer.session.channel.eventLoop)
         link.setClient(client)
         link.bind(offer.session)
         let taken = state.withLockedValue { s -> Bool in
@@ -219,7 +222,7 @@ final class Streams: Sendable {
                     stream: frame.stream, code: "stream-unknown",
                     message: "the stream is not open on the other machine (its handoffd may have restarted)"
                 )
-                .encoded(prefix: MessageKind.stream.rawValue))
+                .parts(prefix: MessageKind.stream.rawValue))
         case .ack, .reset:
             break
         }
@@ -260,7 +263,11 @@ final class Streams: Sendable {
 
     // MARK: - Links
 
-    private func makeLink(key: Key, peerName: String, activityID: UUID, peerWindow: UInt64) async throws(ControlError) -> StreamLink {
+    /// `loop`: the event loop of the session the stream rides, where the app's end is served too,
+    /// so that a frame's way from one socket to the other never crosses threads.
+    private func makeLink(
+        key: Key, peerName: String, activityID: UUID, peerWindow: UInt64, loop: EventLoop?
+    ) async throws(ControlError) -> StreamLink {
         let token = UUID().uuidString
         let admitted = state.withLockedValue { s -> Bool in
             guard s.links[key] == nil, s.count(peer: key.peerID) < settings.maxPerPeer || s.offers.values.contains(where: { $0.key == key }),
@@ -278,9 +285,9 @@ final class Streams: Sendable {
             machine: StreamMachine(id: key.stream, settings: machineSettings, peerWindow: peerWindow),
             resumeDeadline: .nanoseconds(Int64(settings.resumeDeadline.components.seconds) * 1_000_000_000), logger: logger,
             onDetached: { [weak self] in self?.detached($0) }, onEnd: { [weak self] in self?.ended($0) })
-        let handler = AppEndHandler(link: link)
+        let handler = AppEndHandler(link: link, payload: Self.maxPayload)
         do {
-            let (channel, theirs) = try await AppEnd.make(group: group, chunk: Self.maxPayload) { handler }
+            let (channel, theirs) = try await AppEnd.make(group: loop ?? group, chunk: Self.maxPayload) { handler }
             link.setApp(channel, handler: handler)
             state.withLockedValue {
                 $0.links[key] = link

@@ -33,6 +33,14 @@ public enum StreamFrame: Sendable, Equatable {
 
     /// The frame's bytes after `prefix` (the link's message kind), in one allocation.
     public func encoded(prefix: UInt8?) -> [UInt8] {
+        let (head, body) = parts(prefix: prefix)
+        return body.isEmpty ? head : head + body
+    }
+
+    /// The frame as its head (`prefix`, then everything but a data frame's bytes) and its body (a
+    /// data frame's bytes, shared, not copied; empty otherwise): a sender writes both into its
+    /// buffer, so that a data frame's bytes are copied once on their way to the session.
+    public func parts(prefix: UInt8?) -> (head: [UInt8], body: [UInt8]) {
         var out: [UInt8] = []
         if let prefix { out.append(prefix) }
         func put(_ type: UInt8, _ offset: UInt64) {
@@ -43,9 +51,8 @@ public enum StreamFrame: Sendable, Equatable {
         }
         switch self {
         case .data(_, let offset, let bytes):
-            out.reserveCapacity(Self.headerBytes + 1 + bytes.count)
             put(1, offset)
-            out += bytes
+            return (out, bytes)
         case .ack(_, let offset, let window):
             put(2, offset)
             for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: window >> UInt32(shift))) }
@@ -60,7 +67,7 @@ public enum StreamFrame: Sendable, Equatable {
         case .resume(_, let offset):
             put(5, offset)
         }
-        return out
+        return (out, [])
     }
 
     /// Reads a frame; nil for one that is malformed (the caller resets that stream, or ignores
