@@ -187,7 +187,7 @@ let package = Package(
         .executableTarget(
             name: "handoffctl",
             dependencies: [
-                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes",
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "CHandoffShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
         // The Hawk Notes app for the terminal: the window's state through HawkNotesApp, drawn by

@@ -7,6 +7,10 @@
    fcntl(FD_CLOEXEC) would otherwise inherit them. */
 int handoff_pipe2_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
+int handoff_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>

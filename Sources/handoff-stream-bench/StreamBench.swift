@@ -97,7 +97,7 @@ struct StreamBench {
         peak.stop()
         s.close()
         let seconds = ms(elapsed) / 1000
-        print(String(format: "stream: %d bytes in %.3f s = %.0f MB/s (%@)", bytes, seconds, Double(bytes) / seconds / 1e6, outcome.description))
+        print(String(format: "stream: %ld bytes in %.3f s = %.0f MB/s (%@)", bytes, seconds, Double(bytes) / seconds / 1e6, outcome.description))
         for (i, pid) in pids.enumerated() {
             print(
                 String(
@@ -150,7 +150,7 @@ struct StreamBench {
         shutdown(fd, Int32(SHUT_WR))
         drain(fd)
         let seconds = ms(ContinuousClock.now - start) / 1000
-        print(String(format: "plain TCP: %d bytes in %.3f s = %.0f MB/s", bytes, seconds, Double(bytes) / seconds / 1e6))
+        print(String(format: "plain TCP: %ld bytes in %.3f s = %.0f MB/s", bytes, seconds, Double(bytes) / seconds / 1e6))
     }
 }
 
@@ -207,5 +207,5 @@ func report(_ what: String, _ samples: [Double], unit: String) {
     let s = samples.sorted()
     guard !s.isEmpty else { return print("\(what): no samples") }
     func p(_ q: Double) -> Double { s[min(s.count - 1, Int(Double(s.count) * q))] }
-    print(String(format: "%@: n=%d p50=%.3f p90=%.3f p99=%.3f min=%.3f %@", what, s.count, p(0.5), p(0.9), p(0.99), s[0], unit))
+    print(String(format: "%@: n=%ld p50=%.3f p90=%.3f p99=%.3f min=%.3f %@", what, s.count, p(0.5), p(0.9), p(0.99), s[0], unit))
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CHandoffShims
 import Foundation
 import HandoffClient
 import HandoffControl
@@ -69,7 +70,11 @@ struct Receive: AsyncParsableCommand {
             throw ReceiveError(why)
         }
         let bar = options.json ? nil : ProgressBar(total: size, label: "\(name.terminalSafe) <- \(peer.terminalSafe)")
-        let copied = await StreamPump.copy(from: stream.descriptor, to: out, limit: size, shutdownAfter: false) { bar?.update($0) }
+        let writeback = Writeback(out)
+        let copied = await StreamPump.copy(from: stream.descriptor, to: out, limit: size, shutdownAfter: false) {
+            bar?.update($0)
+            writeback.wrote($0)
+        }
         bar?.finish()
         let synced = fsync(out) == 0
         close(out)
@@ -81,12 +86,11 @@ struct Receive: AsyncParsableCommand {
             stream.close()
             throw ReceiveError(why)
         }
-        let path = Self.freePath(directory, name)
-        guard rename(part, path) == 0 else {
-            let why = "cannot rename \(part): \(String(cString: strerror(errno)))"
-            Self.answer(stream, "failed \(why)")
+        let path: String
+        do { path = try Self.place(part, in: directory, as: name) } catch {
+            Self.answer(stream, "failed \(error.description)")
             stream.close()
-            throw ReceiveError(why)
+            throw error
         }
         Self.answer(stream, "saved \(path)")
         // Read to the sender's end (its half-close), so that both directions finish cleanly.
@@ -105,17 +109,49 @@ struct Receive: AsyncParsableCommand {
         shutdown(stream.descriptor, Int32(SHUT_WR))
     }
 
-    /// `name`, or "name (1)", ... : never over a file that is there.
-    static func freePath(_ directory: String, _ name: String) -> String {
-        let base = (directory as NSString).appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: base) else { return base }
+    /// Gives the finished `.part` file its name, `name` or "name (1)", ..., never over a file that
+    /// is there, even one made meanwhile (a hard link fails on an existing name, where a rename
+    /// would replace it; a rename is the fallback where links are not supported), then makes the
+    /// new name durable (fsync of the directory): "saved" is said only after that.
+    static func place(_ part: String, in directory: String, as name: String) throws(ReceiveError) -> String {
         let ext = (name as NSString).pathExtension
         let stem = (name as NSString).deletingPathExtension
-        for i in 1... {
-            let candidate = (directory as NSString).appendingPathComponent(ext.isEmpty ? "\(stem) (\(i))" : "\(stem) (\(i)).\(ext)")
-            if !FileManager.default.fileExists(atPath: candidate) { return candidate }
+        for i in 0..<10_000 {
+            let candidate = (directory as NSString).appendingPathComponent(
+                i == 0 ? name : ext.isEmpty ? "\(stem) (\(i))" : "\(stem) (\(i)).\(ext)")
+            if link(part, candidate) == 0 {
+                unlink(part)
+            } else if errno == EEXIST {
+                continue
+            } else if FileManager.default.fileExists(atPath: candidate) {
+                continue
+            } else if rename(part, candidate) != 0 {
+                throw ReceiveError("cannot rename \(part): \(String(cString: strerror(errno)))")
+            }
+            let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            defer { if dir >= 0 { close(dir) } }
+            guard dir >= 0, fsync(dir) == 0 else {
+                throw ReceiveError("cannot make \(candidate) durable: \(String(cString: strerror(errno)))")
+            }
+            return candidate
         }
-        return base
+        throw ReceiveError("cannot find a free name for \(name) in \(directory); move some files away")
+    }
+}
+
+/// Starts writing a received file back to disk every 8 MiB as it arrives, so that its fsync at
+/// the end waits for the last few MiB instead of all of it. Touched only on the copying thread.
+final class Writeback: @unchecked Sendable {
+    private let fd: Int32
+    private var started: Int64 = 0
+    static let step: Int64 = 8 << 20
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    func wrote(_ total: Int64) {
+        guard total - started >= Self.step else { return }
+        _ = handoff_start_writeback(fd, started, total - started)
+        started = total
     }
 }
 

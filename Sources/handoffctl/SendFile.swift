@@ -73,9 +73,7 @@ struct SendFile: AsyncParsableCommand {
         let sent = await StreamPump.copy(from: fd, to: stream.descriptor, limit: size, shutdownAfter: true) { bar?.update($0) }
         bar?.finish()
         // The receiver answers one line (saved, or why not) and closes.
-        let devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)
         let answer = await StreamPump.readLine(stream.descriptor)
-        close(devnull)
         let outcome = await stream.outcome()
         stream.close()
         await finish(owner, id)

@@ -56,13 +56,18 @@ struct StreamEndToEndTests {
         let file = b.dir + "/notes.txt"
         let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try content.write(to: URL(fileURLWithPath: file))
-        let receiver = try a.ctlProcess(["receive", "--dir", inbox, "--count", "1"])
+        let receiver = try a.ctlProcess(["receive", "--dir", inbox, "--count", "2"])
         defer { receiver.stop() }
         #expect(receiver.waitForLine(timeout: 10) { $0.contains("Receiving files") } != nil)
         let sentFile = try b.ctl(["send-file", file, "--to", "alpha", "--json"])
         #expect(sentFile.status == 0, "\(sentFile.output) \((try? String(contentsOfFile: a.dir + "/handoffctl.err", encoding: .utf8)) ?? "")")
         #expect(jsonField(sentFile.output, "outcome") == "sent")
         #expect(FileManager.default.contents(atPath: inbox + "/notes.txt") == content)
+        // The same name again: saved beside it, never over it, and no part file left behind.
+        let again = try b.ctl(["send-file", file, "--to", "alpha", "--json"])
+        #expect(again.status == 0 && jsonField(again.output, "receiver")?.hasSuffix("notes (1).txt") == true, "\(again.output)")
+        #expect(FileManager.default.contents(atPath: inbox + "/notes (1).txt") == content)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).sorted() == ["notes (1).txt", "notes.txt"])
         #expect(receiver.waitForExit(timeout: 10) == 0)
     }
 

@@ -18,4 +18,9 @@ long handoff_recv_with_fd(int sock, void *buf, unsigned long len, int *fd);
 /* accept4 with SOCK_CLOEXEC (glibc declares accept4 only under _GNU_SOURCE). */
 int handoff_accept_cloexec(int sock);
 
+/* Starts writing back [offset, offset + length) of a file without waiting (sync_file_range with
+   SYNC_FILE_RANGE_WRITE; glibc declares it only under _GNU_SOURCE): a large file written as it
+   arrives is then mostly on disk when its fsync comes. 0, or -1 (errno set). */
+int handoff_start_writeback(int fd, long long offset, long long length);
+
 #endif
