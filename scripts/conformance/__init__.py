@@ -1,0 +1,1 @@
+"""The conformance peer's parts, written from the docs (see scripts/conformance-peer.py)."""
