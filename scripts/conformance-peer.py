@@ -18,6 +18,8 @@ It is driven by JSON lines on standard input and answers with JSON lines on stan
     {"op": "flood", "count": N, "bytes": B}        pushes of B bytes, without reading
     {"op": "stall"}                                stop reading the session (its receive buffer is small)
     {"op": "lists", "count": N}                    N `list` requests, not waiting for answers
+    {"op": "close"}                                the session closes, without a goodbye
+    {"op": "goodbye"}                              a goodbye, and the session closes at once
     {"op": "quit"}
 """
 
@@ -269,6 +271,13 @@ def main():
                     pass
                 out({"sent": sent})
             elif op == "close":
+                peer.session.sock.close()
+                out({"closed": True})
+            elif op == "goodbye":
+                # As a stopping machine does (PROTOCOL.md): goodbye, then the close at once, so
+                # that both reach the other side together.
+                peer.session.send(b"\x00" + encode({"type": "goodbye"}))
+                peer.session.sock.shutdown(socket.SHUT_RDWR)
                 peer.session.sock.close()
                 out({"closed": True})
             elif op == "quit":

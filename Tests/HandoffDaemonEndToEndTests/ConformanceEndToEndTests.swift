@@ -136,8 +136,10 @@ struct ConformanceEndToEndTests {
 
         // Being dialled: with the session closed, alpha pushes to the Python peer by dialling the
         // address the session came from at the port its hello gave.
-        _ = try py.ask(["op": "close"], answer: "closed")
-        try await events.wait("peerAbsent") { $0["peer"]?.stringValue == "conformance" }
+        // A goodbye and the close right behind it, as a stopping machine sends them: absent as
+        // `goodbye` (the close reaches alpha in the same read, before its reader took the goodbye).
+        _ = try py.ask(["op": "goodbye"], answer: "closed")
+        try await events.wait("peerAbsent") { $0["peer"]?.stringValue == "conformance" && $0["reason"]?.stringValue == "goodbye" }
         let sent = try a.ctl(["send", id, "--to", "conformance", "--json"])
         #expect(sent.status == 0 && sent.output.contains("continued"), "\(sent.output)")
         let got = try py.events()

@@ -143,7 +143,12 @@ public actor PeerLinks {
         await withDiscardingTaskGroup { group in
             for await bytes in session.messages {
                 // A closed session's backlog is dropped: nobody can be answered on it any more.
-                guard session.channel.isActive else { break }
+                // Its goodbye still counts: a stopping peer closes right after it, and the close
+                // often arrives in the same read, before this loop has taken the goodbye.
+                guard session.channel.isActive else {
+                    if case .goodbye? = try? PeerMessage(decoding: bytes) { table.ending(session, .goodbye) }
+                    continue
+                }
                 let message: PeerMessage
                 do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
                     refused(session, error.code)
