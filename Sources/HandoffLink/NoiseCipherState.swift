@@ -13,35 +13,26 @@ public struct NoiseCipherState: Sendable {
     var hasKey: Bool { key != nil }
 
     mutating func encrypt(ad: [UInt8], plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
-        guard let key else { return plaintext }
-        guard nonce < Self.maxNonce else { throw .nonceExhausted }
-        do {
-            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: Self.nonce(nonce), authenticating: ad)
-            nonce += 1
-            // One copy out of the sealed box, the tag appended (a `+` of two arrays copied it all again).
-            var out = [UInt8]()
-            out.reserveCapacity(plaintext.count + 16)
-            out.append(contentsOf: box.ciphertext)
-            out.append(contentsOf: box.tag)
-            return out
-        } catch {
-            throw .malformedMessage("encryption failed")
+        guard hasKey else { return plaintext }
+        let box = try withNextNonce(failing: .malformedMessage("encryption failed")) {
+            try ChaChaPoly.seal(plaintext, using: $0, nonce: $1, authenticating: ad)
         }
+        // One copy out of the sealed box, the tag appended (a `+` of two arrays copied it all again).
+        var out = [UInt8]()
+        out.reserveCapacity(plaintext.count + 16)
+        out.append(contentsOf: box.ciphertext)
+        out.append(contentsOf: box.tag)
+        return out
     }
 
     mutating func decrypt(ad: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
-        guard let key else { return ciphertext }
-        guard nonce < Self.maxNonce else { throw .nonceExhausted }
+        guard hasKey else { return ciphertext }
         guard ciphertext.count >= 16 else { throw .decryptFailed }
-        do {
-            let box = try ChaChaPoly.SealedBox(nonce: Self.nonce(nonce), ciphertext: ciphertext.dropLast(16), tag: ciphertext.suffix(16))
-            let plain = try ChaChaPoly.open(box, using: key, authenticating: ad)
-            // The counter moves only on success, so a forged frame cannot desynchronise the session.
-            nonce += 1
-            return Array(plain)
-        } catch {
-            throw .decryptFailed
+        let plain = try withNextNonce(failing: .decryptFailed) {
+            try ChaChaPoly.open(
+                ChaChaPoly.SealedBox(nonce: $1, ciphertext: ciphertext.dropLast(16), tag: ciphertext.suffix(16)), using: $0, authenticating: ad)
         }
+        return Array(plain)
     }
 
     /// 32 bits of zeros, then the counter little-endian (the ChaChaPoly nonce of the spec).
@@ -53,30 +44,17 @@ public struct NoiseCipherState: Sendable {
 }
 
 extension NoiseCipherState {
-    /// Runs one seal with the key and the next nonce; the counter moves only once it succeeded.
-    mutating func seal(_ body: (SymmetricKey, ChaChaPoly.Nonce) throws -> ChaChaPoly.SealedBox) throws(NoiseError) -> ChaChaPoly.SealedBox {
+    /// Runs one seal or open with the key and the next nonce. The counter moves only once `body`
+    /// succeeded, so a forged frame cannot desynchronise the session; any failure is `failure`.
+    mutating func withNextNonce<T>(failing failure: NoiseError, _ body: (SymmetricKey, ChaChaPoly.Nonce) throws -> T) throws(NoiseError) -> T {
         guard let key else { throw .malformedMessage("a transport frame before the handshake") }
         guard nonce < Self.maxNonce else { throw .nonceExhausted }
         do {
-            let box = try body(key, Self.nonce(nonce))
+            let result = try body(key, Self.nonce(nonce))
             nonce += 1
-            return box
+            return result
         } catch {
-            throw .malformedMessage("encryption failed")
-        }
-    }
-
-    /// Runs one open with the key and the next nonce; the counter moves only on success, so a
-    /// forged frame cannot desynchronise the session.
-    mutating func open(_ body: (SymmetricKey, ChaChaPoly.Nonce) throws -> Data) throws(NoiseError) -> Data {
-        guard let key else { throw .malformedMessage("a transport frame before the handshake") }
-        guard nonce < Self.maxNonce else { throw .nonceExhausted }
-        do {
-            let plain = try body(key, Self.nonce(nonce))
-            nonce += 1
-            return plain
-        } catch {
-            throw .decryptFailed
+            throw failure
         }
     }
 }

@@ -11,7 +11,9 @@ extension NoiseTransport {
     public mutating func seal(_ plaintext: ByteBuffer, allocator: ByteBufferAllocator) throws(NoiseError) -> ByteBuffer {
         let size = plaintext.readableBytes
         guard size + 16 <= NoiseHandshake.maxMessage else { throw .messageTooLong(size + 16) }
-        let box = try send.seal { key, nonce in try plaintext.withUnsafeReadableBytes { try ChaChaPoly.seal($0, using: key, nonce: nonce) } }
+        let box = try send.withNextNonce(failing: .malformedMessage("encryption failed")) { key, nonce in
+            try plaintext.withUnsafeReadableBytes { try ChaChaPoly.seal($0, using: key, nonce: nonce) }
+        }
         var out = allocator.buffer(capacity: size + 16)
         box.ciphertext.withUnsafeBytes { _ = out.writeBytes($0) }
         box.tag.withUnsafeBytes { _ = out.writeBytes($0) }
@@ -21,7 +23,7 @@ extension NoiseTransport {
     /// Opens a frame's readable bytes (ciphertext, then the tag) into a new buffer.
     public mutating func open(_ frame: ByteBuffer, allocator: ByteBufferAllocator) throws(NoiseError) -> ByteBuffer {
         guard frame.readableBytes >= 16 else { throw .decryptFailed }
-        let plain = try receive.open { key, nonce in
+        let plain = try receive.withNextNonce(failing: .decryptFailed) { key, nonce in
             try frame.withUnsafeReadableBytes { raw in
                 let split = raw.count - 16
                 let box = try ChaChaPoly.SealedBox(
