@@ -88,6 +88,8 @@ struct Receive: AsyncParsableCommand {
         }
         let path: String
         do { path = try Self.place(part, in: directory, as: name) } catch {
+            // The sender is told it failed: nothing of it is left behind under a name of ours.
+            unlink(part)
             Self.answer(stream, "failed \(error.description)")
             stream.close()
             throw error
