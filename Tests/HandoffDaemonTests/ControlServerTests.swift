@@ -31,6 +31,7 @@ struct EchoOperations: ControlOperations {
         }
     }
     func disconnected(_ client: ControlClient) async {}
+    func connectionClosing(_ client: ControlClient) {}
 }
 
 /// A Unix-socket client with a receive timeout, reading JSON lines. Its blocking reads run on a

@@ -43,6 +43,10 @@ import Testing
             if case .success = await attempt.outcome() { Issue.record("the stranger was paired") }
             #expect(try await Self.trustedNames(a).isEmpty)
             #expect(a.daemon.peers.isPairingWindowOpen, "the window stays open for the next attempt")
+            // A client that was not pairing (a `status` in another terminal) leaves: the window
+            // stays open. (Its own disconnect comes too, but at no moment we can wait for.)
+            await a.daemon.pairing.clientLeft(ControlClient(uid: getuid(), pid: getpid(), outlet: Bystander()))
+            #expect(a.daemon.peers.isPairingWindowOpen, "a bystander's leaving closed the window")
             // The real beta: the person types the code beta shows, and they pair.
             let next = Task { try await person.perform(PairAcceptRequest(timeout: 30)) }
             try await waitUntil("alpha waits again", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
@@ -57,6 +61,24 @@ import Testing
             #expect(try await Self.trustedNames(a) == ["beta"])
             await person.close()
             await asker.close()
+        }
+    }
+
+    /// The person who opened the window gives up (Ctrl-C on `pair --accept`, after a stranger's
+    /// failed attempt or not): the window and the pairing advert close with their connection.
+    @Test func theWindowClosesWhenItsOpenerLeaves() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let person = try await HandoffClient.connect(socketPath: a.control.path)
+            let accept = Task { try await person.perform(PairAcceptRequest(timeout: 30)) }
+            try await waitUntil("alpha's window opens", timeout: 5) { await a.daemon.pairing.waitingAccepts == 1 }
+            #expect(a.daemon.peers.isPairingWindowOpen)
+            try await waitUntil("the pairing advert is out", timeout: 5) { await a.daemon.activities.pairingAdvertOut }
+            _ = try await a.request("status")
+            await person.close()
+            _ = await accept.result
+            try await waitUntil("the window closes with its opener", timeout: 5) { !a.daemon.peers.isPairingWindowOpen }
+            try await waitUntil("the pairing advert is withdrawn", timeout: 5) { await !a.daemon.activities.pairingAdvertOut }
         }
     }
 
@@ -113,4 +135,9 @@ import Testing
             #expect(a.trust.peers().count == 2, "nothing was unpaired")
         }
     }
+}
+
+/// A control client that never paired.
+private final class Bystander: EventOutlet {
+    func send(event name: String, _ fields: [String: PropertyListValue]) {}
 }

@@ -142,6 +142,9 @@ public actor Activities: Service {
         }
     }
 
+    /// Whether the pairing advert is published now.
+    var pairingAdvertOut: Bool { advert.pairingPublished }
+
     /// `rotate-advert`: the new instance name.
     func rotateNow() throws(ControlError) -> String {
         do { try advert.rotate(advertised: current.advertised(at: Date())) } catch {

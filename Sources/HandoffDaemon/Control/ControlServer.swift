@@ -66,6 +66,9 @@ public protocol ControlOperations: Sendable {
     func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<(PropertyListValue?, OwnedDescriptor?), ControlError>
     /// The client went away (its live handlers and watches end with it).
     func disconnected(_ client: ControlClient) async
+    /// The client's connection closed while a request of its may still be running: what it
+    /// waits for (a `pair --accept`) ends now, not at its deadline. `disconnected` follows.
+    func connectionClosing(_ client: ControlClient)
 }
 
 /// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
@@ -213,6 +216,9 @@ public final class ControlServer: Service, Sendable {
     }
 
     fileprivate func serve(_ client: ControlClient, lines: AsyncStream<LineFramer.Item>, taken: @Sendable () -> Void) async {
+        // Requests are served one at a time, so the end of the lines is seen only after the
+        // current one is answered: a closed connection is told at once instead.
+        client.channel.closeFuture.whenComplete { [operations] _ in operations.connectionClosing(client) }
         for await item in lines {
             taken()
             switch item {

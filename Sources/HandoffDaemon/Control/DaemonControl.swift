@@ -20,6 +20,8 @@ struct DaemonControl: ControlOperations {
         do throws(ControlError) { return .success(try await route(request, client)) } catch { return .failure(error) }
     }
 
+    func connectionClosing(_ client: ControlClient) { daemon.pairing.abandon(client) }
+
     /// The client's watch, live handlers, questions, pairings and launching scenes end with it.
     func disconnected(_ client: ControlClient) async {
         daemon.events.left(client)

@@ -22,6 +22,8 @@ public actor Pairing: Service {
     private var dialAfterPairing: [String: PeerEndpoint] = [:]
     /// `pair --accept`s waiting for a machine to start pairing, each with its own deadline.
     private let accepts = Waiters<AcceptKey, PairingSession>()
+    /// Clients that opened the window with `pair --accept` and are still connected.
+    private var windowOpeners: Set<ObjectIdentifier> = []
     enum AcceptKey: Hashable { case incoming }
 
     init(endpoint: LinkEndpoint, peers: Peers, activities: Activities, events: ControlEvents, logger: Logger) {
@@ -79,6 +81,7 @@ public actor Pairing: Service {
     /// for its own outcome: a pairing handed to it, or the end of its own time.
     func accept(owner: ControlClient, timeout: Duration) async throws(ControlError) -> PairingCode {
         endpoint.openPairingWindow()
+        windowOpeners.insert(owner.key)
         // The pairing advert (this machine's name) is out only while the window is open.
         await activities.pairingWindowChanged()
         let outcome = await accepts.wait(for: .incoming, owner: owner.key, deadline: timeout)
@@ -156,16 +159,28 @@ public actor Pairing: Service {
         return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint, advertisingGeneration: Int64(key.generation))
     }
 
+    /// The client's connection closed: its `pair --accept` stops waiting now (its request is
+    /// still being served, so `clientLeft` comes only after it).
+    nonisolated func abandon(_ client: ControlClient) { accepts.end(owner: client.key) }
+
     /// The client that started pairings left: they end.
-    func clientLeft(_ client: ControlClient) {
+    func clientLeft(_ client: ControlClient) async {
+        let itsPairings = pending.filter { $0.value.owner == client.key }
+        // Only a client that was pairing touches the window: any other one leaving (a `status`,
+        // an app) must not close the window a person opened and still waits on, e.g. between a
+        // stranger's failed attempt and the next `pair --accept`.
+        guard windowOpeners.remove(client.key) != nil || accepts.count(owner: client.key) > 0 || !itsPairings.isEmpty else { return }
         accepts.end(owner: client.key)
-        for (id, p) in pending where p.owner == client.key {
+        for (id, p) in itsPairings {
             p.session.cancel()
             pending[id] = nil
             dialAfterPairing[id] = nil
         }
         // Nobody waits for an attempt any more: the window (and the pairing advert) close now.
-        if accepts.count(.incoming) == 0 && pending.isEmpty { endpoint.closePairingWindow() }
+        if accepts.count(.incoming) == 0 && pending.isEmpty {
+            endpoint.closePairingWindow()
+            await activities.pairingWindowChanged()
+        }
     }
 
     /// A pairing ended. A success closed the window: other `pair --accept`s still waiting get it
