@@ -15,6 +15,9 @@ from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
 
 SERVICE = "_handoff._tcp.local."
 lock = threading.Lock()
+# How many times each instance was withdrawn: a resolution that finishes after its advert was
+# withdrawn is not "added" (the advert is no longer listed), it is told apart.
+withdrawals = {}
 
 
 def emit(record):
@@ -30,6 +33,8 @@ def instance(name):
 
 def on_change(zeroconf, service_type, name, state_change):
     if state_change is ServiceStateChange.Removed:
+        with lock:
+            withdrawals[name] = withdrawals.get(name, 0) + 1
         emit({"event": "removed", "name": instance(name)})
         return
     # Handlers run one at a time on the browser's thread: resolving there would queue every
@@ -39,7 +44,11 @@ def on_change(zeroconf, service_type, name, state_change):
 
 
 def resolve(zeroconf, service_type, name, state_change):
+    with lock:
+        generation = withdrawals.get(name, 0)
     info = zeroconf.get_service_info(service_type, name, timeout=3000)
+    with lock:
+        late = withdrawals.get(name, 0) != generation
     if info is None:
         emit({"event": "unresolved", "name": instance(name)})
         return
@@ -47,8 +56,12 @@ def resolve(zeroconf, service_type, name, state_change):
     for key, value in (info.properties or {}).items():
         k = key.decode("utf-8", "replace")
         txt[k] = None if value is None else value.decode("utf-8", "replace")
+    if late:
+        event = "resolved-after-withdrawal"
+    else:
+        event = "added" if state_change is ServiceStateChange.Added else "updated"
     emit({
-        "event": "added" if state_change is ServiceStateChange.Added else "updated",
+        "event": event,
         "name": instance(name),
         "server": info.server,
         "port": info.port,
