@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "handoffd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "HandoffCore", targets: ["HandoffCore"]),
         .library(name: "HandoffContent", targets: ["HandoffContent"]),
@@ -187,7 +187,7 @@ let package = Package(
         .executableTarget(
             name: "handoffctl",
             dependencies: [
-                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "CHandoffShims",
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "CHandoffShims", "HandoffAsync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
         // The Hawk Notes app for the terminal: the window's state through HawkNotesApp, drawn by

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffAsync
 import HandoffControl
 import HandoffCore
@@ -161,9 +165,10 @@ private final class ResponseHandler: ChannelInboundHandler {
 
     /// The `"id":N` of a line that could not be read whole, so that its own request fails.
     static func idOf(_ line: [UInt8]) -> Int64? {
-        let text = String(decoding: line, as: UTF8.self)
-        guard let r = text.range(of: "\"id\":") else { return nil }
-        return Int64(text[r.upperBound...].prefix(while: { $0 == "-" || $0.isNumber }))
+        let key = Array("\"id\":".utf8)
+        guard let at = line.indices.first(where: { line[$0...].starts(with: key) }) else { return nil }
+        let digits = line[(at + key.count)...].prefix(while: { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) })
+        return Int64(String(decoding: digits, as: UTF8.self))
     }
 
     /// Answers come from our own daemon: bounded only to stay sane.

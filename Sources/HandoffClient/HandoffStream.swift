@@ -1,5 +1,10 @@
 import CHandoffShims
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HandoffAsync
 import HandoffControl
 import HandoffCore
 
@@ -43,7 +48,7 @@ public final class HandoffStream: @unchecked Sendable {
         let millis = Int32(clamping: timeout.components.seconds * 1000 + Int64(timeout.components.attoseconds / 1_000_000_000_000_000))
         return await withCheckedContinuation { (done: CheckedContinuation<StreamOutcome, Never>) in
             // A thread of its own: the wait is a blocking read, never on Swift's cooperative pool.
-            let thread = Thread {
+            BlockingThread.start {
                 var pending = start
                 let deadline = ContinuousClock.now + .milliseconds(Int(millis))
                 while true {
@@ -66,7 +71,6 @@ public final class HandoffStream: @unchecked Sendable {
                     pending += chunk[..<n]
                 }
             }
-            thread.start()
         }
     }
 

@@ -1,5 +1,10 @@
 import CHandoffShims
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HandoffAsync
 import HandoffControl
 import HandoffCore
 
@@ -15,8 +20,7 @@ enum StreamDoor {
         let line = ControlRequest(id: 1, op: Op.name, arguments: op.arguments).line
         let result = await withCheckedContinuation { (done: CheckedContinuation<Result<HandoffStream, ClientError>, Never>) in
             // Blocking calls, on a thread of their own (the answer may wait for the other app).
-            let thread = Thread { done.resume(returning: exchange(line, socketPath: socketPath)) }
-            thread.start()
+            BlockingThread.start { done.resume(returning: exchange(line, socketPath: socketPath)) }
         }
         return try result.get()
     }

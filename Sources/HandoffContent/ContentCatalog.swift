@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the scene model needs to know of an app's content: which tabs exist, and which items
 /// may be shown in which tab. The daemon's scenes are a tab and a navigation stack of items in

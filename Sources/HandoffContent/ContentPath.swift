@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Names a piece of content: a tab, `b|<tab-id>`, or an item in it, `b|<tab-id>::c|<item-id>`.
 /// Used as targetContentIdentifier and as the scope of content-bound scene storage. (The letters

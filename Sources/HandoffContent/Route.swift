@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One step of a tab's navigation stack.
 public enum NavigationItem: Sendable, Hashable {

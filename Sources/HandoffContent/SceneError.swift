@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why a route or a restoration activity was not applied to a scene.
 public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import Synchronization
 import HandoffCore
 
 /// One scene as stored: the scene itself (its restoration activity carries tab, path, storage and
@@ -52,31 +57,33 @@ extension SceneStore {
 
 /// Keeps scenes in memory (unit tests of the logic above the store). `failNextSaves` makes the
 /// next saves throw, as a full disk would.
-public final class MemorySceneStore: SceneStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var scenes: [UUID: StoredScene] = [:]
-    private var failing = 0
-    private var writes = 0
+public final class MemorySceneStore: SceneStore, Sendable {
+    private struct State {
+        var scenes: [UUID: StoredScene] = [:]
+        var failing = 0
+        var writes = 0
+    }
+    private let state = Mutex(State())
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String { "no space left on device (simulated)" }
     }
 
     public init() {}
-    public func failNextSaves(_ n: Int) { lock.withLock { failing = n } }
-    public var writeCount: Int { lock.withLock { writes } }
-    public func stored(_ id: UUID) -> StoredScene? { lock.withLock { scenes[id] } }
-    public func loadAll() -> (scenes: [StoredScene], unreadable: [String]) { lock.withLock { (Array(scenes.values), []) } }
+    public func failNextSaves(_ n: Int) { state.withLock { $0.failing = n } }
+    public var writeCount: Int { state.withLock { $0.writes } }
+    public func stored(_ id: UUID) -> StoredScene? { state.withLock { $0.scenes[id] } }
+    public func loadAll() -> (scenes: [StoredScene], unreadable: [String]) { state.withLock { (Array($0.scenes.values), []) } }
     public func save(_ scene: StoredScene) async throws {
-        try lock.withLock {
-            if failing > 0 {
-                failing -= 1
+        try state.withLock { s throws(Failure) in
+            if s.failing > 0 {
+                s.failing -= 1
                 throw Failure()
             }
-            writes += 1
-            scenes[scene.scene.id] = scene
+            s.writes += 1
+            s.scenes[scene.scene.id] = scene
         }
     }
-    public func delete(_ id: UUID) async throws { _ = lock.withLock { scenes.removeValue(forKey: id) } }
+    public func delete(_ id: UUID) async throws { _ = state.withLock { $0.scenes.removeValue(forKey: id) } }
     public func close() async {}
 }

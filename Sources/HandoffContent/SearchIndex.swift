@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One thing search can find: an activity (here or on a paired machine), a scene, or an app's
 /// content. `source` groups items that are replaced together ("local", "remote:alpha", "scenes",

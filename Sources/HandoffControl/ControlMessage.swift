@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 
 /// Why a control request was refused. The connection stays open; the answer names the problem.
@@ -102,9 +106,6 @@ public enum ControlLine {
 }
 
 extension UserActivity {
-    /// The activity as a JSON object (for control lines).
-    public var jsonObject: Any { JSONValue.object(propertyList) }
-
     /// The activity as one line of JSON text, the mapping of docs/CONTROL.md (exec handlers' stdin):
     /// every value, infinities included, has a form.
     public var jsonText: [UInt8] { JSONWriter.encode(propertyList) }

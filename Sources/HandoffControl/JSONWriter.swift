@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 
 /// Writes property-list values as JSON (the mapping of docs/CONTROL.md) straight to bytes, keys

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 
 /// `handoffctl publish --info key=value`: a value is a string unless typed with a prefix:

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What can be wrong with an activity itself, before any handler sees it.
 public enum ActivityError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -26,7 +30,7 @@ public enum ActivityError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingRequiredKey(let key):
             "required userInfo key '\(key)' is missing; add it before publishing"
         case .expired(let date):
-            "the activity expired at \(ISO8601DateFormatter().string(from: date)); publish a fresh one"
+            "the activity expired at \(ISODate.string(date)); publish a fresh one"
         case .notEligibleForHandoff:
             "the activity is not eligible for Handoff; set isEligibleForHandoff to advertise it"
         case .undeclaredType(let type, let configKey):

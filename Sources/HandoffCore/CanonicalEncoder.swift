@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Writes the one canonical encoding of a value: dictionary keys in UTF-8 byte order, minimal
 /// varints, fixed-width big-endian reals. Equal values give identical bytes, so encodings can be

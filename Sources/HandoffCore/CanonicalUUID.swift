@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension UUID {
     /// Only the one spelling `uuidString` writes (36 characters, upper-case hex): Foundation also

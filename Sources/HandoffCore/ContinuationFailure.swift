@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why an activity could not be continued (didFailToContinueUserActivityWithType). Sent back to the
 /// originating machine as well, so both sides report the same reason.
@@ -38,7 +42,7 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
         case .missingRequiredKey(let type, let key):
             "'\(type)' lacks required userInfo key '\(key)'; the sending app must set it"
         case .expired(let type, let date):
-            "'\(type)' expired at \(ISO8601DateFormatter().string(from: date)); start it again on the other machine"
+            "'\(type)' expired at \(ISODate.string(date)); start it again on the other machine"
         case .notEligible(let type):
             "'\(type)' is not eligible for Handoff"
         case .payloadDecodeFailed(let type, let reason):

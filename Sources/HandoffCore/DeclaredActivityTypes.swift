@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The activity types this machine publishes and accepts. Anything else is refused with an error
 /// that names the type and the configuration key that declares types.

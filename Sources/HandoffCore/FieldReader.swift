@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads named fields of a decoded dictionary with their expected kinds; every mismatch names the
 /// field. Shared by everything that maps a property-list dictionary onto a Swift type.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The activity `handoffctl send-file` pushes (docs/STREAMS.md): its title and `name` the file's
 /// name, `size` its length; its continuation stream carries the bytes. Declared by default, so

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// ISO 8601 / RFC 3339 dates written and read by our own code, losslessly.
 ///

@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where a peer's link listens: an address (IPv4, or IPv6 with its zone for a link-local one)
 /// and a port. What the trust store remembers and what the dialer tries; never a reason to trust.
@@ -14,7 +21,7 @@ public struct PeerEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// `host`, `host:port`, `[v6]:port` or a bare IPv6 address; `defaultPort` when none is given.
     /// nil for an empty host or a port outside 1...65535.
     public init?(parsing text: String, defaultPort: Int) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingSpaces
         var host = t
         var port = defaultPort
         if t.hasPrefix("[") {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The activity as a property-list dictionary: the one form used on disk and on the wire.
 extension UserActivity {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A payload type may name itself, so that the name on the wire does not depend on the Swift type
 /// name in whichever program sends it.
@@ -36,7 +40,7 @@ extension UserActivity {
     /// Stores an already-encoded JSON payload under a type name (for tools that read the payload
     /// from a file and do not have the Swift type).
     public mutating func setTypedPayload(json: Data, typeName: String) throws(ActivityError) {
-        guard (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil else {
+        guard (try? JSONDecoder().decode(AnyJSON.self, from: json)) != nil else {
             throw .payloadCorrupt("the payload is not JSON")
         }
         var info = userInfo
@@ -58,5 +62,30 @@ extension UserActivity {
         } catch {
             throw .payloadCorrupt("\(error)")
         }
+    }
+}
+
+/// Any JSON value, read only to learn that bytes are JSON (JSONSerialization is not in
+/// FoundationEssentials).
+private struct AnyJSON: Decodable {
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            while !array.isAtEnd { _ = try array.decode(AnyJSON.self) }
+        } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            for key in object.allKeys { _ = try object.decode(AnyJSON.self, forKey: key) }
+        } else {
+            let value = try decoder.singleValueContainer()
+            if value.decodeNil() { return }
+            if (try? value.decode(Bool.self)) != nil { return }
+            if (try? value.decode(Double.self)) != nil { return }
+            _ = try value.decode(String.self)
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

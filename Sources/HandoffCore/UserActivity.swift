@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The counterpart of NSUserActivity: what a person is doing, in a form another machine can
 /// continue. A value type; every change raises `version`, so that peers and the advert can tell a

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffContent
 
 /// A book of the Hawk Notes library. Each book is a tab in the sample app.

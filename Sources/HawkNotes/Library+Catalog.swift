@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffContent
 
 /// Hawk Notes' content as the scene model sees it: a tab is a book, an item on its navigation

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffContent
 
 /// The file's shape, with ids as strings so that a bad UUID is reported with its path instead of
@@ -19,7 +23,7 @@ extension Library {
     public init(contentsOf url: URL) throws(LibraryError) {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw .unreadable(file: url.path, reason: error.localizedDescription)
+            throw .unreadable(file: url.path, reason: error.fileErrorText)
         }
         try self.init(json: data)
     }

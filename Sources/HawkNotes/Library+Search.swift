@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+@_spi(_Unicode) import Swift
 import HandoffContent
 
 /// A keyword search result: a book by its title, or a character by name.
@@ -11,10 +16,11 @@ extension Library {
     /// Books whose title and characters whose name contain every word of `keywords`, ignoring case
     /// and diacritics. Results keep library order, books before their characters.
     public func search(_ keywords: String) -> [LibrarySearchHit] {
-        let words = keywords.split(whereSeparator: \.isWhitespace).map(String.init)
+        let words = keywords.split(whereSeparator: \.isWhitespace).map { Self.folded(String($0)) }
         guard !words.isEmpty else { return [] }
         func matches(_ text: String) -> Bool {
-            words.allSatisfy { text.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+            let text = Self.folded(text)
+            return words.allSatisfy { text.contains($0) }
         }
         var hits: [LibrarySearchHit] = []
         for book in books {
@@ -22,5 +28,14 @@ extension Library {
             for c in book.characters where matches(c.name) { hits.append(.character(c, in: book)) }
         }
         return hits
+    }
+
+    /// Lower case, without diacritics: the canonical decomposition (the standard library's own,
+    /// which swift-foundation uses too) without its nonspacing marks. Foundation's
+    /// `range(of:options: [.caseInsensitive, .diacriticInsensitive])` did this through ICU.
+    static func folded(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.lowercased()._nfd where scalar.properties.generalCategory != .nonspacingMark { out.append(scalar) }
+        return String(out)
     }
 }

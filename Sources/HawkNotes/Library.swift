@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffContent
 
 /// The sample app's content: books and the characters they introduce. Immutable once loaded;

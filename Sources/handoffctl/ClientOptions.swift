@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -68,7 +72,7 @@ enum ExitStatus {
 /// Prints the message (it can quote a peer: its name, its error text; printed escaped) and
 /// returns the exit status to throw.
 func failure(_ message: String, code: Int32) -> ExitCode {
-    FileHandle.standardError.write(Data("handoffctl: \(message.terminalSafe)\n".utf8))
+    StandardStreams.error("handoffctl: \(message.terminalSafe)\n")
     return ExitCode(code)
 }
 

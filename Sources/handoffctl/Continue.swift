@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -52,7 +56,7 @@ extension Continue {
             await handler.close()
             throw failure("continued, but no stream: \(error.description)", code: ExitStatus.refused)
         }
-        if !options.json { FileHandle.standardError.write(Data("handoffctl: continued; stream open with \(opened.info.peer.terminalSafe)\n".utf8)) }
+        if !options.json { StandardStreams.error("handoffctl: continued; stream open with \(opened.info.peer.terminalSafe)\n") }
         defer { Task { await handler.close() } }
         try await StreamIO.connectStandardIO(opened, json: options.json)
     }
@@ -63,7 +67,7 @@ func reportOutcome(_ r: ContinuationReport, options: ClientOptions) throws {
     if options.json {
         options.printJSON(r.propertyList)
     } else if r.failed {
-        FileHandle.standardError.write(Data("handoffctl: not continued (\(r.code ?? "")): \((r.message ?? "").terminalSafe)\n".utf8))
+        StandardStreams.error("handoffctl: not continued (\(r.code ?? "")): \((r.message ?? "").terminalSafe)\n")
     } else {
         switch r.step ?? "" {
         case "scene":

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -65,7 +69,7 @@ struct Pair: AsyncParsableCommand {
                 case .failure(.refused(let reason, let message)) where accept && reason == "codes-differ" && ContinuousClock.now < deadline:
                     // A stranger (or a mistyped code) is refused; with --accept the window stays
                     // open and this waits for the next attempt while its time lasts.
-                    FileHandle.standardError.write(Data("\(message)\nWaiting for the next attempt…\n".utf8))
+                    StandardStreams.error("\(message)\nWaiting for the next attempt…\n")
                 case .failure(.refused(_, let message)): throw failure(message, code: ExitStatus.refused)
                 case .failure(let error): throw failure(error.description, code: ExitStatus.daemon)
                 }
@@ -93,12 +97,12 @@ struct Pair: AsyncParsableCommand {
                 "Pairing with \(started.peer.terminalSafe)\n" + (started.address.map { "Its address: \($0.terminalSafe)\n" } ?? "")
                 + "Its fingerprint: \(started.fingerprint.terminalSafe)\nCode: \(started.code.terminalSafe)\n"
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.output(text)
     }
 
     /// The code the person types (or a script writes); nil at the end of input: refused.
     private func ask() -> String? {
-        FileHandle.standardError.write(Data("Type the code the other machine shows (anything else refuses): ".utf8))
+        StandardStreams.error("Type the code the other machine shows (anything else refuses): ")
         return readLine()
     }
 }

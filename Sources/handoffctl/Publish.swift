@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffContent
 import HawkNotes
@@ -76,7 +80,7 @@ struct Publish: AsyncParsableCommand {
         let result = try await options.perform(client, PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
         if options.json { return options.printJSON(result.propertyList) }
         print("Published \(result.activity.uuidString) (\(activity.type.rawValue.terminalSafe), version \(result.version), \(result.bytes) bytes)")
-        if let warning = result.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        if let warning = result.warning { StandardStreams.error("warning: \(warning)\n") }
     }
 
     static func date(_ text: String) throws -> Date {

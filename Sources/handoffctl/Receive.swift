@@ -1,6 +1,10 @@
 import ArgumentParser
 import CHandoffShims
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -51,7 +55,7 @@ struct Receive: AsyncParsableCommand {
             } catch let e as ExitCode {
                 throw e
             } catch {
-                FileHandle.standardError.write(Data("handoffctl: could not receive \(name.terminalSafe) from \(peer.terminalSafe): \(error)\n".utf8))
+                StandardStreams.error("handoffctl: could not receive \(name.terminalSafe) from \(peer.terminalSafe): \(error)\n")
             }
             fflush(nil)
             received += 1
@@ -61,7 +65,7 @@ struct Receive: AsyncParsableCommand {
     }
 
     private func save(_ stream: HandoffStream, name: String, size: Int64, from peer: String, into directory: String) async throws -> String {
-        let part = (directory as NSString).appendingPathComponent(name + ".part")
+        let part = Self.path(directory, name + ".part")
         let out = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard out >= 0 else {
             let why = "cannot write \(part): \(String(cString: strerror(errno)))"
@@ -90,7 +94,7 @@ struct Receive: AsyncParsableCommand {
         do { path = try Self.place(part, in: directory, as: name) } catch {
             // The sender is told it failed: nothing of it is left behind under a name of ours.
             unlink(part)
-            Self.answer(stream, "failed \(error.description)")
+            Self.answer(stream, "failed \(error)")
             stream.close()
             throw error
         }
@@ -115,12 +119,15 @@ struct Receive: AsyncParsableCommand {
     /// is there, even one made meanwhile (a hard link fails on an existing name, where a rename
     /// would replace it; a rename is the fallback where links are not supported), then makes the
     /// new name durable (fsync of the directory): "saved" is said only after that.
+    static func path(_ directory: String, _ name: String) -> String { directory.hasSuffix("/") ? directory + name : directory + "/" + name }
+
     static func place(_ part: String, in directory: String, as name: String) throws(ReceiveError) -> String {
-        let ext = (name as NSString).pathExtension
-        let stem = (name as NSString).deletingPathExtension
+        // "notes.tar.gz" -> "notes.tar (1).gz"; a leading dot starts a name, not an extension.
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let ext = dot.map { String(name[name.index(after: $0)...]) } ?? ""
+        let stem = dot.map { String(name[..<$0]) } ?? name
         for i in 0..<10_000 {
-            let candidate = (directory as NSString).appendingPathComponent(
-                i == 0 ? name : ext.isEmpty ? "\(stem) (\(i))" : "\(stem) (\(i)).\(ext)")
+            let candidate = path(directory, i == 0 ? name : ext.isEmpty ? "\(stem) (\(i))" : "\(stem) (\(i)).\(ext)")
             if link(part, candidate) == 0 {
                 unlink(part)
             } else if errno == EEXIST {

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffControl
 import HandoffCore
 
@@ -16,7 +20,7 @@ struct Search: AsyncParsableCommand {
     @Option(help: "At most this many results (1-\(SearchRequest.maxLimit)).") var limit: Int = Int(SearchRequest.defaultLimit)
 
     func validate() throws {
-        guard !words.joined().trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !words.joined().trimmingSpaces.isEmpty else {
             throw ValidationError("say what to look for, e.g. `handoffctl search beatrice`")
         }
         if let n = `continue`, n < 1 { throw ValidationError("--continue counts from 1") }

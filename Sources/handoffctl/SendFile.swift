@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -88,7 +92,7 @@ struct SendFile: AsyncParsableCommand {
                 ]))
         } else if ok {
             print(
-                "Sent \(name.terminalSafe) to \(to.terminalSafe): \(ProgressBar.size(size)) in \(String(format: "%.2f", seconds)) s (\(answer.terminalSafe))"
+                "Sent \(name.terminalSafe) to \(to.terminalSafe): \(ProgressBar.size(size)) in \(seconds.fixedPoint(2)) s (\(answer.terminalSafe))"
             )
         }
         guard ok else {

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -44,7 +48,7 @@ struct StreamCommand: AsyncParsableCommand {
                     guard let token = event.fields["stream"]?.stringValue else { continue }
                     let stream: HandoffStream
                     do { stream = try await client.acceptStream(token) } catch {
-                        FileHandle.standardError.write(Data("handoffctl: could not accept a stream: \("\(error)".terminalSafe)\n".utf8))
+                        StandardStreams.error("handoffctl: could not accept a stream: \("\(error)".terminalSafe)\n")
                         continue
                     }
                     served += 1
@@ -93,7 +97,7 @@ enum StreamIO {
             ]
             if case .failed(let code, let message) = outcome { (d["code"], d["message"]) = (.string(code), .string(message)) }
             d["outcome"] = .string(outcome.isFinished ? "finished" : "failed")
-            FileHandle.standardError.write(Data(JSONWriter.encode(.dictionary(d)) + [0x0A]))
+            StandardStreams.write(2, JSONWriter.encode(.dictionary(d)) + [0x0A])
         }
         switch outcome {
         case .finished: return

@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HandoffAsync
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +23,7 @@ enum StreamPump {
         from: Int32, to: Int32, limit: Int64 = .max, shutdownAfter: Bool, progress: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async -> (bytes: Int64, error: String?) {
         await withCheckedContinuation { (done: CheckedContinuation<(bytes: Int64, error: String?), Never>) in
-            let thread = Thread {
+            BlockingThread.start {
                 var buffer = [UInt8](repeating: 0, count: chunk)
                 var total: Int64 = 0
                 var failure: String?
@@ -46,7 +52,6 @@ enum StreamPump {
                 if shutdownAfter { shutdown(to, Int32(SHUT_WR)) }
                 done.resume(returning: (total, failure))
             }
-            thread.start()
         }
     }
 }
@@ -56,7 +61,7 @@ extension StreamPump {
     /// no newline did.
     static func readLine(_ fd: Int32) async -> String {
         await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
-            let thread = Thread {
+            BlockingThread.start {
                 var line: [UInt8] = []
                 var byte: UInt8 = 0
                 while line.count < 4096 {
@@ -67,18 +72,16 @@ extension StreamPump {
                 }
                 done.resume(returning: String(decoding: line, as: UTF8.self))
             }
-            thread.start()
         }
     }
 }
 
 /// A progress bar on standard error (only on a terminal), at most ten redraws a second.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
     private let total: Int64
     private let label: String
     private let started = ContinuousClock.now
-    private var last = ContinuousClock.now - .seconds(1)
-    private let lock = NSLock()
+    private let last = Mutex(ContinuousClock.now - .seconds(1))
     private let shown = isatty(2) != 0
 
     init(total: Int64, label: String) {
@@ -88,27 +91,29 @@ final class ProgressBar: @unchecked Sendable {
 
     func update(_ done: Int64) {
         guard shown else { return }
-        lock.lock()
-        defer { lock.unlock() }
         let now = ContinuousClock.now
-        guard now - last >= .milliseconds(100) || done >= total else { return }
-        last = now
+        let due = last.withLock { last in
+            guard now - last >= .milliseconds(100) || done >= total else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let width = 30
         let filled = Int(fraction * Double(width))
         let seconds = max(0.001, Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds))
         let rate = Double(done) / seconds / 1_000_000
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        let line = "\r\(label) [\(bar)] \(Int(fraction * 100))% \(Self.size(done)) \(String(format: "%.0f", rate)) MB/s"
-        FileHandle.standardError.write(Data(line.utf8))
+        let line = "\r\(label) [\(bar)] \(Int(fraction * 100))% \(Self.size(done)) \(rate.fixedPoint(0)) MB/s"
+        StandardStreams.error(line)
     }
 
-    func finish() { if shown { FileHandle.standardError.write(Data("\n".utf8)) } }
+    func finish() { if shown { StandardStreams.error("\n") } }
 
     static func size(_ n: Int64) -> String {
-        if n >= 1 << 30 { return String(format: "%.2f GiB", Double(n) / Double(1 << 30)) }
-        if n >= 1 << 20 { return String(format: "%.1f MiB", Double(n) / Double(1 << 20)) }
-        if n >= 1 << 10 { return String(format: "%.1f KiB", Double(n) / Double(1 << 10)) }
+        if n >= 1 << 30 { return "\((Double(n) / Double(1 << 30)).fixedPoint(2)) GiB" }
+        if n >= 1 << 20 { return "\((Double(n) / Double(1 << 20)).fixedPoint(1)) MiB" }
+        if n >= 1 << 10 { return "\((Double(n) / Double(1 << 10)).fixedPoint(1)) KiB" }
         return "\(n) B"
     }
 }

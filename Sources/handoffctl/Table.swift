@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 
 /// Human output: aligned columns with a header, or a line saying there is nothing.
@@ -15,7 +19,7 @@ struct Table {
         let all = [columns] + rows
         let widths = columns.indices.map { i in all.map { $0.indices.contains(i) ? $0[i].count : 0 }.max() ?? 0 }
         for row in all {
-            let cells = row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+            let cells = row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padded(to: widths[i]) }
             Swift.print(cells.joined(separator: "  "))
         }
     }
@@ -26,7 +30,7 @@ func printFields(_ value: PropertyListValue?, order: [String]) {
     guard let d = value?.dictionaryValue else { return }
     let keys = order.filter { d[$0] != nil } + d.keys.filter { !order.contains($0) }.sorted()
     let width = keys.map(\.count).max() ?? 0
-    for k in keys { print(k.terminalSafe.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + d[k]!.text) }
+    for k in keys { print(k.terminalSafe.padded(to: width) + "  " + d[k]!.text) }
 }
 
 extension PropertyListValue {
@@ -49,3 +53,8 @@ extension PropertyListValue {
 
 /// A flag as a table cell.
 func yes(_ b: Bool) -> String { b ? "yes" : "no" }
+
+extension String {
+    /// Spaces after, up to `width` characters.
+    func padded(to width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}

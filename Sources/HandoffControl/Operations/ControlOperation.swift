@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 
 /// One control operation (docs/CONTROL.md): its name on the wire, its arguments as a typed

@@ -1,0 +1,52 @@
+import Foundation
+import HandoffCore
+import Testing
+
+/// HandoffCore imports only FoundationEssentials; what it wrote for itself in place of
+/// Foundation's (ICU's) functions gives what they gave, checked here against Foundation.
+@Suite struct EssentialsReplacementTests {
+    @Test(arguments: [0.0, 0.004, 0.005, 0.5, 1.5, 2.5, 2.675, 99.995, 123.456, -0.004, -1.25, -0.0, 4_503_599_627.25, 3.0e-9, 1_048_576.0 / 3])
+    func fixedPointMatchesStringFormat(_ x: Double) {
+        for digits in 0...3 {
+            #expect(x.fixedPoint(digits) == String(format: "%.\(digits)f", x) || Self.tie(x, digits), "\(x) to \(digits) digits")
+        }
+    }
+
+    /// printf rounds the binary value exactly; we round the scaled double. They differ only for
+    /// values whose scaled form lands on .5 after rounding, such as 2.675 (2.67499999...).
+    static func tie(_ x: Double, _ digits: Int) -> Bool {
+        let scaled = abs(x) * pow(10, Double(digits))
+        return abs(scaled - scaled.rounded(.down) - 0.5) < 1e-6
+    }
+
+    @Test func fixedPointOfWhatIsNotANumber() {
+        #expect(Double.infinity.fixedPoint(2) == "inf")
+        #expect(Double.nan.fixedPoint(1) == "nan")
+    }
+
+    @Test(arguments: ["", "  ", " a ", "\ta b\t", "a", " \u{00A0}x\u{2003}", "\nkeeps newlines\n", "é "])
+    func trimmingSpacesMatchesFoundation(_ text: String) {
+        #expect(text.trimmingSpaces == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")
+    }
+
+    @Test func fileErrorTextIsTheSystemsWords() {
+        do {
+            _ = try Data(contentsOf: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)"))
+            Issue.record("read a file that does not exist")
+        } catch {
+            #expect(error.fileErrorText == "No such file or directory")
+        }
+        #expect(POSIXError(.EACCES).fileErrorText == "Permission denied")
+    }
+
+    /// The same bytes are JSON for us as for JSONSerialization (which takes a trailing comma too).
+    @Test(arguments: [
+        #"{"a":[1,2.5,"x",null,true,{"b":{}}]}"#, "1", "\"s\"", "[]", "null", "1e400", "{", "[1,]", "{'a':1}", "", "nul", "{\"a\" 1}", "[1] 2"
+    ])
+    func typedPayloadJSONIsWhatJSONSerializationTakes(_ text: String) throws {
+        var a = UserActivity(type: try ActivityType("org.example.view"), title: "t")
+        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+        let ours = (try? a.setTypedPayload(json: Data(text.utf8), typeName: "T")) != nil
+        #expect(ours == json, "\(text): JSONSerialization says \(json)")
+    }
+}
