@@ -16,7 +16,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NIO = {"NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "NIOEmbedded", "NIO"}
-SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Dispatch", "Synchronization"}
+SYSTEM = {"Swift", "Foundation", "FoundationEssentials", "Glibc", "Dispatch", "Synchronization"}
 
 # Pure modules: everything they may import (besides the system modules above).
 ALLOWED = {
