@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A key the app acts on, decoded by the terminal layer.
 public enum AppKey: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The reducer: an input changes the state and says what the outside must do. Pure: no
 /// terminal, no socket, no clock.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HawkNotes
 
 /// What one Hawk Notes window shows and remembers: a value, changed only by `AppState.reduce`.

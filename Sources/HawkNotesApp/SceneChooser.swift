@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One saved window, as the chooser lists it.
 public struct SceneChoice: Sendable, Equatable {
