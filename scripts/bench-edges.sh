@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The edges a person meets first (issue 26), between two paired test hosts (root), release build:
+#   - `handoffctl status` from process start to exit, the daemon running: launched in the test
+#     host through nsenter, as a person's shell would, timed on CLOCK_MONOTONIC (N trials);
+#   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone);
+#   - handoffd's idle RSS on both hosts, 10 s after it started;
+#   - the binaries' sizes as built and as packaged (stripped of debug info), and the .deb's if
+#     scripts/package-deb.sh made one.
+# min / median / p90 in milliseconds. Presence (SIGTERM -> peerAbsent, restart -> peerPresent) is
+# scripts/bench-presence.sh; continuation and push latency scripts/bench-continue.sh.
+#   scripts/bench-edges.sh [N]          (BENCH_BIN=DIR: binaries built elsewhere, before/after)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+N=${1:-40}
+source scripts/lib-daemons.sh
+bench_start handoffd handoffctl
+SET=ebench
+WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
+trap end_daemons_and_hosts EXIT
+paired_hosts
+anchor=$(scripts/testhosts.sh pid "${SET}1")
+
+# Each command launched N times; the clock read before fork and after the child is reaped.
+timed() {  # timed LABEL COMMAND...
+  python3 - "$N" "$@" <<'PY'
+import subprocess, sys, time
+n, label, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # page cache warm
+ms = []
+for _ in range(n):
+    t = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ms.append((time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t) / 1e6)
+    if r.returncode != 0:
+        sys.exit(f"bench: {label} exited {r.returncode}")
+ms.sort()
+print(f"{label:<44} min {ms[0]:6.2f}  median {ms[len(ms) // 2]:6.2f}  p90 {ms[int(len(ms) * 0.9)]:6.2f} ms  (N={n})")
+PY
+}
+in_alpha() { nsenter -t "$anchor" -m -n -- "$@"; }
+timed "handoffctl status, start -> exit" in_alpha "$BIN/handoffctl" status --socket "$WORK/alpha/run/control.sock"
+timed "handoffctl --help, start -> exit" in_alpha "$BIN/handoffctl" --help
+timed "nsenter alone (/bin/true), start -> exit" in_alpha /bin/true
+
+# Idle RSS: 10 s after each daemon started.
+for name in alpha beta; do
+  pid=$(daemon_pid "$name")
+  up=$(ctl "$name" status --json | sed -n 's/.*"uptimeSeconds" : \([0-9]*\).*/\1/p')
+  [ "${up:-0}" -ge 10 ] || sleep $((10 - ${up:-0}))
+  rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
+  threads=$(awk '/^Threads/ { print $2 }' "/proc/$pid/status")
+  awk -v r="$rss" -v t="$threads" -v n="$name" 'BEGIN { printf "%-44s %6.1f MiB, %s threads\n", "handoffd " n " idle RSS (after 10 s)", r / 1024, t }'
+done
+
+for b in handoffd handoffctl; do
+  cp "$BIN/$b" "$WORK/$b.stripped"
+  strip --strip-debug "$WORK/$b.stripped"
+  awk -v b="$b" -v a="$(stat -c %s "$BIN/$b")" -v s="$(stat -c %s "$WORK/$b.stripped")" \
+    'BEGIN { printf "%-44s %6.1f MB as built, %6.1f MB as packaged\n", b, a / 1e6, s / 1e6 }'
+done
+deb=$(scripts/package-deb.sh --path)
+if [ -f "$deb" ]; then
+  awk -v d="$(basename "$deb")" -v s="$(stat -c %s "$deb")" 'BEGIN { printf "%-44s %6.1f MB (%s)\n", ".deb", s / 1e6, d }'
+else
+  echo ".deb: none built (scripts/package-deb.sh)"
+fi
