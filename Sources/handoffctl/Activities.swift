@@ -4,6 +4,7 @@ import HandoffCore
 
 struct Activities: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "activities",
         abstract: "List this machine's current activities, or (--remote) those of paired machines.")
     @OptionGroup var options: ClientOptions
 

@@ -4,6 +4,7 @@ import HandoffControl
 /// `connect` and `disconnect`: the two session operations, one subcommand each (troubleshooting).
 struct Connect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "connect",
         abstract: "Open a session with a paired machine now (if none is open) and ping it over the session.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
@@ -15,6 +16,7 @@ struct Connect: AsyncParsableCommand {
 
 struct Disconnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "disconnect",
         abstract: "Close the sessions with a paired machine (it is dialled again after its backoff).")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String

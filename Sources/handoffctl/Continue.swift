@@ -10,6 +10,7 @@ import HandoffCore
 
 struct Continue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "continue",
         abstract: "Continue a paired machine's activity here: fetch it, dispatch it, tell the other machine the outcome.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The machine that offers the activity.") var peer: String

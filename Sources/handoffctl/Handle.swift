@@ -12,6 +12,7 @@ import HandoffCore
 
 struct Handle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "handle",
         abstract: "Be a live handler for activity types: print each continuation offered and accept it (or --decline).")
     @OptionGroup var options: ClientOptions
     @Argument(help: "Activity types to handle.") var types: [String]

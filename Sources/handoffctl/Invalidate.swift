@@ -2,7 +2,8 @@ import ArgumentParser
 import HandoffControl
 
 struct Invalidate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End an activity for good (invalidate); connected peers are told at once.")
+    static let configuration = CommandConfiguration(
+        commandName: "invalidate", abstract: "End an activity for good (invalidate); connected peers are told at once.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
 

@@ -8,7 +8,7 @@ struct LibraryCommand: AsyncParsableCommand {
         subcommands: [Books.self, Characters.self])
 
     struct Books: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the books.")
+        static let configuration = CommandConfiguration(commandName: "books", abstract: "List the books.")
         @OptionGroup var options: ClientOptions
 
         func run() async throws {
@@ -21,7 +21,7 @@ struct LibraryCommand: AsyncParsableCommand {
     }
 
     struct Characters: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a book's characters.")
+        static let configuration = CommandConfiguration(commandName: "characters", abstract: "List a book's characters.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The book's id or title.") var book: String
 

@@ -10,6 +10,7 @@ import HandoffCore
 
 struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pair",
         abstract: "Pair with another machine, or accept a pairing (both show a 6-digit code to compare).",
         discussion: """
             Run `handoffctl pair --accept` on one machine, then `handoffctl pair NAME` on the other. \

@@ -3,6 +3,7 @@ import HandoffControl
 
 struct Peers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "peers",
         abstract: "List other handoffd machines: listed on the network, paired, present (answering on the link).")
     @OptionGroup var options: ClientOptions
 

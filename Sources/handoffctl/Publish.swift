@@ -12,6 +12,7 @@ import HandoffCore
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "publish",
         abstract: "Make an activity current on this machine (becomeCurrent), so paired machines can continue it.",
         discussion: """
             --info values are strings unless typed: key=int:42, key=real:1.5, key=bool:true, \

@@ -18,7 +18,8 @@ import HandoffCore
 /// its name (never over an existing file: "NAME (1)", ...) once every byte came; the sender hears
 /// one line back ("saved PATH" or why not).
 struct Receive: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Receive files sent with `handoffctl send-file`, with progress.")
+    static let configuration = CommandConfiguration(
+        commandName: "receive", abstract: "Receive files sent with `handoffctl send-file`, with progress.")
     @OptionGroup var options: ClientOptions
     @Option(help: "Where to save them (default: handoffd's streams.receive_directory, else here).") var dir: String?
     @Option(help: "Exit after this many files.") var count: Int?

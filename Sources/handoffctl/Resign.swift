@@ -2,7 +2,8 @@ import ArgumentParser
 import HandoffControl
 
 struct Resign: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop offering an activity (resignCurrent); peers stop seeing it.")
+    static let configuration = CommandConfiguration(
+        commandName: "resign", abstract: "Stop offering an activity (resignCurrent); peers stop seeing it.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
 

@@ -22,6 +22,7 @@ struct SceneCommand: AsyncParsableCommand {
 
     struct Connect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "connect",
             abstract: "Connect a scene (new, or an existing one by id) and print its saved state.",
             discussion:
                 "handoffctl reports the scene launched right after (it is the app here). With --hold it does not, and keeps the connection until stdin closes: a connection that ends before `scene launched` counts as a crash at launch."
@@ -53,6 +54,7 @@ struct SceneCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change a scene's tab, navigation, storage or current activity; returns once saved durably.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id.") var scene: String
@@ -86,14 +88,15 @@ struct SceneCommand: AsyncParsableCommand {
     }
 
     struct Launched: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Report that a restored scene launched (ends crash-at-launch watch).")
+        static let configuration = CommandConfiguration(
+            commandName: "launched", abstract: "Report that a restored scene launched (ends crash-at-launch watch).")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
         func run() async throws { try await options.run(SceneLaunchedRequest(scene: try parseID(scene, "scene"))) { _ in } }
     }
 
     struct Disconnect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The system reclaimed the scene: its state is kept.")
+        static let configuration = CommandConfiguration(commandName: "disconnect", abstract: "The system reclaimed the scene: its state is kept.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
         func run() async throws {
@@ -103,7 +106,7 @@ struct SceneCommand: AsyncParsableCommand {
     }
 
     struct Destroy: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The user closed the scene: its state is deleted.")
+        static let configuration = CommandConfiguration(commandName: "destroy", abstract: "The user closed the scene: its state is deleted.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
         func run() async throws {
@@ -112,7 +115,7 @@ struct SceneCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the scenes (as `handoffctl scenes`).")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the scenes (as `handoffctl scenes`).")
         @OptionGroup var options: ClientOptions
         func run() async throws { try await Self.show(options) }
 
@@ -128,7 +131,8 @@ struct SceneCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a scene: tab, navigation, storage, current activity, discarded state.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a scene: tab, navigation, storage, current activity, discarded state.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id.") var scene: String
         func run() async throws {

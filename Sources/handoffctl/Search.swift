@@ -9,6 +9,7 @@ import HandoffCore
 
 struct Search: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "search",
         abstract: "Find what you were doing: activities here and on paired machines, windows, books and characters.",
         discussion: """
             Every word must match the start of a word (case and accents ignored): `handoffctl search lady bea` finds Lady \

@@ -3,6 +3,7 @@ import HandoffControl
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "send",
         abstract: "Push one of this machine's current activities to a paired machine, which continues it.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String

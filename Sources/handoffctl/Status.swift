@@ -2,7 +2,7 @@ import ArgumentParser
 import HandoffControl
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show this machine's handoffd: identity, advert, counts.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this machine's handoffd: identity, advert, counts.")
     @OptionGroup var options: ClientOptions
 
     func run() async throws {

@@ -20,6 +20,7 @@ struct StreamCommand: AsyncParsableCommand {
 
     struct Offer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "offer",
             abstract:
                 "Publish an activity that supports continuation streams and serve the streams asked of it: stdin/stdout for the first (default), or echo every stream back (--echo)."
         )

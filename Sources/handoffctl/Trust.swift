@@ -3,7 +3,7 @@ import HandoffControl
 import HandoffCore
 
 struct Trust: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the paired machines whose keys this machine trusts.")
+    static let configuration = CommandConfiguration(commandName: "trust", abstract: "List the paired machines whose keys this machine trusts.")
     @OptionGroup var options: ClientOptions
 
     func run() async throws {

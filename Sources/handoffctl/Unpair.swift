@@ -3,6 +3,7 @@ import HandoffControl
 
 struct Unpair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "unpair",
         abstract: "Forget a paired machine; it is told, and this machine's advertising key is rotated.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The machine to forget (name or fingerprint).") var peer: String

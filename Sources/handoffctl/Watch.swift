@@ -12,7 +12,8 @@ import HandoffControl
 import HandoffCore
 
 struct Watch: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print handoffd's events as they happen (peers, activities, continuations).")
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Print handoffd's events as they happen (peers, activities, continuations).")
     @OptionGroup var options: ClientOptions
     @Option(help: "Exit after this many events.") var count: Int?
 
