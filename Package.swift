@@ -196,7 +196,7 @@ let package = Package(
             name: "hawknotes",
             dependencies: [
                 "HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffClient", "HandoffControl", "HandoffContent", "HandoffCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "HandoffAsync", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
         // Continuation latency and daemon memory between two handoffd processes.
         .executableTarget(

@@ -1,4 +1,12 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+import HandoffAsync
 import HandoffClient
 import HandoffContent
 import HandoffControl
@@ -167,17 +175,26 @@ extension AppDriver {
         apply(.notice("opened in a new window"))
     }
 
-    static func shellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func shellQuoted(_ s: String) -> String {
+        "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
 
-    /// Starts a detached command; true if it started.
+    /// Starts a detached command (through `env`, which finds it on PATH), its standard streams on
+    /// /dev/null; true if it started. A thread of its own reaps it when it ends.
     static func spawn(_ argv: [String]) -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = argv
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return false }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        let args = ["/usr/bin/env"] + argv
+        var cArgs = args.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/usr/bin/env", &actions, nil, &cArgs, environ) == 0 else { return false }
+        BlockingThread.start { [pid] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
         return true
     }
 

@@ -1,5 +1,12 @@
 import Dispatch
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 import HandoffClient
 import HandoffContent
 import HandoffControl
@@ -153,7 +160,7 @@ final class AppDriver {
         resize.resume()
         sources = [keys, resize]
         for signal in [SIGINT, SIGTERM, SIGHUP] {
-            Foundation.signal(signal, SIG_IGN)
+            _ = Glibc.signal(signal, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
             source.setEventHandler { MainActor.assumeIsolated { self.quit(status: 0) } }
             source.resume()
@@ -173,7 +180,7 @@ final class AppDriver {
         draw()
         if Trace.enabled {
             let ms = Double((ContinuousClock.now - started).components.attoseconds) / 1e15
-            Trace.note("key \(keys.count == 1 ? "\(keys[0])" : "\(keys.count)-keys") \(String(format: "%.3f", ms))")
+            Trace.note("key \(keys.count == 1 ? "\(keys[0])" : "\(keys.count)-keys") \(ms.fixedPoint(3))")
         }
     }
 

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffClient
 import HawkNotes
 import HawkNotesApp
@@ -53,7 +57,7 @@ struct HawkNotesCommand: AsyncParsableCommand {
     }
 
     private func fail(_ message: String, code: Int32) -> ExitCode {
-        FileHandle.standardError.write(Data("hawknotes: \(message)\n".utf8))
+        StandardError.write("hawknotes: \(message)\n")
         return ExitCode(code)
     }
 }

@@ -1,17 +1,21 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Timing lines for scripts/bench-hawknotes.sh, only when $HAWKNOTES_TRACE names a file: each
 /// line is the wall-clock time in seconds and what was just drawn (a key's handling with its
 /// milliseconds from read to painted, the restored window, a continuation shown).
 enum Trace {
-    private static let file: FileHandle? = {
+    /// Appended to: the benchmark launches the app many times into one file.
+    private static let file: Int32? = {
         guard let path = ProcessInfo.processInfo.environment["HAWKNOTES_TRACE"], !path.isEmpty else { return nil }
-        // Appended to: the benchmark launches the app many times into one file.
-        guard FileManager.default.fileExists(atPath: path) || FileManager.default.createFile(atPath: path, contents: nil) else { return nil }
-        return FileHandle(forWritingAtPath: path).map {
-            $0.seekToEndOfFile()
-            return $0
-        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        return fd >= 0 ? fd : nil
     }()
 
     static var enabled: Bool { file != nil }
@@ -20,6 +24,21 @@ enum Trace {
         guard let file else { return }
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        file.write(Data(String(format: "%d.%09d %@\n", ts.tv_sec, ts.tv_nsec, what).utf8))
+        let nanos = String(ts.tv_nsec)
+        StandardError.write("\(ts.tv_sec).\(String(repeating: "0", count: 9 - nanos.count))\(nanos) \(what)\n", to: file)
+    }
+}
+
+/// Text written whole to a descriptor (standard error unless told).
+enum StandardError {
+    static func write(_ text: String, to fd: Int32 = 2) {
+        let bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, bytes.count - off) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return }
+            off += n
+        }
     }
 }

@@ -207,4 +207,35 @@ struct HawkNotesEndToEndTests {
         try third.keys("2")
         try await third.waitForScreen("the one picked") { $0.contains(older) && $0.contains("esc: back to") }
     }
+
+    /// `n` opens the character in a new terminal window: in tmux, a new window running the app
+    /// (started with posix_spawn through `env`, reaped when it ends) on a scene of its own.
+    @Test func nOpensTheCharacterInANewTmuxWindow() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start()
+        let app = TmuxApp(a, name: "windows")
+        defer { app.stop() }
+        try app.launch(["--new-window"])
+        try await app.waitForScreen("the first tab") { $0.contains("Lady Beatrice") }
+        // The new window's app finds handoffd and the library as the first one did: tmux starts
+        // it with the server's environment, not the app's.
+        let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
+        _ = try app.tmux(["set-environment", "-g", "HANDOFF_SOCKET", a.socket])
+        _ = try app.tmux(["set-environment", "-g", "HAWKNOTES_LIBRARY", library])
+        try app.keys("Down", "Enter")
+        try await app.waitForScreen("Lady Beatrice open") { $0.contains("in The Burning Swift") }
+        try app.keys("n")
+        var windows: [String] = []
+        try await waitUntil("a second tmux window shows Lady Beatrice", timeout: 10) {
+            windows = try app.tmux(["list-windows", "-a", "-F", "#{session_name}:#{window_index}"]).split(separator: "\n").map(String.init)
+            guard windows.count == 2 else { return false }
+            let second = try app.tmux(["capture-pane", "-p", "-t", windows[1]])
+            return second.contains("Lady Beatrice") && second.contains("in The Burning Swift")
+        }
+        // (The new window is the session's active one now: the first is named.)
+        #expect(try app.tmux(["capture-pane", "-p", "-t", windows[0]]).contains("opened in a new window"))
+        try await waitUntil("two scenes kept", timeout: 5) { try await a.request("scenes")?.arrayValue?.count == 2 }
+    }
 }
