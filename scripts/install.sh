@@ -25,8 +25,18 @@ install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/us
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
   "$D/usr/share/fish/vendor_completions.d" "$D/usr/share/doc/handoffd"
 install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$BIN/hawknotes" "$D/usr/bin/"
-# Debug info off (about 80 MB each); the symbol table stays for backtraces.
-strip --strip-debug "$D/usr/bin/handoffd" "$D/usr/bin/handoffctl" "$D/usr/bin/hawknotes"
+# Shipped stripped of debug info and symbols (the symbol table alone is tens of MB of mangled
+# names). With DEBUG_SYMBOLS=DIR, each binary's debug info and symbols are kept there first, under
+# .build-id/xx/rest.debug as gdb and eu-addr2line look for them (a crash's addresses in the journal
+# resolve with them: `eu-addr2line -e DIR/.build-id/...debug ADDRESS`).
+for b in handoffd handoffctl hawknotes; do
+  if [ -n "${DEBUG_SYMBOLS:-}" ]; then
+    id=$(readelf -n "$BIN/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+    install -d "$DEBUG_SYMBOLS/.build-id/${id:0:2}"
+    objcopy --only-keep-debug "$BIN/$b" "$DEBUG_SYMBOLS/.build-id/${id:0:2}/${id:2}.debug"
+  fi
+  strip --strip-all "$D/usr/bin/$b"
+done
 install -m 0644 systemd/handoffd.service "$D/lib/systemd/system/handoffd.service"
 install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.service"
 install -m 0644 systemd/sysusers.d/handoffd.conf "$D/usr/lib/sysusers.d/handoffd.conf"

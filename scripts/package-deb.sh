@@ -17,7 +17,9 @@ if [ "${1:-}" = --path ]; then echo "$OUT"; exit 0; fi
 stage=$(mktemp -d /tmp/handoffd-deb-XXXXXX)
 chmod 0755 "$stage"  # the package's "./": never 0700
 trap 'rm -rf "$stage"' EXIT
-DESTDIR="$stage" scripts/install.sh >/dev/null
+# The binaries' debug info and symbols stay beside the package (dist/debug), not in it.
+rm -rf dist/debug
+DESTDIR="$stage" DEBUG_SYMBOLS="$PWD/dist/debug" scripts/install.sh >/dev/null
 
 # Documentation as Debian wants it: changelog and copyright beside the docs.
 doc="$stage/usr/share/doc/handoffd"
@@ -43,7 +45,7 @@ sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@SIZE@/$size/" -e "s/@
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/conffiles" "$stage/DEBIAN/md5sums"
 
 mkdir -p dist
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$OUT" >/dev/null
+dpkg-deb --root-owner-group -Zxz -z9 --build "$stage" "$OUT" >/dev/null
 echo "built $OUT ($(du -h "$OUT" | cut -f1))"
 if command -v lintian >/dev/null; then
   lintian --fail-on error,warning "$OUT"

@@ -141,7 +141,9 @@ import Testing
                 slowest = max(slowest, ContinuousClock.now - started)
             }
             print("publish while a peer does not read: slowest of 5 took \(slowest)")
-            #expect(slowest < .milliseconds(750))
+            // Waiting for the stalled peer would take its write deadline (1.5 s): the bound is
+            // that, not a speed (a busy CI machine once took 0.98 s without waiting on it).
+            #expect(slowest < .milliseconds(1_500))
             // The rogue goes on asking and not reading, as an attacker would.
             try await waitUntil("alpha reports the rogue absent", timeout: 10) {
                 for _ in 0..<50 { session.post(try PeerMessage.list(id: Int64.random(in: 1...Int64.max)).encoded()) }
