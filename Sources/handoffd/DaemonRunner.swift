@@ -100,7 +100,7 @@ final class DaemonRunner: Sendable {
             }
         }
         return [StateStores(database: database)] + daemon.services
-            + [control] + desktop + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger)]
+            + [control] + desktop + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger), Farewell(daemon: daemon)]
     }
 
     /// Unicast DNS-SD in the configured zone; a key file that fails its checks leaves it off

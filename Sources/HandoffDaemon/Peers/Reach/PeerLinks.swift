@@ -345,6 +345,15 @@ public actor PeerLinks {
         for s in table.open(peerID) { await close(s, because: .closedHere) }
     }
 
+    /// First thing at shutdown (`Farewell`): a goodbye on every session, so that peers mark this
+    /// machine absent now, not once the other components have stopped; each peer closes its end.
+    public func sayGoodbye() async {
+        let goodbye = (try? PeerMessage.goodbye.encoded()) ?? []
+        await withDiscardingTaskGroup { group in
+            for s in table.all { group.addTask { try? await s.send(goodbye) } }
+        }
+    }
+
     /// At shutdown: a goodbye on every session, so that peers mark this machine absent at once
     /// instead of after their pings time out; then every session closes and `run()`'s intake ends.
     public func closeAll() async {
