@@ -188,6 +188,7 @@ let package = Package(
             name: "handoffctl",
             dependencies: [
                 "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "CHandoffShims", "HandoffAsync",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
         // The Hawk Notes app for the terminal: the window's state through HawkNotesApp, drawn by

@@ -1,10 +1,14 @@
 import ArgumentParser
+import NIOCore
 
 /// The entry point: options every command takes may also come before the command
 /// (`handoffctl --socket P status`); they are moved after it for the parser.
 @main
 enum HandoffctlMain {
     static func main() async {
+        // One request and its answer need one event loop: NIO would start one thread per core
+        // (sixteen on many laptops) before the first byte is written.
+        NIOSingletons.groupLoopCountSuggestion = 1
         await Handoffctl.main(GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst())))
     }
 }
