@@ -38,10 +38,26 @@ ms.sort()
 print(f"{label:<44} min {ms[0]:6.2f}  median {ms[len(ms) // 2]:6.2f}  p90 {ms[int(len(ms) * 0.9)]:6.2f} ms  (N={n})")
 PY
 }
-in_alpha() { nsenter -t "$anchor" -m -n -- "$@"; }
-timed "handoffctl status, start -> exit" in_alpha "$BIN/handoffctl" status --socket "$WORK/alpha/run/control.sock"
-timed "handoffctl --help, start -> exit" in_alpha "$BIN/handoffctl" --help
-timed "nsenter alone (/bin/true), start -> exit" in_alpha /bin/true
+in_alpha=(nsenter -t "$anchor" -m -n --)
+timed "handoffctl status, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" status --socket "$WORK/alpha/run/control.sock"
+timed "handoffctl --help, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" --help
+timed "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
+# The daemon's part of `status`: the request and its answer on a connection already open.
+python3 - "$N" "$WORK/alpha/run/control.sock" <<'PY'
+import socket, sys, time
+n, path = int(sys.argv[1]), sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(path)
+f = s.makefile("rb")
+ms = []
+for i in range(n + 1):
+    t = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    s.sendall(b'{"id":%d,"op":"status"}\n' % (i + 1))
+    f.readline()
+    if i: ms.append((time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t) / 1e6)
+ms.sort()
+print(f"{'status on an open connection (daemon side)':<44} min {ms[0]:6.2f}  median {ms[len(ms) // 2]:6.2f}  p90 {ms[int(len(ms) * 0.9)]:6.2f} ms  (N={n})")
+PY
 
 # Idle RSS: 10 s after each daemon started.
 for name in alpha beta; do
@@ -55,7 +71,7 @@ done
 
 for b in handoffd handoffctl; do
   cp "$BIN/$b" "$WORK/$b.stripped"
-  strip --strip-debug "$WORK/$b.stripped"
+  strip --strip-all "$WORK/$b.stripped"
   awk -v b="$b" -v a="$(stat -c %s "$BIN/$b")" -v s="$(stat -c %s "$WORK/$b.stripped")" \
     'BEGIN { printf "%-44s %6.1f MB as built, %6.1f MB as packaged\n", b, a / 1e6, s / 1e6 }'
 done
