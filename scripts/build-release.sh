@@ -13,14 +13,17 @@
 #                                  scripts/profile-symbol-order.sh); a stale list costs memory, not
 #                                  correctness;
 #   lld, -z pack-relative-relocs   relative relocations packed (DT_RELR, glibc >= 2.36), so the
-#                                  loader reads a few KiB instead of MiBs of relocation records.
+#                                  loader reads a few KiB instead of MiBs of relocation records;
+#   --disable-local-rpath          no RUNPATH $ORIGIN: the loader looked for each system library
+#                                  in a dozen directories beside the binary (/usr/bin/glibc-hwcaps/...)
+#                                  at every start before finding it where it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 ORDER="$PWD/Sources/handoffd/symbol-order.txt"
 # A build directory of its own: SwiftPM does not rebuild objects when only -Xswiftc/-Xcc flags
 # change, so sharing .build/release with plain release builds would mix objects made without them.
-FLAGS=(-c release --scratch-path "$PWD/.build/dist" --static-swift-stdlib
+FLAGS=(-c release --scratch-path "$PWD/.build/dist" --static-swift-stdlib --disable-local-rpath
        -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
        -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
 [ -z "${NO_SYMBOL_ORDER:-}" ] && FLAGS+=(-Xlinker "--symbol-ordering-file=$ORDER" -Xlinker --no-warn-symbol-ordering)
