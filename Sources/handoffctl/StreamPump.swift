@@ -4,6 +4,7 @@
     import Foundation
 #endif
 import HandoffAsync
+import HandoffCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@ import ArgumentParser
     import Foundation
 #endif
 import HandoffClient
+import HandoffCore
 import HawkNotes
 import HawkNotesApp
 
@@ -57,7 +58,7 @@ struct HawkNotesCommand: AsyncParsableCommand {
     }
 
     private func fail(_ message: String, code: Int32) -> ExitCode {
-        StandardError.write("hawknotes: \(message)\n")
+        StandardStreams.error("hawknotes: \(message)\n")
         return ExitCode(code)
     }
 }

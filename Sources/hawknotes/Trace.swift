@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffCore
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -25,20 +26,6 @@ enum Trace {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let nanos = String(ts.tv_nsec)
-        StandardError.write("\(ts.tv_sec).\(String(repeating: "0", count: 9 - nanos.count))\(nanos) \(what)\n", to: file)
-    }
-}
-
-/// Text written whole to a descriptor (standard error unless told).
-enum StandardError {
-    static func write(_ text: String, to fd: Int32 = 2) {
-        let bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, bytes.count - off) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { return }
-            off += n
-        }
+        StandardStreams.write(file, Array("\(ts.tv_sec).\(String(repeating: "0", count: 9 - nanos.count))\(nanos) \(what)\n".utf8))
     }
 }
