@@ -345,19 +345,19 @@ public actor PeerLinks {
         for s in table.open(peerID) { await close(s, because: .closedHere) }
     }
 
-    /// First thing at shutdown (`Farewell`): a goodbye on every session, so that peers mark this
-    /// machine absent now, not once the other components have stopped; each peer closes its end.
-    public func sayGoodbye() async {
-        let goodbye = (try? PeerMessage.goodbye.encoded()) ?? []
-        await withDiscardingTaskGroup { group in
-            for s in table.all { group.addTask { try? await s.send(goodbye) } }
-        }
+    private static let goodbye = (try? PeerMessage.goodbye.encoded()) ?? []
+
+    /// First thing at shutdown (`Farewell`): a goodbye queued on every session, so that peers mark
+    /// this machine absent now, not once the other components have stopped; each peer closes its
+    /// end. Queued, not awaited: a peer that stopped reading holds up no part of the shutdown.
+    public func sayGoodbye() {
+        for s in table.all { _ = s.post(Self.goodbye) }
     }
 
     /// At shutdown: a goodbye on every session, so that peers mark this machine absent at once
     /// instead of after their pings time out; then every session closes and `run()`'s intake ends.
     public func closeAll() async {
-        let goodbye = (try? PeerMessage.goodbye.encoded()) ?? []
+        let goodbye = Self.goodbye
         await withDiscardingTaskGroup { group in
             for s in table.all {
                 table.ending(s, .closedHere)
