@@ -25,11 +25,9 @@ let package = Package(
         .executable(name: "handoff-discovery-probe", targets: ["handoff-discovery-probe"])
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"4.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0")
     ],
@@ -50,12 +48,14 @@ let package = Package(
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // The only importer of CNcurses: keys in, a Screen painted.
         .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp"]),
-        // The daemon's YAML configuration file.
+        // libyaml, seen only by HandoffConfig. Not through pkg-config: the header is in
+        // /usr/include and the module map names the library.
+        .systemLibrary(name: "CYAML", providers: [.apt(["libyaml-dev"])]),
+        // The daemon's YAML configuration file (libyaml's events composed into a tree, decoded).
         .target(
             name: "HandoffConfig",
             dependencies: [
-                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery",
-                .product(name: "Yams", package: "Yams")
+                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "CYAML"
             ]),
         // libavahi-client, seen only by HandoffAvahi. Not through pkg-config: avahi-client.pc adds
         // -D_REENTRANT (meaningless with glibc), a flag SwiftPM refuses with a warning at every
@@ -119,16 +119,20 @@ let package = Package(
         .target(
             name: "HandoffAsync",
             dependencies: [
+                "CHandoffShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
-        // Persistence in SQLite through GRDB: the trust store and the scenes.
+        // SQLite (libsqlite3), seen only by HandoffState. Not through pkg-config: the header is in
+        // /usr/include and the module map names the library.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Persistence in SQLite through its C API: the trust store, the scenes, the search index.
         .target(
             name: "HandoffState",
             dependencies: [
                 "HandoffCore", "HandoffLink", "HandoffAdvert", "HandoffContent",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLite",
                 .product(name: "Logging", package: "swift-log")
             ]),
         // The control socket's wire format, shared by the daemon and HandoffClient.
@@ -144,7 +148,7 @@ let package = Package(
         .target(
             name: "HandoffBus",
             dependencies: [
-                "CSystemdBus", "HandoffBusAPI",
+                "CSystemdBus", "HandoffBusAPI", "HandoffAsync",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
         // The control-socket client for handoffctl and apps; never imports HandoffDaemon.
@@ -241,7 +245,9 @@ let package = Package(
                 "HandoffLink", "HandoffState", "HandoffTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
-            ]),
+            ],
+            // Databases written by handoffd 0.2 (GRDB): read by the tests from their paths.
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "HandoffDaemonTests",
             dependencies: [

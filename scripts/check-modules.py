@@ -58,7 +58,10 @@ FORBIDDEN = {
 }
 
 # One module touches each C library.
-C_LIBRARIES = {"CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea", "CNcurses": "HawkNotesTerminal", "CSystemdBus": "HandoffBus"}
+C_LIBRARIES = {
+    "CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea", "CNcurses": "HawkNotesTerminal", "CSystemdBus": "HandoffBus",
+    "CSQLite": "HandoffState", "CYAML": "HandoffConfig",
+}
 
 IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?([\w]+)", re.M)
 

@@ -14,7 +14,8 @@ PACKAGES=(
   dbus-daemon           # each test host runs its own system bus
   iproute2              # ip netns, veth, bridge
   util-linux            # nsenter, unshare
-  libsqlite3-dev        # GRDB's SQLite
+  libsqlite3-dev        # SQLite (HandoffState, through its C API)
+  libyaml-dev           # libyaml: the configuration file (HandoffConfig)
   procps                # pgrep/ps in test harnesses
   systemd               # systemd-analyze: the unit's security exposure is tested
   mmdebstrap            # a Debian 12 tree that boots systemd for the systemd suite

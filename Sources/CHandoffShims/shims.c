@@ -73,3 +73,12 @@ long handoff_recv_with_fd(int sock, void *buf, unsigned long len, int *fd) {
 }
 
 int handoff_accept_cloexec(int sock) { return accept4(sock, NULL, NULL, SOCK_CLOEXEC); }
+
+#include <pthread.h>
+
+void handoff_name_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    pthread_setname_np(pthread_self(), shortened);
+}

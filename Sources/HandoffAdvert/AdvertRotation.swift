@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// When the private advert changes as a whole (issue 15): a new random instance name and SRV
 /// host name, a new sequence, new salts. Every `interval`, at every unpair and when the machine's addresses

@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The activity tokens sealed in the private advert (PrivateAdvert), and the base64url text its
 /// binary fields are written in. A token is the activity id (16 bytes), the first 4 bytes of
@@ -42,12 +46,14 @@ public enum AdvertTXT {
     public static func typeHash(_ type: String) -> [UInt8] { Array(SHA256.hash(data: Array(type.utf8)).prefix(4)) }
 
     public static func base64url(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        String(
+            Data(bytes).base64EncodedString().compactMap { c -> Character? in
+                c == "+" ? "-" : c == "/" ? "_" : c == "=" ? nil : c
+            })
     }
 
     public static func unbase64url(_ text: String) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var s = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         while s.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s).map(Array.init)
     }

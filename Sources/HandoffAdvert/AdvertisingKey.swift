@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The symmetric key that seals the activity tokens this machine puts in its TXT record, so that
 /// only paired peers (who receive it over the link) can read them. Rotated whenever a peer is

@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffDiscovery
 
 /// The private advert's TXT (issue 15): what anyone on the network reads is a format version and

@@ -1,3 +1,4 @@
+import CHandoffShims
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -7,14 +8,28 @@
 /// FoundationEssentials.
 public enum BlockingThread {
     private final class Work {
+        let name: String?
         let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        init(name: String?, _ body: @escaping @Sendable () -> Void) { (self.name, self.body) = (name, body) }
     }
 
     /// Runs `body` on a new detached thread. If no thread can be made (EAGAIN: at the process's
     /// limit), `body` runs here: slower for the caller, but it still runs.
     public static func start(_ body: @escaping @Sendable () -> Void) {
-        let work = Unmanaged.passRetained(Work(body))
+        if let work = spawn(name: nil, body) { work.takeRetainedValue().body() }
+    }
+
+    /// Runs `body` on a new detached thread named `name` (seen in `ps -L` and in backtraces).
+    /// False if no thread can be made: for a loop that must not run on the caller's thread.
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+        guard let work = spawn(name: name, body) else { return true }
+        work.release()
+        return false
+    }
+
+    /// nil when the thread runs; the work back otherwise.
+    private static func spawn(name: String?, _ body: @escaping @Sendable () -> Void) -> Unmanaged<Work>? {
+        let work = Unmanaged.passRetained(Work(name: name, body))
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
@@ -22,10 +37,12 @@ public enum BlockingThread {
         let started = pthread_create(
             &thread, &attributes,
             { context in
-                Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
+                let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
+                if let name = work.name { handoff_name_thread(name) }
+                work.body()
                 return nil
             }, work.toOpaque())
         pthread_attr_destroy(&attributes)
-        if started != 0 { work.takeRetainedValue().body() }
+        return started == 0 ? nil : work
     }
 }

@@ -1,5 +1,9 @@
 import CAvahi
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffDiscovery
 import Logging
 

@@ -1,5 +1,12 @@
 import CSystemdBus
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 import HandoffBusAPI
 
 /// A method call received on an object we serve: who sent it, what it names, its arguments

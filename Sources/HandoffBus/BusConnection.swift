@@ -1,6 +1,14 @@
 import CSystemdBus
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 import HandoffBusAPI
+import HandoffAsync
 import NIOConcurrencyHelpers
 
 /// Which bus to connect to.
@@ -92,12 +100,13 @@ public final class BusConnection: @unchecked Sendable {
                 Unmanaged<BusConnection>.fromOpaque(userdata!).takeUnretainedValue().drain()
                 return 0
             }, me)
-        let thread = Thread { [self] in
+        let started = BlockingThread.start(name: "handoffd.dbus") { [self] in
             _ = sd_event_loop(self.event)
             teardown()
         }
-        thread.name = "handoffd.dbus"
-        thread.start()
+        guard started else {
+            throw BusFailure(name: "org.handoffd.Error.NoBus", message: "cannot start the bus thread: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Owns a well-known name; throws with what to do if another connection owns it.

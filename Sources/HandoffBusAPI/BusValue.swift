@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A D-Bus value with its type: what a message carries, read or to be written. The D-Bus door
 /// turns these into the control operations' property-list values and back (BusValue+PropertyList).

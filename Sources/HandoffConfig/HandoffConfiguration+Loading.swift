@@ -1,31 +1,34 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 import HandoffDiscovery
-import Yams
 
 extension HandoffConfiguration {
     public init(contentsOf url: URL) throws(ConfigError) {
         let text: String
         do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw .unreadable(file: url.path, reason: error.localizedDescription)
+            throw .unreadable(file: url.path, reason: error.fileErrorText)
         }
         try self.init(yaml: text, file: url.path)
     }
 
     public init(yaml: String, file: String = "handoffd.yaml") throws(ConfigError) {
         self.init()
-        // Explicit keys (`? key`) are refused before Yams sees them: they allow lists and mappings
-        // as keys, which Yams compares recursively (its duplicate-key check took 19 s on a 2.5 KB
-        // file, found by fuzz-config), and none of our keys is one.
+        // Explicit keys (`? key`) are refused first, with their line: they allow lists and
+        // mappings as keys (with Yams, whose duplicate-key check compared them recursively, a
+        // 2.5 KB file took 19 s; found by fuzz-config), and none of our keys is one.
         if let line = Self.explicitKeyLine(yaml) {
             throw .syntax(file: file, reason: "line \(line): explicit keys ('? ') are not supported; write each key as a plain name")
         }
-        let node: Node?
-        do { node = try Yams.compose(yaml: yaml) } catch { throw .syntax(file: file, reason: "\(error)") }
+        let node: YAMLNode?
+        do { node = try YAMLNode.compose(yaml) } catch { throw .syntax(file: file, reason: "\(error)") }
         guard let node else { return }  // an empty file: all defaults
         try Self.checkKeys(node, section: "", path: "", file: file)
         let raw: ConfigFile
-        do { raw = try YAMLDecoder().decode(ConfigFile.self, from: node) } catch let error as DecodingError {
+        do { raw = try YAMLNodeDecoder.decode(ConfigFile.self, from: node) } catch let error as DecodingError {
             throw Self.describe(error, file: file)
         } catch {
             throw .syntax(file: file, reason: "\(error)")
@@ -58,7 +61,7 @@ extension HandoffConfiguration {
         }
         if let w = raw.wide_area {
             func required(_ value: String?, _ key: String, _ example: String) throws(ConfigError) -> String {
-                guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                guard let value, !value.trimmingSpaces.isEmpty else {
                     throw .invalid(file: file, key: "wide_area.\(key)", reason: "is required with wide_area, e.g. \(example)")
                 }
                 return value
@@ -279,31 +282,40 @@ extension HandoffConfiguration {
         return nil
     }
 
-    private static func checkKeys(_ node: Node, section: String, path: String, file: String) throws(ConfigError) {
-        if let mapping = node.mapping {
+    private static func checkKeys(_ node: YAMLNode, section: String, path: String, file: String) throws(ConfigError) {
+        switch node {
+        case .mapping(let entries, _):
             let known = ConfigFile.knownKeys[section]
-            for (k, v) in mapping {
-                // Only plain names: a complex key (`? {a: b}`) is never one of ours, and Yams
-                // compares such keys recursively, which took 19 s on a 2.5 KB file (fuzz-config).
-                guard let name = k.scalar?.string else {
-                    throw .invalid(
-                        file: file, key: path.isEmpty ? "(top level)" : path, reason: "a key must be a plain name, not a list or a mapping")
-                }
+            for (name, v) in entries {
                 let keyPath = path.isEmpty ? name : "\(path).\(name)"
                 if let known, !known.contains(name) { throw .unknownKey(file: file, key: keyPath) }
-                // Whole numbers are read here, in decimal, before Yams: its YAML 1.1 base-60 form
-                // (`8666:66`) overflowed and trapped inside Yams (found by fuzz-config).
+                // Whole numbers are decimal only: YAML 1.1 also reads base 60 (`8666:66`, which
+                // overflowed and trapped inside Yams, found by fuzz-config), octal and hex.
                 if ConfigFile.integerKeys.contains(section.isEmpty ? name : "\(section).\(name)") {
-                    guard let text = v.scalar?.string, Int(text) != nil else {
+                    guard case .scalar(let text, _, _) = v, Int(text) != nil else {
                         throw .invalid(file: file, key: keyPath, reason: "must be a whole number in decimal")
                     }
                 }
                 try checkKeys(v, section: section.isEmpty ? name : "\(section).\(name)", path: keyPath, file: file)
             }
-        } else if let sequence = node.sequence {
-            for (i, item) in sequence.enumerated() {
+        case .sequence(let items, _):
+            for (i, item) in items.enumerated() {
                 try checkKeys(item, section: section + "[]", path: "\(path)[\(i)]", file: file)
             }
+        case .scalar:
+            break
+        }
+    }
+
+    /// A type as the person who writes the file knows it.
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "text"
+        case is Bool.Type: "true or false"
+        case is Int.Type: "a whole number"
+        case is [Any].Type: "a list"
+        case is [String: Any].Type: "a mapping (key: value)"
+        default: "\(type)"
         }
     }
 
@@ -318,7 +330,7 @@ extension HandoffConfiguration {
         case .keyNotFound(let key, let ctx):
             return .invalid(file: file, key: path(ctx.codingPath + [key]), reason: "is missing")
         case .typeMismatch(let type, let ctx):
-            return .invalid(file: file, key: path(ctx.codingPath), reason: "must be \(type)")
+            return .invalid(file: file, key: path(ctx.codingPath), reason: "must be \(describe(type))")
         case .valueNotFound(let type, let ctx):
             return .invalid(file: file, key: path(ctx.codingPath), reason: "must be \(type), not empty")
         case .dataCorrupted(let ctx):

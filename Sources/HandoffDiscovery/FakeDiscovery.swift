@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HandoffCore
 
 /// The in-memory `Discovery`: runs the same `AdvertiserMachine` and `PeerTable` as the Avahi
 /// implementation against a `FakeNetwork`, and can simulate avahi-daemon going away and coming
@@ -10,7 +15,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public let events: AsyncStream<DiscoveryEvent>
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let network: FakeNetwork
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var slots: FakeSlots
     private var table = PeerTable()
     private var avahiRunning = false

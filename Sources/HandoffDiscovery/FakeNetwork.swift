@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HandoffCore
 
 /// A link-local network in memory: the fakes attached to it see each other's adverts. Deliveries
 /// are computed under the network's lock and made after it is released, so a fake may call back.
@@ -11,7 +16,7 @@ public final class FakeNetwork: @unchecked Sendable {
         var txt: TXTRecord
     }
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var members: [ObjectIdentifier: FakeDiscovery] = [:]
     private var registrations: [String: Registration] = [:]
 

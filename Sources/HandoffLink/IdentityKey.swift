@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -58,7 +62,7 @@ public struct IdentityKey: Sendable {
 /// a temporary file, fsync, rename, fsync of the directory.
 enum DurableFile {
     static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(LinkError) {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let tmp = path + ".tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .identity("cannot create \(tmp): \(String(cString: strerror(errno))); check that \(dir) exists and is writable") }

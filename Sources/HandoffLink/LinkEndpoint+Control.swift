@@ -1,7 +1,12 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffAdvert
 import HandoffCore
 import Logging
+import Dispatch
 import NIOCore
 
 /// What the link does with a peer's control messages (its advertising key, "I have unpaired you")

@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Noise CipherState (spec section 5.1) with ChaChaPoly: a key and a nonce counter that never
 /// repeats. Receiving with an implicit counter is what rejects replayed and reordered frames.

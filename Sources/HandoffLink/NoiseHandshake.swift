@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Noise_XX_25519_ChaChaPoly_SHA256 handshake state (spec section 5.3), for either role:
 ///   -> e

@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Noise SymmetricState (spec section 5.2) with SHA-256: the chaining key, the transcript hash
 /// and the cipher that handshake payloads are sealed with.

@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
 
 /// Transport frames sealed and opened straight from and into NIO buffers: the session's bytes

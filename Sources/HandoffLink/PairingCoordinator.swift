@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOConcurrencyHelpers
 
 /// Machine-wide pairing state: whether the window is open, the one pairing in progress, and the

@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why a pairing ended without pinning anything.
 public enum PairingFailure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -159,7 +163,8 @@ public struct PairingMachine: Sendable {
     static func code(_ h: [UInt8], initiatorNonce: [UInt8], responderNonce: [UInt8]) -> String {
         let d = Array(SHA256.hash(data: Array("handoffd pairing code".utf8) + h + initiatorNonce + responderNonce))
         let n = (UInt32(d[0]) << 24 | UInt32(d[1]) << 16 | UInt32(d[2]) << 8 | UInt32(d[3])) % 1_000_000
-        return String(format: "%06u", n)
+        let digits = String(n)
+        return String(repeating: "0", count: 6 - digits.count) + digits
     }
 }
 

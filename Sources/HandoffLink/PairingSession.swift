@@ -1,5 +1,9 @@
 import HandoffCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
 
 /// One pairing in progress, on either machine. Shows the code, takes the user's decision, and

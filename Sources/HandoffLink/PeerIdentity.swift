@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A machine's long-term public key, its id (SHA-256 of the key, hex) and the short fingerprint
 /// people compare and TXT may carry.

@@ -1,6 +1,10 @@
 import HandoffAdvert
 import HandoffCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A paired machine: its pinned public key, the name the user saw when pairing, and the
 /// advertising key it gave us (to read its TXT tokens).
@@ -75,7 +79,7 @@ extension TrustStore {
 
 /// The trust store in memory, for unit tests of the logic above it.
 public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var byID: [String: TrustedPeer] = [:]
     private var own: AdvertisingKey?
     private var pending: [String: PeerIdentity] = [:]

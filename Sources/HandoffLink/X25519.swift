@@ -1,5 +1,9 @@
 @preconcurrency import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// X25519 with the checks swift-crypto leaves to us: it accepts the all-zero and low-order public
 /// keys and returns an all-zero shared secret, which would make a session key predictable.

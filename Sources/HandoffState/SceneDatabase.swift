@@ -1,5 +1,8 @@
-import Foundation
-import GRDB
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffLink
 import HandoffContent
 import HandoffCore
@@ -15,7 +18,7 @@ import Logging
 /// moved aside (kept, named with the time) and handoffd starts with an empty store.
 public final class SceneDatabase: Sendable {
     public static let fileName = "scenes.sqlite"
-    public let pool: any DatabaseWriter
+    public let database: SQLiteDatabase
     public let path: String
     /// Where a damaged file was moved, if it was.
     public let movedAside: String?
@@ -32,16 +35,16 @@ public final class SceneDatabase: Sendable {
             readOnly =
                 "the scene directory \(directory.path) is not writable (\(String(cString: strerror(errno)))); scene changes cannot be saved until it is"
             logger.error("scenes are read-only", metadata: ["scene.directory": "\(directory.path)"])
-            pool = try Self.openReadOnly(path)
+            database = try Self.openReadOnly(path)
         } else {
             do {
-                pool = try Self.open(path)
+                database = try Self.open(path)
             } catch {
                 aside = try Self.moveAside(path, now: now)
                 logger.critical(
                     "the scene database is damaged; it was moved aside and scenes start empty",
                     metadata: ["file.damaged": "\(aside ?? path)", "error": "\(error)"])
-                pool = try Self.open(path)
+                database = try Self.open(path)
             }
         }
         movedAside = aside
@@ -49,40 +52,37 @@ public final class SceneDatabase: Sendable {
     }
 
     /// The saved scenes of a read-only directory (an empty in-memory database if there are none).
-    private static func openReadOnly(_ path: String) throws -> any DatabaseWriter {
+    private static func openReadOnly(_ path: String) throws -> SQLiteDatabase {
         guard FileManager.default.fileExists(atPath: path) else {
-            let q = try DatabaseQueue()
-            try migrator.migrate(q)
+            let q = try SQLiteDatabase(path: nil, label: "handoffd.scenes")
+            try q.migrate(migrations)
             return q
         }
-        var config = Configuration()
-        config.qos = StateDatabase.queueQoS
-        config.readonly = true
-        return try DatabaseQueue(path: path, configuration: config)
+        return try SQLiteDatabase(path: path, readOnly: true, label: "handoffd.scenes")
     }
 
-    private static func open(_ path: String) throws -> DatabasePool {
+    private static func open(_ path: String) throws -> SQLiteDatabase {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 {
             fchmod(fd, 0o600)
             close(fd)
         }
-        var config = Configuration()
-        config.qos = StateDatabase.queueQoS
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // A daemon's working set, not a database server's: scenes are read once at start and
-            // then written; a small page cache keeps handoffd's memory flat, and the WAL file is
-            // cut back after each checkpoint.
-            try db.execute(sql: "PRAGMA cache_size = -256")
-            try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
+        // A daemon's working set, not a database server's: scenes are read once at start and
+        // then written; a small page cache keeps handoffd's memory flat, and the WAL file is cut
+        // back after each checkpoint.
+        let db = try SQLiteDatabase(
+            path: path, label: "handoffd.scenes",
+            setup: """
+                PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
+                PRAGMA cache_size = -256; PRAGMA journal_size_limit = 1048576
+                """)
+        let check = try db.read { try $0.value("PRAGMA quick_check")?.string }
+        guard check == "ok" else {
+            db.close()
+            throw DamagedDatabase(detail: check ?? "no answer")
         }
-        config.maximumReaderCount = 2
-        let pool = try DatabasePool(path: path, configuration: config)
-        let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
-        guard check == "ok" else { throw DamagedDatabase(detail: check ?? "no answer") }
-        try migrator.migrate(pool)
-        return pool
+        try db.migrate(migrations)
+        return db
     }
 
     struct DamagedDatabase: Error, CustomStringConvertible {
@@ -92,11 +92,7 @@ public final class SceneDatabase: Sendable {
 
     /// Renames the file and its -wal and -shm companions to `<name>.damaged-<UTC time>`.
     static func moveAside(_ path: String, now: Date) throws -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let target = path + ".damaged-" + f.string(from: now)
+        let target = path + ".damaged-" + utcStamp(now)
         try FileManager.default.moveItem(atPath: path, toPath: target)
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try? FileManager.default.moveItem(atPath: path + suffix, toPath: target + suffix)
@@ -104,22 +100,26 @@ public final class SceneDatabase: Sendable {
         return target
     }
 
-    static var migrator: DatabaseMigrator {
-        var m = DatabaseMigrator()
-        m.registerMigration("v1: scenes") { db in
-            try db.create(table: "scene") { t in
-                t.primaryKey("id", .text)
-                // The scene's restoration activity in the canonical encoding (docs/ENCODING.md).
-                t.column("restoration", .blob).notNull()
-                t.column("role", .text).notNull()
-                t.column("created", .double).notNull()
-                t.column("updated", .double).notNull()
-                t.column("discarded", .double)
-                t.column("discardReason", .text)
-            }
-        }
-        return m
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC, from the C library (no calendar or locale needed).
+    static func utcStamp(_ date: Date) -> String {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
+
+    static let migrations: [(identifier: String, sql: String)] = [
+        (
+            "v1: scenes",
+            // The scene's restoration activity in the canonical encoding (docs/ENCODING.md).
+            """
+            CREATE TABLE scene (
+                id TEXT PRIMARY KEY NOT NULL, restoration BLOB NOT NULL, role TEXT NOT NULL, created DOUBLE NOT NULL,
+                updated DOUBLE NOT NULL, discarded DOUBLE, discardReason TEXT)
+            """
+        )
+    ]
 }
 
 /// Scenes in the scene database; one row per scene, one transaction per save.
@@ -133,20 +133,23 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
     }
 
     public func loadAll() throws -> (scenes: [StoredScene], unreadable: [String]) {
-        let rows = try db.pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM scene") }
+        let rows = try db.database.read { try $0.rows("SELECT * FROM scene") }
         var scenes: [StoredScene] = []
         var unreadable: [String] = []
         for row in rows {
-            let id: String = row["id"]
+            let id = row["id"].string ?? "(no id)"
             do {
-                let activity = try UserActivity(decoding: row["restoration"] as Data, limits: StoredScene.codecLimits)
+                guard let blob = row["restoration"].bytes, let role = row["role"].string, let created = row["created"].double,
+                    let updated = row["updated"].double
+                else { throw SceneDatabase.DamagedDatabase(detail: "a scene row lacks a column") }
+                let activity = try UserActivity(decoding: Data(blob), limits: StoredScene.codecLimits)
                 let scene = try Scene(restoringFrom: activity, catalog: catalog)
                 scenes.append(
                     StoredScene(
-                        scene: scene, role: row["role"], created: Date(timeIntervalSince1970: row["created"]),
-                        updated: Date(timeIntervalSince1970: row["updated"]),
-                        discarded: (row["discarded"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                        discardReason: row["discardReason"]))
+                        scene: scene, role: role, created: Date(timeIntervalSince1970: created),
+                        updated: Date(timeIntervalSince1970: updated),
+                        discarded: row["discarded"].double.map(Date.init(timeIntervalSince1970:)),
+                        discardReason: row["discardReason"].string))
             } catch {
                 unreadable.append("\(id): \(error)")
             }
@@ -156,18 +159,19 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
 
     public func save(_ s: StoredScene) async throws {
         if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
-        let blob = try s.scene.restorationActivity().encoded(limits: StoredScene.codecLimits)
-        try await db.pool.write { db in
+        let blob = [UInt8](try s.scene.restorationActivity().encoded(limits: StoredScene.codecLimits))
+        let arguments: [SQLValue] = [
+            .text(s.scene.id.uuidString), .blob(blob), .text(s.role), .real(s.created.timeIntervalSince1970),
+            .real(s.updated.timeIntervalSince1970), s.discarded.map { .real($0.timeIntervalSince1970) } ?? .null,
+            s.discardReason.map { .text($0) } ?? .null
+        ]
+        try await db.database.writeAsync { db in
             try db.execute(
-                sql: """
-                    INSERT INTO scene (id, restoration, role, created, updated, discarded, discardReason) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET restoration = excluded.restoration, role = excluded.role, updated = excluded.updated,
-                        discarded = excluded.discarded, discardReason = excluded.discardReason
-                    """,
-                arguments: [
-                    s.scene.id.uuidString, blob, s.role, s.created.timeIntervalSince1970, s.updated.timeIntervalSince1970,
-                    s.discarded?.timeIntervalSince1970, s.discardReason
-                ])
+                """
+                INSERT INTO scene (id, restoration, role, created, updated, discarded, discardReason) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET restoration = excluded.restoration, role = excluded.role, updated = excluded.updated,
+                    discarded = excluded.discarded, discardReason = excluded.discardReason
+                """, arguments)
         }
     }
 
@@ -175,10 +179,11 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
 
     public func delete(_ id: UUID) async throws {
         if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
-        try await db.pool.write { db in try db.execute(sql: "DELETE FROM scene WHERE id = ?", arguments: [id.uuidString]) }
+        let key = id.uuidString
+        try await db.database.writeAsync { db in try db.execute("DELETE FROM scene WHERE id = ?", [key]) }
     }
 
-    public func close() async { try? (db.pool as? DatabasePool)?.close() }
+    public func close() async { db.database.close() }
 
     public var readOnlyReason: String? { db.readOnlyReason }
 }

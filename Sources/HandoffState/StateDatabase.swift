@@ -1,5 +1,8 @@
-import Foundation
-import GRDB
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffLink
 
 #if canImport(Glibc)
@@ -10,11 +13,7 @@ import HandoffLink
 /// transaction survives power loss), file mode 0600, schema by migrations.
 public final class StateDatabase: Sendable {
     public static let fileName = "handoffd.sqlite"
-    /// GRDB's queues default to user-initiated, which libdispatch on Linux maps to nice -2: a
-    /// sandboxed daemon may not raise its priority, and each such worker thread logged "Failed to
-    /// set thread priority". A daemon's database work is default priority anyway.
-    static let queueQoS: DispatchQoS = .default
-    public let pool: DatabasePool
+    public let database: SQLiteDatabase
     public let path: String
 
     public init(directory: URL) throws {
@@ -24,57 +23,44 @@ public final class StateDatabase: Sendable {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 {
             fchmod(fd, 0o600)
-            close(fd)
+            Glibc.close(fd)
         }
-        var config = Configuration()
-        config.qos = StateDatabase.queueQoS
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        pool = try DatabasePool(path: path, configuration: config)
-        try Self.migrator.migrate(pool)
+        database = try SQLiteDatabase(
+            path: path, label: "handoffd.state",
+            setup: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        try database.migrate(Self.migrations)
     }
 
-    static var migrator: DatabaseMigrator {
-        var m = DatabaseMigrator()
-        m.registerMigration("v1: trust store") { db in
-            try db.create(table: "peer") { t in
-                t.primaryKey("id", .text)
-                t.column("publicKey", .blob).notNull().unique()
-                t.column("name", .text).notNull()
-                t.column("pairedAt", .double).notNull()
-                t.column("advertisingGeneration", .integer)
-                t.column("advertisingKey", .blob)
-            }
-            try db.create(table: "ownKey") { t in
-                t.primaryKey("name", .text)
-                t.column("generation", .integer).notNull()
-                t.column("key", .blob).notNull()
-            }
-        }
-        m.registerMigration("v2: pending unpair notices") { db in
-            try db.create(table: "pendingUnpair") { t in
-                t.primaryKey("id", .text)
-                t.column("publicKey", .blob).notNull()
-            }
-        }
-        m.registerMigration("v3: addresses where paired peers authenticated") { db in
-            try db.create(table: "peerAddress") { t in
-                t.column("peerID", .text).notNull().references("peer", onDelete: .cascade)
-                t.column("address", .text).notNull()
-                t.column("seenAt", .double).notNull()
-                t.primaryKey(["peerID", "address"])
-            }
-        }
-        m.registerMigration("v4: last-known link endpoints of paired peers") { db in
-            try db.create(table: "peerEndpoint") { t in
-                t.column("peerID", .text).notNull().references("peer", onDelete: .cascade)
-                t.column("host", .text).notNull()
-                t.column("port", .integer).notNull()
-                t.column("seenAt", .double).notNull()
-                t.primaryKey(["peerID", "host", "port"])
-            }
-        }
-        return m
-    }
+    public func close() { database.close() }
+
+    /// The schema, one step per release that changed it. The identifiers are those GRDB's
+    /// migrator recorded, so older databases skip what they have.
+    static let migrations: [(identifier: String, sql: String)] = [
+        (
+            "v1: trust store",
+            """
+            CREATE TABLE peer (
+                id TEXT PRIMARY KEY NOT NULL, publicKey BLOB NOT NULL UNIQUE, name TEXT NOT NULL, pairedAt DOUBLE NOT NULL,
+                advertisingGeneration INTEGER, advertisingKey BLOB);
+            CREATE TABLE ownKey (name TEXT PRIMARY KEY NOT NULL, generation INTEGER NOT NULL, key BLOB NOT NULL);
+            """
+        ),
+        ("v2: pending unpair notices", "CREATE TABLE pendingUnpair (id TEXT PRIMARY KEY NOT NULL, publicKey BLOB NOT NULL)"),
+        (
+            "v3: addresses where paired peers authenticated",
+            """
+            CREATE TABLE peerAddress (
+                peerID TEXT NOT NULL REFERENCES peer(id) ON DELETE CASCADE, address TEXT NOT NULL, seenAt DOUBLE NOT NULL,
+                PRIMARY KEY (peerID, address))
+            """
+        ),
+        (
+            "v4: last-known link endpoints of paired peers",
+            """
+            CREATE TABLE peerEndpoint (
+                peerID TEXT NOT NULL REFERENCES peer(id) ON DELETE CASCADE, host TEXT NOT NULL, port INTEGER NOT NULL,
+                seenAt DOUBLE NOT NULL, PRIMARY KEY (peerID, host, port))
+            """
+        )
+    ]
 }

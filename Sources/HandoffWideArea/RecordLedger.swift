@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -50,7 +54,7 @@ struct RecordLedger {
         close(fd)
         guard written == bytes.count, synced == 0 else { throw LedgerError(path: tmp, errno: errno) }
         guard rename(tmp, path) == 0 else { throw LedgerError(path: path, errno: errno) }
-        let dir = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dir = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             fsync(dir)
             close(dir)

@@ -1,5 +1,10 @@
 import CLDNS
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import Dispatch
 import HandoffDiscovery
 import Logging
 

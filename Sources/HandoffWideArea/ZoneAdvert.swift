@@ -68,9 +68,15 @@ public enum DNSText {
         var out = ""
         for b in text.utf8 {
             let c = Character(Unicode.Scalar(b))
-            if b < 0x80, c.isLetter || c.isNumber || c == "-" || c == "_" { out.append(c) } else { out += String(format: "\\%03d", b) }
+            if b < 0x80, c.isLetter || c.isNumber || c == "-" || c == "_" { out.append(c) } else { out += Self.decimalEscape(b) }
         }
         return out
+    }
+
+    /// `\DDD`: a byte as three decimal digits (RFC 1035's zone-file escape).
+    static func decimalEscape(_ b: UInt8) -> String {
+        let digits = String(b)
+        return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
     }
 
     /// The TXT record's strings, each quoted, with `"` and `\` and every byte outside printable
@@ -82,7 +88,7 @@ public enum DNSText {
                 switch b {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += "\\" + String(Character(Unicode.Scalar(b)))
                 case 0x20...0x7E: out.append(Character(Unicode.Scalar(b)))
-                default: out += String(format: "\\%03d", b)
+                default: out += Self.decimalEscape(b)
                 }
             }
             return out + "\""

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffDiscovery
 
 /// The one update that makes the zone hold our desired adverts and nothing else of ours, as a

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffDiscovery
 
 /// What `WideAreaDiscovery` keeps of its own records in the zone (on its queue only).

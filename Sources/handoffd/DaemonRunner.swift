@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 import HandoffAvahi
 import HandoffBus
 import HandoffConfig
@@ -127,7 +134,7 @@ final class DaemonRunner: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw StartupError.directory(path, "\(error.localizedDescription)")
+                throw StartupError.directory(path, error.fileErrorText)
             }
         }
         guard !mustBeWritable || access(path, W_OK) == 0 else { throw StartupError.directory(path, "it is not writable by uid \(geteuid())") }
@@ -143,7 +150,7 @@ struct StateStores: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        try? database.pool.close()
+        database.close()
     }
 }
 

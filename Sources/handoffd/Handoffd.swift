@@ -1,11 +1,16 @@
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffAvahi
 import HandoffConfig
 import HandoffContent
 import HandoffDaemon
 import HandoffLink
 import HandoffState
+import HandoffCore
 import Logging
 import ServiceLifecycle
 
@@ -48,7 +53,7 @@ struct Handoffd: AsyncParsableCommand {
         do { settings = try Settings.load(self) } catch {
             // Before logging is set up: the journal still gets it as an error (`<3>`).
             let prefix = JournalLogHandler.stderrIsJournal() ? "<\(JournalLogHandler.priority(.critical))>" : ""
-            FileHandle.standardError.write(Data("\(prefix)handoffd: \(error)\n".utf8))
+            StandardStreams.error("\(prefix)handoffd: \(error)\n")
             throw ExitCode.failure
         }
         if checkConfig {

@@ -1,4 +1,12 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+import HandoffCore
 import Logging
 
 /// Log lines for journald, when systemd connected our stderr to it (`JOURNAL_STREAM`, sd-daemon(3)):
@@ -33,17 +41,19 @@ struct JournalLogHandler: LogHandler {
 
     /// One line: `<N>message key=value ...`, newlines in the message folded so one event stays one line.
     static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
-        var text = "<\(priority(level))>" + message.replacingOccurrences(of: "\n", with: " ")
-        for (k, v) in metadata.sorted(by: { $0.key < $1.key }) { text += " \(k)=\("\(v)".replacingOccurrences(of: "\n", with: " "))" }
+        var text = "<\(priority(level))>" + Self.oneLine(message)
+        for (k, v) in metadata.sorted(by: { $0.key < $1.key }) { text += " \(k)=\(Self.oneLine("\(v)"))" }
         return text + "\n"
     }
+
+    private static func oneLine(_ text: String) -> String { String(text.map { $0 == "\n" ? " " : $0 }) }
 
     func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let explicit = event.metadata { all.merge(explicit) { $1 } }
         if let error = event.error, all["error"] == nil { all["error"] = "\(error)" }
-        FileHandle.standardError.write(Data(Self.line(level: event.level, message: event.message.description, metadata: all).utf8))
+        StandardStreams.error(Self.line(level: event.level, message: event.message.description, metadata: all))
     }
 
     /// True when stderr is the journal stream systemd set up (its device and inode match).

@@ -222,3 +222,40 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(try HandoffConfiguration(yaml: "peer_port: 7341\n").peerPort == 7341)
     }
 }
+
+/// The configuration's YAML reader (libyaml's events, composed and decoded here): what YAML 1.1
+/// allows that a configuration has no use for is refused with the line and what to do.
+@Suite struct YAMLReadingTests {
+    func reason(_ yaml: String) -> String {
+        do {
+            _ = try HandoffConfiguration(yaml: yaml)
+            return "(accepted)"
+        } catch { return error.description }
+    }
+
+    @Test func aliasesSecondDocumentsDuplicatesAndDeepNestingAreRefusedWithTheLine() {
+        #expect(reason("peers: &p [192.0.2.1]\nrefuse_pushes_from: *p\n").contains("line 2: aliases"))
+        #expect(reason("peer_port: 7340\n---\npeer_port: 7341\n").contains("line 2: a second document"))
+        #expect(reason("peer_port: 7340\ndevice_name: a\npeer_port: 7341\n").contains("line 3: the key 'peer_port' appears twice"))
+        #expect(reason(String(repeating: "[", count: 40) + String(repeating: "]", count: 40)).contains("nested more than 32 deep"))
+        #expect(reason("limits: [unclosed").contains("while parsing a flow sequence that starts on line 1"))
+    }
+
+    @Test func scalarsReadAsYAML11Does() throws {
+        for (text, value) in [("yes", true), ("On", true), ("FALSE", false), ("no", false)] {
+            #expect(try HandoffConfiguration(yaml: "desktop: {notifications: \(text)}").desktop.notifications == value)
+        }
+        // Any scalar is text where text is wanted, quoted or not; `~` and nothing mean "not set".
+        #expect(try HandoffConfiguration(yaml: "device_name: 1234").deviceName == "1234")
+        #expect(try HandoffConfiguration(yaml: "device_name: 'yes'").deviceName == "yes")
+        #expect(try HandoffConfiguration(yaml: "refuse_pushes_from: ~\n").refusePushesFrom.isEmpty)
+        #expect(try HandoffConfiguration(yaml: "limits:\n").link == HandoffConfiguration().link)
+    }
+
+    @Test func aValueOfTheWrongShapeNamesTheKeyAndWhatItMustBe() {
+        #expect(reason("desktop: {notifications: maybe}").contains("desktop.notifications") == true)
+        #expect(reason("desktop: {notifications: maybe}").contains("must be true or false"))
+        #expect(reason("peers: 192.0.2.1").contains("must be a list"))
+        #expect(reason("limits: 5").contains("must be a mapping"))
+    }
+}

@@ -57,9 +57,9 @@ func temporaryDirectory() throws -> URL {
         let db = try StateDatabase(directory: dir)
         let attrs = try FileManager.default.attributesOfItem(atPath: db.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
-        let mode = try db.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        let mode = try db.database.read { try $0.value("PRAGMA journal_mode")?.string }
         #expect(mode == "wal")
-        let sync = try db.pool.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        let sync = try db.database.read { try $0.value("PRAGMA synchronous")?.int64 }
         #expect(sync == 2)  // FULL
     }
 }

@@ -23,4 +23,8 @@ int handoff_accept_cloexec(int sock);
    arrives is then mostly on disk when its fsync comes. 0, or -1 (errno set). */
 int handoff_start_writeback(int fd, long long offset, long long length);
 
+/* Names the calling thread (at most 15 bytes are kept); glibc declares pthread_setname_np only
+   under _GNU_SOURCE. */
+void handoff_name_thread(const char *name);
+
 #endif

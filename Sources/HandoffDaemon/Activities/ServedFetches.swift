@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The activities we served to each peer by `fetch`, so that a `continued` report is believed
 /// only from a peer that fetched that activity, and only once: before, any paired peer could tell

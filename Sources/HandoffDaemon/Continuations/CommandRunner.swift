@@ -1,5 +1,11 @@
 import CHandoffShims
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import Dispatch
+import HandoffCore
 import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
@@ -183,7 +189,7 @@ public enum CommandRunner {
 
 /// Waits for one child on a Dispatch thread; every caller of `status()` gets the same answer.
 private final class Reaper: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var result: CommandResult?
     private var waiters: [CheckedContinuation<CommandResult, Never>] = []
 

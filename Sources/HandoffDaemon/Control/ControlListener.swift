@@ -1,5 +1,10 @@
 import CHandoffShims
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HandoffAsync
 import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
@@ -46,8 +51,8 @@ final class ControlListener: Sendable {
     }
 
     /// Accepts until `stop()`, on a thread of its own; each connection's descriptor goes to `accepted`.
-    func run(_ accepted: @escaping @Sendable (Int32) -> Void) {
-        let thread = Thread { [self] in
+    func run(_ accepted: @escaping @Sendable (Int32) -> Void) throws(ControlListenerError) {
+        let started = BlockingThread.start(name: "handoffd-control") { [self] in
             while true {
                 let c = handoff_accept_cloexec(fd)
                 if c >= 0 {
@@ -61,8 +66,7 @@ final class ControlListener: Sendable {
             }
             close(fd)
         }
-        thread.name = "handoffd-control-accept"
-        thread.start()
+        guard started else { throw ControlListenerError.failed("pthread_create", errno) }
     }
 
     /// Stops accepting (the thread wakes from accept) and removes the socket file.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffControl
 import HandoffCore
 import Logging
@@ -128,7 +132,14 @@ public final class ControlServer: Service, Sendable {
             listener.stop()
             return
         }
-        listener.run { [self] fd in
+        do { try runListener(listener, group: group) } catch {
+            listener.stop()
+            throw error
+        }
+    }
+
+    private func runListener(_ listener: ControlListener, group: EventLoopGroup) throws {
+        try listener.run { [self] fd in
             ClientBootstrap(group: group)
                 .channelInitializer { child in
                     child.eventLoop.makeCompletedFuture {

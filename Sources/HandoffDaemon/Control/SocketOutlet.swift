@@ -1,5 +1,9 @@
 import CHandoffShims
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffControl
 import HandoffCore
 import NIOConcurrencyHelpers

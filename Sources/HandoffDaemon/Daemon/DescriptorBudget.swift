@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How many sessions the descriptors allow. Every session and connection is a descriptor; when
 /// they ran out, libdispatch trapped (it could not open a thread's /proc file) and handoffd died

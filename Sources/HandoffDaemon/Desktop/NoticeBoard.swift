@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which "continue from alpha" notifications should be on the desktop (docs/DBUS.md,
 /// "Notifications"), as a value: told what each paired machine offers and what the person did

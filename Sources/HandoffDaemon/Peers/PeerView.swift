@@ -1,5 +1,9 @@
 import HandoffAdvert
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink

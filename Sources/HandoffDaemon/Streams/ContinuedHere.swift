@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The activities that supportsContinuationStreams continued on this machine (by our user, or
 /// pushed by a peer), with the peer each came from: only their apps may ask for a stream, and

@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// When to dial each paired peer (or configured address) that has no session: at once at start,
 /// then with a bounded, jittered backoff while it is unreachable. A network change, a resume, or

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A rate limit: `burst` at once, refilled at `perSecond`. Pure; the caller passes the time.
 public struct TokenBucket: Sendable, Equatable {
