@@ -109,9 +109,7 @@ public struct ControlEvent: Sendable, Equatable {
 private final class ResponseHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    /// Answers come from our own daemon and may carry a whole scene: far more room than requests.
-    static let maxAnswerLine = 16 * 1024 * 1024
-    private var framer = LineFramer(maxLine: ResponseHandler.maxAnswerLine)
+    private var framer = LineFramer(maxLine: AnswerLine.maxLength)
     private let state: NIOLockedValueBox<HandoffClient.State>
     private let answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>
     private let events: AsyncStream<ControlEvent>.Continuation
@@ -128,51 +126,26 @@ private final class ResponseHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         for item in framer.feed(unwrapInboundIn(data).readableBytesView) {
             guard case .line(let bytes) = item else {
-                failOldest("handoffd's answer was longer than \(ResponseHandler.maxAnswerLine) bytes and was dropped")
+                failOldest(AnswerLine.tooLong)
                 continue
             }
-            // Our own reader, never Foundation's: an event can carry a peer's values (a date that
-            // kills ICU, for one), and a bad one must fail that line only.
-            guard let value = try? JSONValue.parse(bytes, limits: ResponseHandler.answerLimits), var fields = value.dictionaryValue else {
+            switch AnswerLine(bytes) {
+            case .event(let event):
+                events.yield(event)
+            case .unreadable(let id, let message):
                 // Never leave a request waiting for an answer we could not read.
-                failOldest("handoffd's answer could not be read", id: Self.idOf(bytes))
-                continue
-            }
-            if let name = fields.removeValue(forKey: "event")?.stringValue {
-                events.yield(ControlEvent(name: name, fields: fields))
-                continue
-            }
-            let ok = fields["ok"]?.boolValue ?? false
-            let outcome: Result<PropertyListValue?, ClientError>
-            if ok {
-                outcome = .success(fields["result"])
-            } else {
-                let err = fields["error"]?.dictionaryValue
-                let code = err?["code"]?.stringValue ?? "unknown"
-                let message = err?["message"]?.stringValue ?? "handoffd refused the request"
-                outcome = .failure(.refused(code: code, message: message))
-            }
-            if let id = fields["id"]?.integerValue {
+                failOldest(message, id: id)
+            case .answer(let id?, let outcome):
                 answers.resumeOldest(id, with: outcome)
-            } else if case .failure(let refusal) = outcome {
+            case .answer(nil, let outcome):
                 // An answer without an id is the daemon turning the connection away: it goes to
                 // every waiter and is kept for later requests.
+                guard case .failure(let refusal) = outcome else { continue }
                 state.withLockedValue { $0.refusal = refusal }
                 answers.endAll()
             }
         }
     }
-
-    /// The `"id":N` of a line that could not be read whole, so that its own request fails.
-    static func idOf(_ line: [UInt8]) -> Int64? {
-        let key = Array("\"id\":".utf8)
-        guard let at = line.indices.first(where: { line[$0...].starts(with: key) }) else { return nil }
-        let digits = line[(at + key.count)...].prefix(while: { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) })
-        return Int64(String(decoding: digits, as: UTF8.self))
-    }
-
-    /// Answers come from our own daemon: bounded only to stay sane.
-    static let answerLimits = CodecLimits(maxDepth: 32, maxValues: 4_000_000, maxBytes: maxAnswerLine)
 
     /// Fails the request `id` (or, not knowing it, the oldest: answers come in request order).
     private func failOldest(_ message: String, id: Int64? = nil) {

@@ -16,7 +16,7 @@ struct Activities: AsyncParsableCommand {
 
     func run() async throws {
         let isRemote = remote || peer != nil
-        try await options.run(ActivitiesRequest(remote: remote, peer: peer)) { listing in
+        try options.run(ActivitiesRequest(remote: remote, peer: peer)) { listing in
             var t = isRemote ? Table("PEER", "ACTIVITY", "TYPE", "VERSION", "TITLE") : Table("ACTIVITY", "TYPE", "VERSION", "STATE", "TITLE")
             for a in listing.items {
                 let title = (a.title ?? "").terminalSafe

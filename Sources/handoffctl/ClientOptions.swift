@@ -29,18 +29,27 @@ struct ClientOptions: ParsableArguments {
 
     /// One operation; a refusal fails with exit 1 (3 if the daemon went away), with its message.
     func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op) async throws -> Op.Result {
-        do { return try await client.perform(operation) } catch {
-            switch error {
-            case .refused: throw failure(error.description, code: ExitStatus.refused)
-            default: throw failure(error.description, code: ExitStatus.daemon)
-            }
+        do { return try await client.perform(operation) } catch { throw failure(error.description, code: Self.exitStatus(error)) }
+    }
+
+    /// Performs one operation on a connection of its own (blocking: no event loop for one line
+    /// each way) and prints the answer: as JSON with --json, else with `human`.
+    func run<Op: ControlOperation>(_ operation: Op, human: (Op.Result) throws -> Void) throws {
+        let result = try performOnce(operation)
+        if json { printJSON(result.propertyList) } else { try human(result) }
+    }
+
+    /// One operation on a connection of its own (blocking); failures as `perform`'s.
+    func performOnce<Op: ControlOperation>(_ operation: Op) throws -> Op.Result {
+        do { return try HandoffClient.performOnce(operation, socketPath: socketPath) } catch {
+            throw failure(error.description, code: Self.exitStatus(error))
         }
     }
 
-    /// Connects, performs one operation and prints the answer: as JSON with --json, else with `human`.
-    func run<Op: ControlOperation>(_ operation: Op, human: (Op.Result) throws -> Void) async throws {
-        let result = try await withClient { try await perform($0, operation) }
-        if json { printJSON(result.propertyList) } else { try human(result) }
+    /// A refusal fails with exit 1, anything else (no daemon, a lost connection) with 3.
+    static func exitStatus(_ error: ClientError) -> Int32 {
+        if case .refused = error { return ExitStatus.refused }
+        return ExitStatus.daemon
     }
 
     /// Connects, runs `body` with the connection, and closes it.

@@ -10,7 +10,7 @@ struct Connect: AsyncParsableCommand {
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 
     func run() async throws {
-        try await options.run(ConnectRequest(peer: peer)) { _ in print("A session with \(peer.terminalSafe) is open") }
+        try options.run(ConnectRequest(peer: peer)) { _ in print("A session with \(peer.terminalSafe) is open") }
     }
 }
 
@@ -22,6 +22,6 @@ struct Disconnect: AsyncParsableCommand {
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 
     func run() async throws {
-        try await options.run(DisconnectRequest(peer: peer)) { _ in print("The sessions with \(peer.terminalSafe) are closed") }
+        try options.run(DisconnectRequest(peer: peer)) { _ in print("The sessions with \(peer.terminalSafe) are closed") }
     }
 }

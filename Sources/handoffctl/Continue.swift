@@ -22,7 +22,7 @@ struct Continue: AsyncParsableCommand {
     func run() async throws {
         if stream { return try await continueWithStream() }
         let request = ContinueRequest(peer: peer, activity: try parseID(activity, "activity"), scene: try scene.map { try parseID($0, "--scene") })
-        try reportOutcome(try await options.withClient { try await options.perform($0, request) }, options: options)
+        try reportOutcome(try options.performOnce(request), options: options)
     }
 }
 
@@ -46,6 +46,8 @@ extension Continue {
             }
         }
         let request = ContinueRequest(peer: peer, activity: id, scene: try scene.map { try parseID($0, "--scene") })
+        // Not performOnce: it would hold a thread of the pool that `answering` needs (one, on a
+        // one-core machine).
         let report = try await options.withClient { try await options.perform($0, request) }
         answering.cancel()
         guard !report.failed else {

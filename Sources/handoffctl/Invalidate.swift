@@ -8,6 +8,6 @@ struct Invalidate: AsyncParsableCommand {
     @Argument(help: "The activity's id.") var activity: String
 
     func run() async throws {
-        try await options.run(InvalidateRequest(activity: try parseID(activity, "activity"))) { _ in print("Invalidated \(activity)") }
+        try options.run(InvalidateRequest(activity: try parseID(activity, "activity"))) { _ in print("Invalidated \(activity)") }
     }
 }

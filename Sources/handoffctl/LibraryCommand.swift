@@ -12,7 +12,7 @@ struct LibraryCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
 
         func run() async throws {
-            try await options.run(LibraryBooksRequest()) { books in
+            try options.run(LibraryBooksRequest()) { books in
                 var t = Table("BOOK", "TITLE", "CHARACTERS")
                 for b in books.items { t.add(b.id.uuidString, b.title.terminalSafe, String(b.characters)) }
                 t.print(empty: "The library is empty.")
@@ -26,7 +26,7 @@ struct LibraryCommand: AsyncParsableCommand {
         @Argument(help: "The book's id or title.") var book: String
 
         func run() async throws {
-            try await options.run(LibraryCharactersRequest(book: book)) { characters in
+            try options.run(LibraryCharactersRequest(book: book)) { characters in
                 var t = Table("CHARACTER", "NAME", "CONTENT PATH")
                 for c in characters.items { t.add(c.id.uuidString, c.name.terminalSafe, c.content.terminalSafe) }
                 t.print(empty: "This book has no characters.")

@@ -8,7 +8,7 @@ struct Peers: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run(PeersRequest()) { peers in
+        try options.run(PeersRequest()) { peers in
             var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS", "FOUND BY")
             for p in peers.items {
                 // Present: where the session goes. Otherwise where mDNS lists it.

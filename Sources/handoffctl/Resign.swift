@@ -8,6 +8,6 @@ struct Resign: AsyncParsableCommand {
     @Argument(help: "The activity's id.") var activity: String
 
     func run() async throws {
-        try await options.run(ResignRequest(activity: try parseID(activity, "activity"))) { _ in print("Resigned \(activity)") }
+        try options.run(ResignRequest(activity: try parseID(activity, "activity"))) { _ in print("Resigned \(activity)") }
     }
 }

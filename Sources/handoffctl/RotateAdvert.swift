@@ -8,6 +8,6 @@ struct RotateAdvert: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run(RotateAdvertRequest()) { r in print("The advert is now \(r.name)") }
+        try options.run(RotateAdvertRequest()) { r in print("The advert is now \(r.name)") }
     }
 }

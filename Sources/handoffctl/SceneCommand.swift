@@ -83,7 +83,7 @@ struct SceneCommand: AsyncParsableCommand {
                     throw failure("--activity-file \(activityFile): not a JSON activity (\(error))", code: ExitStatus.usage)
                 }
             }
-            try await options.run(request) { printFields($0.propertyList, order: SceneCommand.order) }
+            try options.run(request) { printFields($0.propertyList, order: SceneCommand.order) }
         }
     }
 
@@ -92,7 +92,7 @@ struct SceneCommand: AsyncParsableCommand {
             commandName: "launched", abstract: "Report that a restored scene launched (ends crash-at-launch watch).")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws { try await options.run(SceneLaunchedRequest(scene: try parseID(scene, "scene"))) { _ in } }
+        func run() async throws { try options.run(SceneLaunchedRequest(scene: try parseID(scene, "scene"))) { _ in } }
     }
 
     struct Disconnect: AsyncParsableCommand {
@@ -100,7 +100,7 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
         func run() async throws {
-            try await options.run(SceneDisconnectRequest(scene: try parseID(scene, "scene"))) { _ in print("Disconnected \(scene); its state is kept")
+            try options.run(SceneDisconnectRequest(scene: try parseID(scene, "scene"))) { _ in print("Disconnected \(scene); its state is kept")
             }
         }
     }
@@ -110,7 +110,7 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
         func run() async throws {
-            try await options.run(SceneDestroyRequest(scene: try parseID(scene, "scene"))) { _ in print("Destroyed \(scene)") }
+            try options.run(SceneDestroyRequest(scene: try parseID(scene, "scene"))) { _ in print("Destroyed \(scene)") }
         }
     }
 
@@ -120,7 +120,7 @@ struct SceneCommand: AsyncParsableCommand {
         func run() async throws { try await Self.show(options) }
 
         static func show(_ options: ClientOptions) async throws {
-            try await options.run(ScenesRequest()) { scenes in
+            try options.run(ScenesRequest()) { scenes in
                 var t = Table("SCENE", "BOOK", "CHARACTER", "UPDATED")
                 for s in scenes.items {
                     t.add(s.scene.uuidString, (s.book ?? "").terminalSafe, (s.character ?? "").terminalSafe, ISODate.string(s.updated))
@@ -136,7 +136,7 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id.") var scene: String
         func run() async throws {
-            try await options.run(SceneRequest(scene: try parseID(scene, "scene"))) { printFields($0.propertyList, order: SceneCommand.order) }
+            try options.run(SceneRequest(scene: try parseID(scene, "scene"))) { printFields($0.propertyList, order: SceneCommand.order) }
         }
     }
 
@@ -146,7 +146,7 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument var ids: [String]
         func run() async throws {
-            try await options.run(DeleteSavedRequest(ids: ids)) { print("Removed from \($0.scenes) scenes") }
+            try options.run(DeleteSavedRequest(ids: ids)) { print("Removed from \($0.scenes) scenes") }
         }
     }
 }

@@ -30,7 +30,7 @@ struct Search: AsyncParsableCommand {
     func run() async throws {
         let request = SearchRequest(query: words.joined(separator: " "), limit: Int64(max(limit, `continue` ?? 0)))
         guard let n = `continue` else {
-            return try await options.run(request) { listing in Self.show(listing.items) }
+            return try options.run(request) { listing in Self.show(listing.items) }
         }
         let report = try await options.withClient { client -> ContinuationReport in
             let hits = try await options.perform(client, request).items

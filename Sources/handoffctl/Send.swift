@@ -11,6 +11,6 @@ struct Send: AsyncParsableCommand {
 
     func run() async throws {
         let request = SendRequest(activity: try parseID(activity, "activity"), to: to)
-        try reportOutcome(try await options.withClient { try await options.perform($0, request) }, options: options)
+        try reportOutcome(try options.performOnce(request), options: options)
     }
 }

@@ -6,7 +6,7 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run(StatusRequest()) { status in
+        try options.run(StatusRequest()) { status in
             printFields(
                 status.propertyList,
                 order: [

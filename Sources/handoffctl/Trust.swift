@@ -7,7 +7,7 @@ struct Trust: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await options.run(TrustRequest()) { trusted in
+        try options.run(TrustRequest()) { trusted in
             var t = Table("NAME", "FINGERPRINT", "PAIRED AT")
             for p in trusted.items { t.add(p.name.terminalSafe, p.fingerprint, ISODate.string(p.pairedAt)) }
             t.print(empty: "No paired machines. Pair with `handoffctl pair --accept` here and `handoffctl pair <name>` there.")

@@ -9,7 +9,7 @@ struct Unpair: AsyncParsableCommand {
     @Argument(help: "The machine to forget (name or fingerprint).") var peer: String
 
     func run() async throws {
-        try await options.run(UnpairRequest(peer: peer)) { r in
+        try options.run(UnpairRequest(peer: peer)) { r in
             print("Unpaired \(r.peer.terminalSafe) (\(r.fingerprint)); advertising key generation \(r.advertisingGeneration.map(String.init) ?? "")")
         }
     }

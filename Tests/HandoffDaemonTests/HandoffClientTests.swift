@@ -76,3 +76,59 @@ import Testing
         await #expect(throws: ClientError.connectionLost) { try await client.request("echo") }
     }
 }
+
+/// An operation by name with its arguments as they are, answered with the raw result: what the
+/// test server's `echo`, `big` and `fly` need.
+struct RawOperation: ControlOperation {
+    struct Result: ControlResult {
+        let propertyList: PropertyListValue?
+        init(propertyList: PropertyListValue?) { self.propertyList = propertyList }
+    }
+    // The name is per value in the tests; `name` is the type's, so each op is a type.
+    static var name: String { "echo" }
+    var arguments: [String: PropertyListValue]
+    init(_ arguments: [String: PropertyListValue]) { self.arguments = arguments }
+    init(request: ControlRequest) { arguments = request.arguments }
+}
+
+struct BigOperation: ControlOperation {
+    typealias Result = RawOperation.Result
+    static var name: String { "big" }
+    var arguments: [String: PropertyListValue] { [:] }
+    init() {}
+    init(request: ControlRequest) {}
+}
+
+struct UnknownOperation: ControlOperation {
+    typealias Result = RawOperation.Result
+    static var name: String { "fly" }
+    var arguments: [String: PropertyListValue] { [:] }
+    init() {}
+    init(request: ControlRequest) {}
+}
+
+/// `performOnce`: the command-line tools' blocking request on a connection of its own, against a
+/// real control socket.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PerformOnceTests {
+    @Test func answersRefusalsAndLargeAnswersComeBackAsFromAConnection() async throws {
+        let s = try await HandoffClientTests().server()
+        let value: PropertyListValue = ["a": .date(Date(timeIntervalSince1970: 3)), "b": [1, "two"]]
+        #expect(try HandoffClient.performOnce(RawOperation(["value": value]), socketPath: s.path).propertyList == value)
+        #expect(try HandoffClient.performOnce(BigOperation(), socketPath: s.path).propertyList?.arrayValue?.count == 3000)
+        #expect(throws: ClientError.refused(code: "unknown-op", message: "unknown op 'fly'; see docs/CONTROL.md")) {
+            try HandoffClient.performOnce(UnknownOperation(), socketPath: s.path)
+        }
+        await s.stop()
+    }
+
+    @Test func aRefusedUserAndAnAbsentDaemonSayWhatToDo() async throws {
+        let s = try await HandoffClientTests().server(allowed: [4242])
+        let e = #expect(throws: ClientError.self) { try HandoffClient.performOnce(RawOperation([:]), socketPath: s.path) }
+        #expect(e?.code == "permission-denied")
+        await s.stop()
+        #expect(throws: ClientError.daemonNotRunning(socket: s.path)) { try HandoffClient.performOnce(RawOperation([:]), socketPath: s.path) }
+        let long = "/tmp/" + String(repeating: "x", count: 120)
+        let tooLong = #expect(throws: ClientError.self) { try HandoffClient.performOnce(RawOperation([:]), socketPath: long) }
+        #expect(tooLong?.description.contains("use a shorter --socket") == true)
+    }
+}
