@@ -2,7 +2,7 @@ import ArgumentParser
 import HandoffControl
 import HandoffCore
 
-struct Activities: AsyncParsableCommand {
+struct Activities: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activities",
         abstract: "List this machine's current activities, or (--remote) those of paired machines.")
@@ -14,7 +14,7 @@ struct Activities: AsyncParsableCommand {
     @Option(help: "Only this paired machine's activities (implies --remote).")
     var peer: String?
 
-    func run() async throws {
+    func run() throws {
         let isRemote = remote || peer != nil
         try options.run(ActivitiesRequest(remote: remote, peer: peer)) { listing in
             var t = isRemote ? Table("PEER", "ACTIVITY", "TYPE", "VERSION", "TITLE") : Table("ACTIVITY", "TYPE", "VERSION", "STATE", "TITLE")

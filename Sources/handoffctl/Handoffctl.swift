@@ -1,15 +1,33 @@
 import ArgumentParser
+import Dispatch
 import NIOCore
 
 /// The entry point: options every command takes may also come before the command
 /// (`handoffctl --socket P status`); they are moved after it for the parser.
 @main
 enum HandoffctlMain {
-    static func main() async {
+    /// Synchronous: a one-shot command (`status`, `send`, ...) runs on the main thread with a
+    /// blocking request, and no thread is started. Commands that wait on events (watch, pair,
+    /// streams, live handlers) are `AsyncParsableCommand`s and run on Swift's concurrency pool.
+    static func main() {
         // One request and its answer need one event loop: NIO would start one thread per core
         // (sixteen on many laptops) before the first byte is written.
         NIOSingletons.groupLoopCountSuggestion = 1
-        await Handoffctl.main(GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst())))
+        let command: any ParsableCommand
+        do { command = try Handoffctl.parseAsRoot(GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst()))) } catch {
+            Handoffctl.exit(withError: error)
+        }
+        guard let waiting = command as? any AsyncParsableCommand else {
+            var now = command
+            do { try now.run() } catch { Handoffctl.exit(withError: error) }
+            return
+        }
+        nonisolated(unsafe) var running = waiting
+        Task {
+            do { try await running.run() } catch { Handoffctl.exit(withError: error) }
+            Handoffctl.exit()
+        }
+        dispatchMain()
     }
 }
 
@@ -41,7 +59,7 @@ enum GlobalOptions {
 }
 
 /// `handoffctl`: drives the local handoffd over its control socket.
-struct Handoffctl: AsyncParsableCommand {
+struct Handoffctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoffctl",
         abstract: "Control handoffd: peers, pairing, activities, continuation, scenes and the library.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import HandoffControl
 import HandoffCore
 
-struct LibraryCommand: AsyncParsableCommand {
+struct LibraryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library", abstract: "The content library: books and their characters.",
         subcommands: [Books.self, Characters.self])
@@ -11,7 +11,7 @@ struct LibraryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "books", abstract: "List the books.")
         @OptionGroup var options: ClientOptions
 
-        func run() async throws {
+        func run() throws {
             try options.run(LibraryBooksRequest()) { books in
                 var t = Table("BOOK", "TITLE", "CHARACTERS")
                 for b in books.items { t.add(b.id.uuidString, b.title.terminalSafe, String(b.characters)) }
@@ -20,12 +20,12 @@ struct LibraryCommand: AsyncParsableCommand {
         }
     }
 
-    struct Characters: AsyncParsableCommand {
+    struct Characters: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "characters", abstract: "List a book's characters.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The book's id or title.") var book: String
 
-        func run() async throws {
+        func run() throws {
             try options.run(LibraryCharactersRequest(book: book)) { characters in
                 var t = Table("CHARACTER", "NAME", "CONTENT PATH")
                 for c in characters.items { t.add(c.id.uuidString, c.name.terminalSafe, c.content.terminalSafe) }

@@ -1,13 +1,13 @@
 import ArgumentParser
 import HandoffControl
 
-struct Peers: AsyncParsableCommand {
+struct Peers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers",
         abstract: "List other handoffd machines: listed on the network, paired, present (answering on the link).")
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
+    func run() throws {
         try options.run(PeersRequest()) { peers in
             var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS", "FOUND BY")
             for p in peers.items {

@@ -52,7 +52,7 @@ struct SceneCommand: AsyncParsableCommand {
         }
     }
 
-    struct Update: AsyncParsableCommand {
+    struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "update",
             abstract: "Change a scene's tab, navigation, storage or current activity; returns once saved durably.")
@@ -65,7 +65,7 @@ struct SceneCommand: AsyncParsableCommand {
         @Option(help: "A JSON file with the scene's current activity.") var activityFile: String?
         @Flag(help: "Clear the current activity.") var clearActivity = false
 
-        func run() async throws {
+        func run() throws {
             var request = SceneUpdateRequest(
                 scene: try parseID(scene, "scene"), book: book, path: path.isEmpty ? nil : path,
                 clearActivity: clearActivity)
@@ -87,29 +87,29 @@ struct SceneCommand: AsyncParsableCommand {
         }
     }
 
-    struct Launched: AsyncParsableCommand {
+    struct Launched: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "launched", abstract: "Report that a restored scene launched (ends crash-at-launch watch).")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws { try options.run(SceneLaunchedRequest(scene: try parseID(scene, "scene"))) { _ in } }
+        func run() throws { try options.run(SceneLaunchedRequest(scene: try parseID(scene, "scene"))) { _ in } }
     }
 
-    struct Disconnect: AsyncParsableCommand {
+    struct Disconnect: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "disconnect", abstract: "The system reclaimed the scene: its state is kept.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws {
+        func run() throws {
             try options.run(SceneDisconnectRequest(scene: try parseID(scene, "scene"))) { _ in print("Disconnected \(scene); its state is kept")
             }
         }
     }
 
-    struct Destroy: AsyncParsableCommand {
+    struct Destroy: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "destroy", abstract: "The user closed the scene: its state is deleted.")
         @OptionGroup var options: ClientOptions
         @Argument var scene: String
-        func run() async throws {
+        func run() throws {
             try options.run(SceneDestroyRequest(scene: try parseID(scene, "scene"))) { _ in print("Destroyed \(scene)") }
         }
     }
@@ -130,22 +130,22 @@ struct SceneCommand: AsyncParsableCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show", abstract: "Show a scene: tab, navigation, storage, current activity, discarded state.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id.") var scene: String
-        func run() async throws {
+        func run() throws {
             try options.run(SceneRequest(scene: try parseID(scene, "scene"))) { printFields($0.propertyList, order: SceneCommand.order) }
         }
     }
 
-    struct DeleteSaved: AsyncParsableCommand {
+    struct DeleteSaved: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete-saved", abstract: "Delete saved activities by persistent identifier (deleteSavedUserActivities).")
         @OptionGroup var options: ClientOptions
         @Argument var ids: [String]
-        func run() async throws {
+        func run() throws {
             try options.run(DeleteSavedRequest(ids: ids)) { print("Removed from \($0.scenes) scenes") }
         }
     }

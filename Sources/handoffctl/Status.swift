@@ -1,11 +1,11 @@
 import ArgumentParser
 import HandoffControl
 
-struct Status: AsyncParsableCommand {
+struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this machine's handoffd: identity, advert, counts.")
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
+    func run() throws {
         try options.run(StatusRequest()) { status in
             printFields(
                 status.propertyList,

@@ -2,11 +2,11 @@ import ArgumentParser
 import HandoffControl
 import HandoffCore
 
-struct Trust: AsyncParsableCommand {
+struct Trust: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "trust", abstract: "List the paired machines whose keys this machine trusts.")
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
+    func run() throws {
         try options.run(TrustRequest()) { trusted in
             var t = Table("NAME", "FINGERPRINT", "PAIRED AT")
             for p in trusted.items { t.add(p.name.terminalSafe, p.fingerprint, ISODate.string(p.pairedAt)) }
