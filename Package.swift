@@ -76,7 +76,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log")
             ]),
         // libldns (NLnet Labs), seen only by HandoffWideArea: DNS queries and TSIG-signed updates.
-        .systemLibrary(name: "CLDNS", pkgConfig: "ldns", providers: [.apt(["libldns-dev"])]),
+        // Its functions forward to libldns.so.3, loaded only when wide_area is configured
+        // (handoff_ldns_load); the headers come from libldns-dev, the library from libldns3.
+        .target(name: "CLDNS"),
         // The only importer of CLDNS: unicast DNS-SD (RFC 6763 over RFC 2136 updates) as a Discovery.
         .target(
             name: "HandoffWideArea",

@@ -22,6 +22,7 @@ final class DNSClient {
     init(server: String, key: TSIGKey, timeout: TimeInterval = 2) throws(WideAreaError) {
         self.server = server
         self.key = key
+        if let failure = handoff_ldns_load() { throw .library(reason: String(cString: failure)) }
         let (host, port) = try Self.split(server)
         let address = try Self.resolve(host, server: server)
         guard let q = ldns_resolver_new(), let u = ldns_resolver_new() else { throw .server(server, reason: "could not be set up (out of memory)") }

@@ -13,11 +13,15 @@ public enum WideAreaError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(server: String, rcode: String, during: String, key: String?)
     /// ldns could not build a record or a message from our text (a bug, or a bad domain).
     case record(String, reason: String)
+    /// libldns (loaded only when wide_area is set) is not installed or not usable.
+    case library(reason: String)
 
     public var description: String {
         switch self {
         case .keyFile(let path, let reason):
             "wide_area.key_file \(path): \(reason)"
+        case .library(let reason):
+            "wide_area needs libldns, which could not be loaded (\(reason)); install it with: apt install libldns3"
         case .server(let server, let reason):
             "wide_area.server '\(server)' \(reason); give the DNS server's address as host or host:port"
         case .unreachable(let server, let reason):

@@ -185,3 +185,19 @@ import Testing
         #expect(stop.deleting == new.removal && stop.adding.isEmpty)
     }
 }
+
+/// libldns is loaded only when wide_area is set (CLDNS's loader): a machine without it gets a
+/// message that names the package.
+@Suite struct LDNSLoadingTests {
+    @Test func aMissingLibrarySaysWhatToInstall() {
+        let e = WideAreaError.library(reason: "libldns.so.3: cannot open shared object file: No such file or directory")
+        #expect(e.description.contains("apt install libldns3") && e.description.contains("libldns.so.3: cannot open"))
+    }
+
+    @Test func theLibraryLoadsOnceForEveryClient() throws {
+        // Two clients: the second finds the functions already there (the loader runs once).
+        let key = try TSIGKey.parse(TSIGKeyTests.keygen, path: "/k")
+        _ = try DNSClient(server: "127.0.0.1:5399", key: key)
+        _ = try DNSClient(server: "[::1]:5399", key: key)
+    }
+}
