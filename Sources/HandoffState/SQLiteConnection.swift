@@ -57,12 +57,17 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 public final class SQLiteConnection {
     private var handle: OpaquePointer?
 
-    /// `path` nil: a private in-memory database.
+    /// `path` nil: a private in-memory database. `readOnly`: a file on read-only storage, opened
+    /// immutable: SQLite cannot read a WAL database read-only without its -shm file, which a
+    /// read-only directory cannot get (a clean stop removes it).
     public init(path: String?, readOnly: Bool = false) throws(SQLiteError) {
-        let flags =
-            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-            | SQLITE_OPEN_NOFOLLOW
-        let rc = sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        var name = path ?? ":memory:"
+        if readOnly, let path {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK else {
             let error = SQLiteError(code: rc, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory", sql: nil)
             sqlite3_close_v2(handle)
@@ -73,6 +78,20 @@ public final class SQLiteConnection {
     }
 
     deinit { close() }
+
+    /// A path as the path of a `file:` URI: the bytes a URI gives meaning to, percent-encoded.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            if b == UInt8(ascii: "%") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") || b < 0x21 || b >= 0x7f {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 15)]], as: UTF8.self)
+            } else {
+                out.append(Character(Unicode.Scalar(b)))
+            }
+        }
+        return out
+    }
 
     public func close() {
         if let handle { sqlite3_close_v2(handle) }

@@ -98,3 +98,26 @@ import Testing
         #expect(try db.database.read { try $0.value("SELECT count(*) FROM scene") } == .integer(0))
     }
 }
+
+@Suite struct SQLiteReadOnlyTests {
+    @Test func pathsAreEscapedForTheURI() {
+        #expect(SQLiteConnection.uriEscaped("/var/lib/handoffd/scenes.sqlite") == "/var/lib/handoffd/scenes.sqlite")
+        #expect(SQLiteConnection.uriEscaped("/tmp/a b?c#d%e/é") == "/tmp/a%20b%3Fc%23d%25e/%C3%A9")
+    }
+
+    @Test func aWALDatabaseWithoutItsSharedMemoryFileIsReadReadOnly() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("odd name?.sqlite").path
+        do {
+            let db = try SQLiteDatabase(path: path, label: "test", setup: "PRAGMA journal_mode = WAL")
+            try db.write { try $0.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (42)") }
+            db.close()  // the last connection: SQLite checkpoints and removes -wal and -shm
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        let ro = try SQLiteDatabase(path: path, readOnly: true, label: "test")
+        #expect(try ro.read { try $0.value("SELECT x FROM t") } == .integer(42))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        #expect(throws: SQLiteError.self) { try ro.write { try $0.execute("INSERT INTO t VALUES (1)") } }
+    }
+}
