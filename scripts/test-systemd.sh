@@ -70,7 +70,10 @@ waitfor() {  # waitfor SECONDS COMMAND...: until it succeeds or the deadline
 # 1. The tree: Debian 12 with systemd, D-Bus, Avahi and what handoffd links (no network inside).
 echo "building a Debian 12 tree with mmdebstrap ..."
 t0=$(date +%s)
-if ! mmdebstrap --variant=minbase --include=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,avahi-daemon,avahi-utils,libavahi-client3,libsqlite3-0,libldns3,iproute2,procps,util-linux,passwd,adduser \
+# What the package depends on and recommends comes from the .deb itself, so that a new library
+# (libyaml-0-2 when the configuration moved to libyaml) needs no edit here.
+needs=$(dpkg-deb -f "$deb" Depends Recommends | sed 's/^[A-Za-z]*: //' | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/ //g' | grep . | paste -sd, -)
+if ! mmdebstrap --variant=minbase --include="systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,avahi-utils,iproute2,procps,util-linux,passwd,adduser,$needs" \
      --customize-hook='echo handoffd-test > "$1/etc/hostname"' bookworm "$tree" >"$tree.log" 2>&1; then
   tail -n 20 "$tree.log" >&2; rm -f "$tree.log"
   echo "systemd suite: mmdebstrap failed"; echo "0 passed, 1 failed"; exit 1

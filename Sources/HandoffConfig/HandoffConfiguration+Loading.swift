@@ -24,7 +24,13 @@ extension HandoffConfiguration {
             throw .syntax(file: file, reason: "line \(line): explicit keys ('? ') are not supported; write each key as a plain name")
         }
         let node: YAMLNode?
-        do { node = try YAMLNode.compose(yaml) } catch { throw .syntax(file: file, reason: "\(error)") }
+        do {
+            let composed: (document: YAMLNode?, repeated: [(key: String, line: Int)]) = try YAMLNode.compose(yaml)
+            node = composed.document
+            for r in composed.repeated {
+                notices.append("\(file): '\(r.key)' is given again on line \(r.line); that later value is used")
+            }
+        } catch { throw .syntax(file: file, reason: "\(error)") }
         guard let node else { return }  // an empty file: all defaults
         try Self.checkKeys(node, section: "", path: "", file: file)
         let raw: ConfigFile

@@ -38,19 +38,25 @@ extension YAMLNode {
 
     /// The single document in `text`, or nil for an empty one. Aliases (`*name`) are refused:
     /// a configuration has no use for them and they let a few bytes expand into a huge tree.
+    /// A key given twice in one mapping keeps its later value (as PyYAML and Yams do, so that a
+    /// line appended to the file overrides); `repeated` names each such key and line.
     static func compose(_ text: String) throws(YAMLSyntaxError) -> YAMLNode? {
+        try compose(text).document
+    }
+
+    static func compose(_ text: String) throws(YAMLSyntaxError) -> (document: YAMLNode?, repeated: [(key: String, line: Int)]) {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) != 0 else { throw YAMLSyntaxError(line: 1, reason: "out of memory") }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(YAMLSyntaxError) -> YAMLNode? in
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(YAMLSyntaxError) -> (document: YAMLNode?, repeated: [(key: String, line: Int)]) in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var composer = Composer()
             while true {
                 var event = yaml_event_t()
                 guard yaml_parser_parse(&parser, &event) != 0 else { throw Self.parserError(parser) }
                 defer { yaml_event_delete(&event) }
-                if try composer.take(event) { return composer.document }
+                if try composer.take(event) { return (composer.document, composer.repeated) }
             }
         }
     }
@@ -74,6 +80,7 @@ extension YAMLNode {
         var stack: [Open] = []
         var document: YAMLNode?
         var documents = 0
+        var repeated: [(key: String, line: Int)] = []
 
         /// Takes one event; true when the stream has ended.
         mutating func take(_ event: yaml_event_t) throws(YAMLSyntaxError) -> Bool {
@@ -126,12 +133,13 @@ extension YAMLNode {
             case .sequence(var items, let l):
                 items.append(node)
                 stack.append(.sequence(items, line: l))
-            case .mapping(let entries, nil, let l):
+            case .mapping(var entries, nil, let l):
                 guard case .scalar(let key, _, _) = node else {
                     throw YAMLSyntaxError(line: line, reason: "a key must be a plain name, not a list or a mapping")
                 }
-                if entries.contains(where: { $0.key == key }) {
-                    throw YAMLSyntaxError(line: line, reason: "the key '\(key)' appears twice in the same mapping")
+                if let earlier = entries.firstIndex(where: { $0.key == key }) {
+                    entries.remove(at: earlier)
+                    repeated.append((key, line))
                 }
                 stack.append(.mapping(entries, pendingKey: key, line: l))
             case .mapping(var entries, let key?, let l):

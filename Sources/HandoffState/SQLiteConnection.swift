@@ -61,7 +61,10 @@ public final class SQLiteConnection {
     /// immutable: SQLite cannot read a WAL database read-only without its -shm file, which a
     /// read-only directory cannot get (a clean stop removes it).
     public init(path: String?, readOnly: Bool = false) throws(SQLiteError) {
-        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        // Not SQLITE_OPEN_NOFOLLOW: it refuses a link anywhere in the path, and systemd's
+        // DynamicUser= makes /var/lib/handoffd one. Links at the files themselves are refused
+        // before (PrivateFiles.refuseLinks).
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         var name = path ?? ":memory:"
         if readOnly, let path {
             flags |= SQLITE_OPEN_URI

@@ -39,7 +39,7 @@ public final class SceneDatabase: Sendable {
         } else {
             do {
                 database = try Self.open(path)
-            } catch {
+            } catch let error where Self.isDamage(error) {
                 aside = try Self.moveAside(path, now: now)
                 logger.critical(
                     "the scene database is damaged; it was moved aside and scenes start empty",
@@ -83,6 +83,14 @@ public final class SceneDatabase: Sendable {
         }
         try db.migrate(migrations)
         return db
+    }
+
+    /// A file that is not a database, or a damaged one: moved aside. Anything else (a directory
+    /// we may not open, a full disk) is an error to report, and the file stays where it is.
+    static func isDamage(_ error: any Error) -> Bool {
+        if error is DamagedDatabase { return true }
+        guard let e = error as? SQLiteError else { return false }
+        return e.code & 0xff == 26 || e.code & 0xff == 11  // SQLITE_NOTADB, SQLITE_CORRUPT
     }
 
     struct DamagedDatabase: Error, CustomStringConvertible {

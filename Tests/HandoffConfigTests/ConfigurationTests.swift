@@ -233,12 +233,19 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         } catch { return error.description }
     }
 
-    @Test func aliasesSecondDocumentsDuplicatesAndDeepNestingAreRefusedWithTheLine() {
+    @Test func aliasesSecondDocumentsAndDeepNestingAreRefusedWithTheLine() {
         #expect(reason("peers: &p [192.0.2.1]\nrefuse_pushes_from: *p\n").contains("line 2: aliases"))
         #expect(reason("peer_port: 7340\n---\npeer_port: 7341\n").contains("line 2: a second document"))
-        #expect(reason("peer_port: 7340\ndevice_name: a\npeer_port: 7341\n").contains("line 3: the key 'peer_port' appears twice"))
         #expect(reason(String(repeating: "[", count: 40) + String(repeating: "]", count: 40)).contains("nested more than 32 deep"))
         #expect(reason("limits: [unclosed").contains("while parsing a flow sequence that starts on line 1"))
+    }
+
+    @Test func aKeyGivenAgainKeepsTheLaterValueWithANotice() throws {
+        // A line appended to the file overrides, as with PyYAML and Yams; the notice says so.
+        let c = try HandoffConfiguration(yaml: "peer_port: 7340\ndevice_name: a\npeer_port: 7341\n")
+        #expect(c.peerPort == 7341)
+        #expect(c.notices == ["handoffd.yaml: 'peer_port' is given again on line 3; that later value is used"])
+        #expect(reason("peer_port: 7340\npeer_port: many\n").contains("peer_port"))
     }
 
     @Test func scalarsReadAsYAML11Does() throws {

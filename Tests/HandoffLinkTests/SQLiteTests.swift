@@ -121,3 +121,20 @@ import Testing
         #expect(throws: SQLiteError.self) { try ro.write { try $0.execute("INSERT INTO t VALUES (1)") } }
     }
 }
+
+/// systemd's DynamicUser= makes /var/lib/handoffd a link to /var/lib/private/handoffd: the
+/// databases open through it (SQLITE_OPEN_NOFOLLOW refused that, found by test-systemd.sh).
+@Suite struct LinkedStateDirectoryTests {
+    @Test func databasesOpenInADirectoryReachedThroughALink() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let real = dir.appendingPathComponent("private/handoffd")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let link = dir.appendingPathComponent("handoffd")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        _ = try SQLiteTrustStore(database: try StateDatabase(directory: link))
+        let scenes = try SceneDatabase(directory: link)
+        #expect(scenes.movedAside == nil && scenes.readOnlyReason == nil)
+        #expect(FileManager.default.fileExists(atPath: real.appendingPathComponent(StateDatabase.fileName).path))
+    }
+}
