@@ -25,7 +25,7 @@ extension HandoffConfiguration {
         }
         let node: YAMLNode?
         do {
-            let composed: (document: YAMLNode?, repeated: [(key: String, line: Int)]) = try YAMLNode.compose(yaml)
+            let composed = try YAMLNode.compose(yaml)
             node = composed.document
             for r in composed.repeated {
                 notices.append("\(file): '\(r.key)' is given again on line \(r.line); that later value is used")

@@ -40,10 +40,6 @@ extension YAMLNode {
     /// a configuration has no use for them and they let a few bytes expand into a huge tree.
     /// A key given twice in one mapping keeps its later value (as PyYAML and Yams do, so that a
     /// line appended to the file overrides); `repeated` names each such key and line.
-    static func compose(_ text: String) throws(YAMLSyntaxError) -> YAMLNode? {
-        try compose(text).document
-    }
-
     static func compose(_ text: String) throws(YAMLSyntaxError) -> (document: YAMLNode?, repeated: [(key: String, line: Int)]) {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) != 0 else { throw YAMLSyntaxError(line: 1, reason: "out of memory") }
