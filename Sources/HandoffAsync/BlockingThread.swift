@@ -16,19 +16,20 @@ public enum BlockingThread {
     /// Runs `body` on a new detached thread. If no thread can be made (EAGAIN: at the process's
     /// limit), `body` runs here: slower for the caller, but it still runs.
     public static func start(_ body: @escaping @Sendable () -> Void) {
-        if let work = spawn(name: nil, body) { work.takeRetainedValue().body() }
+        if let failed = spawn(name: nil, body) { failed.work.takeRetainedValue().body() }
     }
 
     /// Runs `body` on a new detached thread named `name` (seen in `ps -L` and in backtraces).
-    /// False if no thread can be made: for a loop that must not run on the caller's thread.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
-        guard let work = spawn(name: name, body) else { return true }
-        work.release()
-        return false
+    /// 0, or pthread_create's error number (it does not set errno) if no thread can be made:
+    /// for a loop that must not run on the caller's thread.
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
+        guard let failed = spawn(name: name, body) else { return 0 }
+        failed.work.release()
+        return failed.error
     }
 
-    /// nil when the thread runs; the work back otherwise.
-    private static func spawn(name: String?, _ body: @escaping @Sendable () -> Void) -> Unmanaged<Work>? {
+    /// nil when the thread runs; the work back and the error number otherwise.
+    private static func spawn(name: String?, _ body: @escaping @Sendable () -> Void) -> (work: Unmanaged<Work>, error: Int32)? {
         let work = Unmanaged.passRetained(Work(name: name, body))
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -43,6 +44,6 @@ public enum BlockingThread {
                 return nil
             }, work.toOpaque())
         pthread_attr_destroy(&attributes)
-        return started == 0 ? nil : work
+        return started == 0 ? nil : (work, started)
     }
 }

@@ -100,12 +100,12 @@ public final class BusConnection: @unchecked Sendable {
                 Unmanaged<BusConnection>.fromOpaque(userdata!).takeUnretainedValue().drain()
                 return 0
             }, me)
-        let started = BlockingThread.start(name: "handoffd.dbus") { [self] in
+        let failure = BlockingThread.start(name: "handoffd.dbus") { [self] in
             _ = sd_event_loop(self.event)
             teardown()
         }
-        guard started else {
-            throw BusFailure(name: "org.handoffd.Error.NoBus", message: "cannot start the bus thread: \(String(cString: strerror(errno)))")
+        guard failure == 0 else {
+            throw BusFailure(name: "org.handoffd.Error.NoBus", message: "cannot start the bus thread: \(String(cString: strerror(failure)))")
         }
     }
 

@@ -52,7 +52,7 @@ final class ControlListener: Sendable {
 
     /// Accepts until `stop()`, on a thread of its own; each connection's descriptor goes to `accepted`.
     func run(_ accepted: @escaping @Sendable (Int32) -> Void) throws(ControlListenerError) {
-        let started = BlockingThread.start(name: "handoffd-control") { [self] in
+        let failure = BlockingThread.start(name: "handoffd-control") { [self] in
             while true {
                 let c = handoff_accept_cloexec(fd)
                 if c >= 0 {
@@ -66,7 +66,7 @@ final class ControlListener: Sendable {
             }
             close(fd)
         }
-        guard started else { throw ControlListenerError.failed("pthread_create", errno) }
+        guard failure == 0 else { throw ControlListenerError.failed("pthread_create", failure) }
     }
 
     /// Stops accepting (the thread wakes from accept) and removes the socket file.
