@@ -16,18 +16,31 @@
 #                                  loader reads a few KiB instead of MiBs of relocation records;
 #   --disable-local-rpath          no RUNPATH $ORIGIN: the loader looked for each system library
 #                                  in a dozen directories beside the binary (/usr/bin/glibc-hwcaps/...)
-#                                  at every start before finding it where it is.
+#                                  at every start before finding it where it is;
+#   --no-export-dynamic            the Swift toolchain's static link exports every symbol of our
+#                                  modules (21,800 in handoffd): a dynamic symbol table the loader
+#                                  searches and the runtime's dladdr() scans at start, for nothing;
+#   libstdc++ linked in            the Swift runtime is C++; loading libstdc++.so and binding its
+#                                  4,300 symbolic relocations cost ~0.6 ms of every start (the
+#                                  toolchain's static-stdlib-args.lnk names -lstdc++, so a directory
+#                                  searched first holds only the static archive).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 ORDER="$PWD/Sources/handoffd/symbol-order.txt"
 # A build directory of its own: SwiftPM does not rebuild objects when only -Xswiftc/-Xcc flags
 # change, so sharing .build/release with plain release builds would mix objects made without them.
+STATIC_CXX="$PWD/.build/dist/static-cxx"
 FLAGS=(-c release --scratch-path "$PWD/.build/dist" --static-swift-stdlib --disable-local-rpath
        -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
-       -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+       -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+       -Xswiftc -Xclang-linker -Xswiftc "-L$STATIC_CXX")
 [ -z "${NO_SYMBOL_ORDER:-}" ] && FLAGS+=(-Xlinker "--symbol-ordering-file=$ORDER" -Xlinker --no-warn-symbol-ordering)
 if [ "${1:-}" = --bin-path ]; then swift build "${FLAGS[@]}" --show-bin-path; exit 0; fi
+archive=$(clang -print-file-name=libstdc++.a)
+[ -f "$archive" ] || { echo "build-release: no libstdc++.a (apt install libstdc++-12-dev)" >&2; exit 1; }
+mkdir -p "$STATIC_CXX"
+ln -sfn "$archive" "$STATIC_CXX/libstdc++.a"
 [ $# -gt 0 ] || set -- handoffd handoffctl
 # A warning from our code fails the build here as in the debug build (scripts/check-warnings.py).
 LOG=$(mktemp /tmp/handoffd-release-build.XXXXXX)

@@ -8,6 +8,7 @@ set -euo pipefail
 
 PACKAGES=(
   pkg-config            # SwiftPM finds libldns through it
+  libstdc++-12-dev      # libstdc++.a: linked into the release binaries (scripts/build-release.sh)
   libavahi-client-dev   # the Avahi client library handoffd links
   avahi-daemon          # started only inside test network namespaces
   avahi-utils           # avahi-publish / avahi-browse: raw floor and foreign-publisher tests

@@ -44,8 +44,8 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         case retryResolve(PeerTable.InstanceKey)
     }
 
-    /// Starts the Avahi client at once. If avahi-daemon is not running yet the client waits for it
-    /// and publishes as soon as it appears.
+    /// Starts the Avahi client at once, on the poll thread. If avahi-daemon is not running yet the
+    /// client waits for it and publishes as soon as it appears.
     public init(serviceType: String = AvahiDiscovery.serviceType, logger: Logger = Logger(label: "handoffd.discovery")) throws(DiscoveryError) {
         self.serviceType = serviceType
         self.logger = logger
@@ -58,8 +58,11 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             machines: Dictionary(
                 uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: avahiAlternativeServiceName)) }))
         context = Unmanaged.passRetained(self).toOpaque()
-        // Before the poll thread runs no lock is needed; callbacks fire inside avahi_client_new.
-        makeClient()
+        // The client is made on the poll thread, as after a failure: avahi_client_new waits for
+        // avahi-daemon's answers over D-Bus (1-2 ms at start), which the link's listening and
+        // first dials need not wait for (a restarted peer is present sooner). Until it runs,
+        // publishing waits as it does for a daemon that is not there yet.
+        schedule(.reconnect, afterMilliseconds: 0)
         if avahi_threaded_poll_start(poll) < 0 {
             Unmanaged<AvahiDiscovery>.fromOpaque(context).release()
             throw .avahi(code: -1, message: "thread start failed", during: "starting the Avahi poll thread")

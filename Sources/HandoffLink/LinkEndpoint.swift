@@ -58,7 +58,7 @@ public final class LinkEndpoint: Sendable {
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture { try self.acceptInitializer(channel) }
             }
-            .bind(host: host, port: port).get()
+            .bind(hostOrAddress: host, port: port).get()
         connections.server.withLockedValue { $0 = channel }
         return channel.localAddress?.port ?? port
     }
@@ -76,7 +76,7 @@ public final class LinkEndpoint: Sendable {
     public func startConnect(host: String, port: Int, expecting peer: PeerIdentity? = nil) -> EventLoopFuture<LinkSession> {
         let promise = group.next().makePromise(of: LinkEstablished.self)
         let machine = LinkHandshakeMachine(role: .initiator, mode: .session, identity: identity, localName: name, policy: policy(expecting: peer))
-        bootstrap(machine: machine, promise: promise).connect(host: host, port: port).whenFailure { promise.fail($0) }
+        bootstrap(machine: machine, promise: promise).connect(hostOrAddress: host, port: port).whenFailure { promise.fail($0) }
         return promise.futureResult.flatMapThrowing { established in
             guard case .session(let s) = established else { throw LinkError.closed }
             return s
@@ -177,7 +177,7 @@ public final class LinkEndpoint: Sendable {
         host: String, port: Int, machine: LinkHandshakeMachine,
         promise: EventLoopPromise<LinkEstablished>
     ) async throws -> Channel {
-        do { return try await bootstrap(machine: machine, promise: promise).connect(host: host, port: port).get() } catch {
+        do { return try await bootstrap(machine: machine, promise: promise).connect(hostOrAddress: host, port: port).get() } catch {
             promise.fail(error)
             throw error
         }
