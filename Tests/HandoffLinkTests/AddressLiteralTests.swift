@@ -30,7 +30,10 @@ import Testing
         #expect((try? SocketAddress(ipAddress: "fd00::1", port: 1)) != nil)
         // A link-local address keeps its zone (the interface's index).
         let zoned = try SocketAddress(ipAddress: "fe80::1%lo", port: 1)
-        guard case .v6(let v6) = zoned else { Issue.record("not IPv6: \(zoned)"); return }
+        guard case .v6(let v6) = zoned else {
+            Issue.record("not IPv6: \(zoned)")
+            return
+        }
         #expect(v6.address.sin6_scope_id == if_nametoindex("lo"))
         // A name is a name.
         #expect((try? SocketAddress(ipAddress: "localhost", port: 1)) == nil)
