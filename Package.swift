@@ -143,8 +143,9 @@ let package = Package(
         // values, the interfaces (ours, GNOME Shell's search provider, KRunner's runner) and their
         // introspection XML. Pure: no bus, no daemon.
         .target(name: "HandoffBusAPI", dependencies: ["HandoffCore", "HandoffControl"]),
-        // libsystemd's sd-bus and sd-event, seen only by HandoffBus.
-        .systemLibrary(name: "CSystemdBus", providers: [.apt(["libsystemd-dev"])]),
+        // libsystemd's sd-bus and sd-event, seen only by HandoffBus, loaded when a bus is joined
+        // (include/csystemdbus.h): the headers of libsystemd-dev, no link to libsystemd.
+        .target(name: "CSystemdBus"),
         // The only importer of CSystemdBus: a bus connection on a thread of its own, objects
         // served, signals, calls to other services.
         .target(
@@ -254,7 +255,7 @@ let package = Package(
             name: "HandoffDaemonTests",
             dependencies: [
                 "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
-                "HandoffConfig", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink", "HandoffAsync",
+                "HandoffConfig", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink", "HandoffAsync", "HandoffBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ]),

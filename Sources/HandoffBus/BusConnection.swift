@@ -59,6 +59,12 @@ public final class BusConnection: @unchecked Sendable {
     /// delivered as soon as the name is ours.
     public init(_ kind: BusKind, description: String = "handoffd") throws(BusFailure) {
         self.kind = kind
+        if let failure = handoff_systemd_load() {
+            throw BusFailure(
+                name: "org.handoffd.Error.NoBus",
+                message:
+                    "the D-Bus API needs libsystemd (\(String(cString: failure))); install it (apt install libsystemd0), or set desktop.dbus: off")
+        }
         var b: OpaquePointer?
         var r: Int32
         switch kind {
