@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The measurements of scripts/scale.sh (issue 27), over the daemons' control sockets.
+
+    scale-probe.py WORK N BIN HUB_ANCHOR ROUNDS
+
+WORK/<name>/run/control.sock for the hub ("hub") and its peers ("m2".."mN"); the hub's host is
+entered with `nsenter -t HUB_ANCHOR -m -n` to start it again. Each peer's events come from a
+`watch` connection of its own, stamped on arrival (CLOCK_MONOTONIC, one clock for every host:
+they share this kernel). Prints one line per figure; exits 1 when an operation fails or a
+deadline passes, saying which.
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+WORK, N, BIN, HUB_ANCHOR, ROUNDS = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+PEERS = [f"m{i}" for i in range(2, N + 1)]
+now = time.monotonic
+
+
+def sock(name):
+    return f"{WORK}/{name}/run/control.sock"
+
+
+class Conn:
+    """One control connection: requests with ids, answers matched by id, events kept."""
+
+    def __init__(self, name, watch=False):
+        self.name = name
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(sock(name))
+        self.f = self.s.makefile("rb")
+        self.next = 0
+        self.lock = threading.Lock()
+        self.answers = {}
+        self.events = []  # (monotonic time, event dict)
+        self.cv = threading.Condition(self.lock)
+        threading.Thread(target=self.read, daemon=True).start()
+        if watch:
+            self.request("watch")
+
+    def read(self):
+        for raw in self.f:
+            t = now()
+            m = json.loads(raw)
+            with self.cv:
+                if "event" in m:
+                    self.events.append((t, m))
+                else:
+                    self.answers[m.get("id")] = (t, m)
+                self.cv.notify_all()
+
+    def request(self, op, timeout=30, **args):
+        with self.lock:
+            self.next += 1
+            i = self.next
+        self.s.sendall((json.dumps(dict(args, id=i, op=op)) + "\n").encode())
+        deadline = now() + timeout
+        with self.cv:
+            while i not in self.answers:
+                if not self.cv.wait(max(0, deadline - now())):
+                    fail(f"{self.name}: no answer to {op} within {timeout} s")
+            _, m = self.answers.pop(i)
+        return m
+
+    def first(self, event, after, peer="hub"):
+        """Arrival time of the first event EVENT about PEER after AFTER, or None."""
+        with self.lock:
+            for t, m in self.events:
+                if t > after and m.get("event") == event and m.get("peer") == peer:
+                    return t
+        return None
+
+
+def fail(message):
+    print(f"scale: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def stats(values):
+    v = sorted(values)
+    pick = lambda q: v[min(len(v) - 1, int(q * len(v)))]
+    return f"p50 {pick(0.5) * 1000:8.1f}   p99 {pick(0.99) * 1000:8.1f}   max {v[-1] * 1000:8.1f} ms  (n={len(v)})"
+
+
+def wait_all(conns, event, after, seconds, peer="hub"):
+    """Until every connection has EVENT about PEER after AFTER; their delays after AFTER."""
+    deadline = now() + seconds
+    while True:
+        seen = {c.name: c.first(event, after, peer) for c in conns}
+        missing = [n for n, t in seen.items() if t is None]
+        if not missing:
+            return [t - after for t in seen.values()]
+        if now() > deadline:
+            fail(f"{len(missing)} of {len(conns)} peers had no {event} for {peer} within {seconds} s: {' '.join(missing[:10])}")
+        time.sleep(0.002)
+
+
+def hub_pid():
+    return Conn("hub").request("status")["result"]["pid"]
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+watchers = [Conn(p, watch=True) for p in PEERS]
+
+def gone(pid, child):
+    """The process has exited (a child of ours is reaped here; another's zombie counts as gone)."""
+    if child is not None:
+        return child.poll() is not None
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+# 1. The hub restarted (state kept): from its launch until every peer reports it present.
+restart = []
+child = None
+for r in range(ROUNDS):
+    pid = hub_pid()
+    t = now()
+    os.kill(pid, signal.SIGTERM)
+    wait_all(watchers, "peerAbsent", t, 15)
+    deadline = now() + 10
+    while not gone(pid, child):
+        if now() > deadline:
+            fail(f"the hub (pid {pid}) did not exit within 10 s of SIGTERM")
+        time.sleep(0.002)
+    time.sleep(1)
+    log = open(f"{WORK}/hub/handoffd.log", "a")
+    t = now()
+    child = subprocess.Popen(["nsenter", "-t", HUB_ANCHOR, "-m", "-n", "--", f"{BIN}/handoffd", "--config", f"{WORK}/hub/handoffd.yaml"],
+                             stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    restart.append(max(wait_all(watchers, "peerPresent", t, 30)))
+print(f"{'hub restarted -> all ' + str(len(PEERS)) + ' peers: peerPresent (last one)':<58} {stats(restart)}")
+
+# 2. The hub publishes: until each peer holds its new list (remoteActivitiesChanged).
+hub = Conn("hub")
+book = hub.request("library-books")["result"][0]["id"]
+fanout = []
+for r in range(ROUNDS):
+    activity = {"handoff": True, "id": str(uuid.uuid4()).upper(), "keywords": [], "needsSave": False, "required": [],
+                "search": False, "title": f"Scale {r}", "type": "org.hawknotes.bookDetail", "userInfo": {"bookID": book}, "version": 1}
+    t = now()
+    answer = hub.request("publish", activity=activity, scene=str(uuid.uuid4()).upper())
+    if not answer.get("ok"):
+        fail(f"publish on the hub: {answer}")
+    fanout += wait_all(watchers, "remoteActivitiesChanged", t, 10)
+    time.sleep(0.5)
+print(f"{'hub publishes -> listed on each peer (remoteActivitiesChanged)':<58} {stats(fanout)}")
+
+# 3. Every peer continues the hub's activity at once.
+clients = [Conn(p) for p in PEERS]
+results = [None] * len(clients)
+go = threading.Barrier(len(clients) + 1)
+
+
+def continue_from(i):
+    go.wait()
+    t = now()
+    m = clients[i].request("continue", timeout=30, peer="hub", activity=activity["id"])
+    results[i] = (now() - t, m)
+
+
+threads = [threading.Thread(target=continue_from, args=(i,)) for i in range(len(clients))]
+for th in threads:
+    th.start()
+go.wait()
+for th in threads:
+    th.join()
+failed = [(clients[i].name, m) for i, (_, m) in enumerate(results) if (m.get("result") or {}).get("outcome") != "continued"]
+if failed:
+    fail(f"{len(failed)} of {len(clients)} concurrent continues failed, e.g. {failed[0][0]}: {failed[0][1]}")
+print(f"{str(len(clients)) + ' concurrent continues of the hub activity (all continued)':<58} {stats([d for d, _ in results])}")
+
+# 4. The hub idle with its sessions: CPU per minute, RSS.
+pid = hub_pid()
+c0, t0 = cpu_seconds(pid), now()
+time.sleep(60)
+per_minute = (cpu_seconds(pid) - c0) * 60 / (now() - t0)
+print(f"{'hub idle with ' + str(len(PEERS)) + ' sessions: CPU per minute':<58} {per_minute:.2f} s")
+print(f"{'hub RSS with ' + str(len(PEERS)) + ' sessions':<58} {rss_mib(pid):.1f} MiB")
+
+# 5. Every advert rotated at once: until the hub lists each peer under its new name.
+names = {}
+for c in [hub] + clients:
+    names[c.name] = c.request("rotate-advert")["result"]["name"]
+t = now()
+while True:
+    listed = {p["name"]: p.get("advert") for p in hub.request("peers")["result"] if p.get("paired")}
+    stale = [p for p in PEERS if listed.get(p) != names[p]]
+    if not stale:
+        break
+    if now() - t > 30:
+        fail(f"30 s after the rotations the hub still lists {len(stale)} peers under old names: {' '.join(stale[:10])}")
+    time.sleep(0.01)
+print(f"{'all ' + str(N) + ' adverts rotated -> the hub lists every new one':<58} {(now() - t) * 1000:8.1f} ms after the last rotation")

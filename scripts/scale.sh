@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Many machines on one link (issue 27): N test hosts (default 50) on one bridge, each with its own
+# avahi-daemon and handoffd (release build); the first, "hub", is paired with every other
+# ("m2".."mN"). Then scripts/scale-probe.py measures, ROUNDS times where it repeats:
+#   - the hub restarted (state kept) -> every peer reports it present (the last one);
+#   - the hub publishes -> each peer holds the new list (remoteActivitiesChanged);
+#   - every peer continues the hub's activity at once: all must succeed;
+#   - the hub idle with its N-1 sessions: CPU seconds per minute, RSS;
+#   - every advert rotated at once -> the hub lists each peer under its new name.
+#   scripts/scale.sh [N] [ROUNDS]      (root; BENCH_BIN=DIR: binaries built elsewhere)
+# The long rig runs outside CI (README, "Benchmarks"); CI runs it with N=10.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+N=${1:-50}
+ROUNDS=${2:-5}
+[ "$N" -ge 2 ] || { echo "scale: N is at least 2 (the hub and one peer)"; exit 64; }
+source scripts/lib-daemons.sh
+bench_start handoffd handoffctl
+SET=scale
+WORK=$(mktemp -d /tmp/handoffd-scale.XXXXXX)
+names=(hub)
+for i in $(seq 2 "$N"); do names+=("m$i"); done
+
+finish() {
+  local name pid
+  for name in "${names[@]}"; do
+    pid=$(daemon_pid "$name" 2>/dev/null || true)
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  # The hosts go, and with them anything still running inside (by PID, in our namespaces).
+  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
+  for name in "${names[@]}"; do
+    [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap finish EXIT
+
+started=$SECONDS
+scripts/testhosts.sh up "$SET" "$N" >/dev/null
+for i in $(seq 1 "$N"); do start_daemon "$i" "${names[$((i - 1))]}"; done
+echo "scale: $N daemons up in $((SECONDS - started)) s; pairing the hub with $((N - 1)) peers"
+for i in $(seq 2 "$N"); do
+  pair_daemons hub "m$i" >/dev/null
+  (( i % 10 )) || echo "scale: $((i - 1)) paired ($((SECONDS - started)) s)"
+done
+# Every peer holds a session with the hub before the measurements start.
+present_count() { ctl hub peers --json | tr -d '\n' | tr '}' '\n' | grep -c '"present" : true' || true; }
+for _ in $(seq 1 300); do [ "$(present_count)" -ge $((N - 1)) ] && break; sleep 0.1; done
+[ "$(present_count)" -ge $((N - 1)) ] || { echo "scale: the hub has sessions with $(present_count) of $((N - 1)) peers after 30 s" >&2; exit 1; }
+echo "== $N machines (the hub and $((N - 1)) peers), release build, $ROUNDS rounds; set up in $((SECONDS - started)) s"
+python3 scripts/scale-probe.py "$WORK" "$N" "$BIN" "$(scripts/testhosts.sh pid "${SET}1")" "$ROUNDS"
