@@ -59,7 +59,7 @@ public final class Continuations: Service, Sendable {
     public func run() async throws {
         let links = peers.links
         for await (report, peerID) in reports.stream.cancelOnGracefulShutdown() {
-            await links.notify(report, peerID: peerID)
+            await links.notify(report, peerIDs: [peerID])
         }
         await live.endAll()
         streams.closeAll()

@@ -63,17 +63,18 @@ actor PeerAsking {
     }
 
     /// Tells every peer with an open session that our activities changed, each only of the types
-    /// it declared.
+    /// it declared. One call into each actor, and each distinct list encoded once, however many
+    /// peers: two hops per peer made the 49th of 49 peers wait for the other 48 (scripts/scale.sh).
     func tellChanged(_ items: [ActivitySummary]) async {
         let links = reach.links
-        for peer in await links.connectedPeerIDs {
-            await links.notify(.changed(items: await reach.offered(items, to: peer)), peerID: peer)
+        for (list, peers) in await reach.offered(items, toEach: await links.connectedPeerIDs) {
+            await links.notify(.changed(items: list), peerIDs: peers)
         }
     }
 
     func tellInvalidated(_ activityID: UUID) async {
         let links = reach.links
-        for peer in await links.connectedPeerIDs { await links.notify(.invalidated(activityID: activityID), peerID: peer) }
+        await links.notify(.invalidated(activityID: activityID), peerIDs: await links.connectedPeerIDs)
     }
 
     /// Sends a request to a paired peer, opening a session (and greeting the peer) if needed;

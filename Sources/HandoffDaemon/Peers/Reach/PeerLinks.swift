@@ -335,13 +335,13 @@ public actor PeerLinks {
     /// Drops a request's answer that will not be awaited.
     public nonisolated func forget(_ asked: Asked) { answers.forget(asked.ticket) }
 
-    /// Sends a notification (no answer) to a peer with an open session, without waiting for the
-    /// peer to take it: a peer that does not read holds up nobody (its session closes as `stalled`
-    /// at the write deadline). False if there is no session or it could not be written.
+    /// Sends a notification (no answer) to each of `peerIDs` with an open session, encoded once,
+    /// without waiting for a peer to take it: a peer that does not read holds up nobody (its
+    /// session closes as `stalled` at the write deadline). How many sessions took it.
     @discardableResult
-    public func notify(_ message: PeerMessage, peerID: String) -> Bool {
-        guard let s = table.current(peerID), let bytes = try? message.encoded() else { return false }
-        return s.post(bytes)
+    public func notify(_ message: PeerMessage, peerIDs: some Sequence<String>) -> Int {
+        guard let bytes = try? message.encoded() else { return 0 }
+        return peerIDs.reduce(0) { taken, id in taken + (table.current(id)?.post(bytes) == true ? 1 : 0) }
     }
 
     /// Closes every session with a peer (after unpairing, or `handoffctl disconnect`).

@@ -62,6 +62,16 @@ extension PeerReach {
         state.capabilities[peerID].map { $0.offered(items) } ?? items
     }
 
+    /// `offered` for each of `peerIDs`, grouped: each distinct list with the peers it goes to.
+    func offered(_ items: [ActivitySummary], toEach peerIDs: some Sequence<String>) -> [(list: [ActivitySummary], peers: [String])] {
+        var groups: [(list: [ActivitySummary], peers: [String])] = []
+        for id in peerIDs {
+            let list = offered(items, to: id)
+            if let i = groups.firstIndex(where: { $0.list == list }) { groups[i].peers.append(id) } else { groups.append((list, [id])) }
+        }
+        return groups
+    }
+
     /// A configured address (`static_peers`) was found to be this peer's.
     func isStatic(_ peerID: String) -> Bool { state.staticOwner.values.contains(peerID) }
 
