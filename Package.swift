@@ -78,7 +78,9 @@ let package = Package(
         // libldns (NLnet Labs), seen only by HandoffWideArea: DNS queries and TSIG-signed updates.
         // Its functions forward to libldns.so.3, loaded only when wide_area is configured
         // (handoff_ldns_load); the headers come from libldns-dev, the library from libldns3.
-        .target(name: "CLDNS"),
+        .target(name: "CLDNS", dependencies: ["CLibraryLoader"]),
+        // dlopen on first use, and the forwarders' macros, for CLDNS and CSystemdBus.
+        .target(name: "CLibraryLoader"),
         // The only importer of CLDNS: unicast DNS-SD (RFC 6763 over RFC 2136 updates) as a Discovery.
         .target(
             name: "HandoffWideArea",
@@ -145,7 +147,7 @@ let package = Package(
         .target(name: "HandoffBusAPI", dependencies: ["HandoffCore", "HandoffControl"]),
         // libsystemd's sd-bus and sd-event, seen only by HandoffBus, loaded when a bus is joined
         // (include/csystemdbus.h): the headers of libsystemd-dev, no link to libsystemd.
-        .target(name: "CSystemdBus"),
+        .target(name: "CSystemdBus", dependencies: ["CLibraryLoader"]),
         // The only importer of CSystemdBus: a bus connection on a thread of its own, objects
         // served, signals, calls to other services.
         .target(
