@@ -9,84 +9,25 @@ entered with `nsenter -t HUB_ANCHOR -m -n` to start it again. Each peer's events
 they share this kernel). Prints one line per figure; exits 1 when an operation fails or a
 deadline passes, saying which.
 """
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handoff_probe import Conn as _Conn, book_activity, cpu_seconds, fail, gone, now, rss_mib, stats  # noqa: E402
+
 WORK, N, BIN, HUB_ANCHOR, ROUNDS = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+# CI's short run idles for less than the long rig's minute.
+IDLE_SECONDS = float(os.environ.get("SCALE_IDLE_SECONDS", "60"))
 PEERS = [f"m{i}" for i in range(2, N + 1)]
-now = time.monotonic
 
 
-def sock(name):
-    return f"{WORK}/{name}/run/control.sock"
-
-
-class Conn:
-    """One control connection: requests with ids, answers matched by id, events kept."""
-
-    def __init__(self, name, watch=False):
-        self.name = name
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(sock(name))
-        self.f = self.s.makefile("rb")
-        self.next = 0
-        self.lock = threading.Lock()
-        self.answers = {}
-        self.events = []  # (monotonic time, event dict)
-        self.cv = threading.Condition(self.lock)
-        threading.Thread(target=self.read, daemon=True).start()
-        if watch:
-            self.request("watch")
-
-    def read(self):
-        for raw in self.f:
-            t = now()
-            m = json.loads(raw)
-            with self.cv:
-                if "event" in m:
-                    self.events.append((t, m))
-                else:
-                    self.answers[m.get("id")] = (t, m)
-                self.cv.notify_all()
-
-    def request(self, op, timeout=30, **args):
-        with self.lock:
-            self.next += 1
-            i = self.next
-        self.s.sendall((json.dumps(dict(args, id=i, op=op)) + "\n").encode())
-        deadline = now() + timeout
-        with self.cv:
-            while i not in self.answers:
-                if not self.cv.wait(max(0, deadline - now())):
-                    fail(f"{self.name}: no answer to {op} within {timeout} s")
-            _, m = self.answers.pop(i)
-        return m
-
-    def first(self, event, after, peer="hub"):
-        """Arrival time of the first event EVENT about PEER after AFTER, or None."""
-        with self.lock:
-            for t, m in self.events:
-                if t > after and m.get("event") == event and m.get("peer") == peer:
-                    return t
-        return None
-
-
-def fail(message):
-    print(f"scale: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def stats(values):
-    v = sorted(values)
-    pick = lambda q: v[min(len(v) - 1, int(q * len(v)))]
-    return f"p50 {pick(0.5) * 1000:8.1f}   p99 {pick(0.99) * 1000:8.1f}   max {v[-1] * 1000:8.1f} ms  (n={len(v)})"
+def Conn(name, watch=False):
+    return _Conn(WORK, name, watch)
 
 
 def wait_all(conns, event, after, seconds, peer="hub"):
@@ -106,29 +47,7 @@ def hub_pid():
     return Conn("hub").request("status")["result"]["pid"]
 
 
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_mib(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 watchers = [Conn(p, watch=True) for p in PEERS]
-
-def gone(pid, child):
-    """The process has exited (a child of ours is reaped here; another's zombie counts as gone)."""
-    if child is not None:
-        return child.poll() is not None
-    try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
 
 # 1. The hub restarted (state kept): from its launch until every peer reports it present.
 restart = []
@@ -156,8 +75,7 @@ hub = Conn("hub")
 book = hub.request("library-books")["result"][0]["id"]
 fanout = []
 for r in range(ROUNDS):
-    activity = {"handoff": True, "id": str(uuid.uuid4()).upper(), "keywords": [], "needsSave": False, "required": [],
-                "search": False, "title": f"Scale {r}", "type": "org.hawknotes.bookDetail", "userInfo": {"bookID": book}, "version": 1}
+    activity = book_activity(book, f"Scale {r}", str(uuid.uuid4()).upper())
     t = now()
     answer = hub.request("publish", activity=activity, scene=str(uuid.uuid4()).upper())
     if not answer.get("ok"):
@@ -193,7 +111,7 @@ print(f"{str(len(clients)) + ' concurrent continues of the hub activity (all con
 # 4. The hub idle with its sessions: CPU per minute, RSS.
 pid = hub_pid()
 c0, t0 = cpu_seconds(pid), now()
-time.sleep(60)
+time.sleep(IDLE_SECONDS)
 per_minute = (cpu_seconds(pid) - c0) * 60 / (now() - t0)
 print(f"{'hub idle with ' + str(len(PEERS)) + ' sessions: CPU per minute':<58} {per_minute:.2f} s")
 print(f"{'hub RSS with ' + str(len(PEERS)) + ' sessions':<58} {rss_mib(pid):.1f} MiB")

@@ -20,6 +20,12 @@
 #   testhosts.sh named SET key       print that key statement (tsig-keygen format)
 #   testhosts.sh reflector SET start|stop    (routed sets) avahi-daemon in the router namespace,
 #                                    reflecting _handoff._tcp between the subnets
+#   testhosts.sh net TARGET loss P|slow RATE|down|heal   a bad wire (TARGET: a host, or a whole
+#                                    set): P % of the frames lost at random each way, a token
+#                                    bucket of RATE (tc tbf, e.g. 256kbit) each way, every frame
+#                                    dropped, or all of it undone. Frames are dropped on the bridge
+#                                    (nftables, bridge family), as a wire loses them: the hosts'
+#                                    own stacks see nothing. Bridged sets only.
 #   testhosts.sh pid HOST            print the host's anchor PID (for nsenter -t PID -m -n)
 #   testhosts.sh addr HOST           print the host's IPv4 address
 #   testhosts.sh list                sets that exist
@@ -310,6 +316,9 @@ reflector_ctl() {  # reflector_ctl SET start|stop
   esac
 }
 
+# net_ctl TARGET ACTION [ARG]: the bad wire of `net` (in its own file: this one would pass 400 lines).
+source "$(dirname "$0")/testhosts-net.sh"
+
 cmd=${1:-}; shift || true
 case "$cmd" in
   up)
@@ -340,6 +349,7 @@ case "$cmd" in
   session) session_ctl "${1:?HOST}" "${2:?action}" ;;
   named) named_ctl "${1:?SET}" "${2:?action}" ;;
   reflector) reflector_ctl "${1:?SET}" "${2:?action}" ;;
+  net) net_ctl "${1:?TARGET}" "${2:?action}" "${3:-}" ;;
   pid) anchor_of "${1:?HOST}" ;;
   addr) cat "$(dir_of "${1:?HOST}")/addr" 2>/dev/null || die "no host $1" ;;
   readdr)
@@ -354,5 +364,5 @@ case "$cmd" in
     echo "$new"
     ;;
   list) ls "$STATE" 2>/dev/null || true ;;
-  *) sed -n '2,25p' "$0"; exit 2 ;;
+  *) sed -n '2,31p' "$0"; exit 2 ;;
 esac

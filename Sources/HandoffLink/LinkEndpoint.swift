@@ -250,6 +250,7 @@ public final class LinkEndpoint: Sendable {
         _ channel: Channel, machine: LinkHandshakeMachine, isInitiator: Bool, source: String?,
         promise: EventLoopPromise<LinkEstablished>, release: (@Sendable () -> Void)? = nil
     ) throws {
+        channel.shortenRetransmissions()
         let ops = channel.pipeline.syncOperations
         try ops.addHandler(ByteToMessageHandler(FrameDecoder(maxFrame: configuration.maxFrame)))
         try ops.addHandler(FrameEncoder())

@@ -35,6 +35,8 @@ import Testing
         d.learnt([summary(a, version: 1)], peerID: "p", session: nil)
         d.advertRead(([AdvertTXT.Token(activityID: a, type: Self.note, version: 1)]), peerID: "p", declared: declared)
         #expect(d.fresh("p", openSession: nil) == [summary(a, version: 1)])
+        // With a session open, only what came over it counts: a cached advert may be stale.
+        #expect(d.fresh("p", openSession: s1) == nil)
         // A new version in the advert: what we hold is out of date.
         d.advertRead(([AdvertTXT.Token(activityID: a, type: Self.note, version: 2)]), peerID: "p", declared: declared)
         #expect(d.fresh("p", openSession: nil) == nil)

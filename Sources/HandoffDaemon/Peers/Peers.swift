@@ -19,10 +19,13 @@ struct PeersSettings: Sendable {
     var staticPeers: [PeerEndpoint] = []
     /// How long a request waits for a paired peer's advert when nothing else says where it is.
     var listingGrace: Duration = .seconds(3)
-    /// How often a session is pinged, and how long a ping may take before the session is closed
-    /// (a peer that vanished without a goodbye is found within their sum).
+    /// How often a session is pinged, how long a ping may take before the peer is dialled afresh,
+    /// and how long that fresh session may take before the silent one is closed and the peer
+    /// absent: a peer that vanished without a goodbye is found within their sum and a second of
+    /// the loop's looks (12 s; docs/ARCHITECTURE.md, "Presence").
     var pingInterval: TimeInterval = 2
     var pingTimeout: Duration = .seconds(4)
+    var redialBudget: TimeInterval = 5
 }
 
 /// The other machines, in three parts that each own their state: what a peer is listed as

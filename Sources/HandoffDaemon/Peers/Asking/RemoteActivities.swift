@@ -46,10 +46,13 @@ struct RemoteDirectory {
     }
 
     /// What we hold of a peer's activities, if it is still what the peer offers: the session they
-    /// came over is the one open now, or the advert says the same.
+    /// came over is the one open now, or (no session open) the advert says the same. With a
+    /// session open, an advert is no proof: announcements lost on a bad wire leave the old TXT in
+    /// every cache (scripts/chaos.sh found a list 10 s stale after an outage), and asking on the
+    /// open session costs one round trip.
     func fresh(_ peerID: String, openSession: ObjectIdentifier?) -> [ActivitySummary]? {
         guard let r = remote[peerID] else { return nil }
-        if let s = r.session, s == openSession { return r.items }
+        if let openSession { return r.session == openSession ? r.items : nil }
         return r.matchesAdvert ? r.items : nil
     }
 

@@ -63,7 +63,9 @@ extension PeerReach {
     }
 
     /// `offered` for each of `peerIDs`, grouped: each distinct list with the peers it goes to.
+    /// `items` is our whole current list: kept, for each session that opens later.
     func offered(_ items: [ActivitySummary], toEach peerIDs: some Sequence<String>) -> [(list: [ActivitySummary], peers: [String])] {
+        ourActivities = items
         var groups: [(list: [ActivitySummary], peers: [String])] = []
         for id in peerIDs {
             let list = offered(items, to: id)
@@ -99,7 +101,17 @@ extension PeerReach {
     func answer(hello: Hello, id: Int64, on session: LinkSession) async -> PeerMessage {
         guard greeted(by: session.peer, hello: hello, on: session) else { return PeerRequestHandler.unsupported(hello, id: id) }
         if !session.initiatedLocally { await links.chosenByPeer(session) }
+        tellOurActivities(on: session)
         return .hello(id: id, ownHello())
+    }
+
+    /// Once hellos are exchanged on a new session, our current activities go on it, as a change
+    /// would: what the peer held came over an older session and may be stale (changes made while
+    /// the wire was down reached nobody, and the advert's announcements were lost with them).
+    /// Nothing is sent before our activities are first known.
+    func tellOurActivities(on session: LinkSession) {
+        guard let items = ourActivities, let bytes = try? PeerMessage.changed(items: offered(items, to: session.peer.id)).encoded() else { return }
+        _ = session.post(bytes)
     }
 
     /// The side that opens a session says hello first; the answer says what the peer continues.
@@ -108,6 +120,7 @@ extension PeerReach {
             let greeting = ownHello()
             let reply = try await links.request({ .hello(id: $0, greeting) }, on: session)
             try greeted(reply, on: session)
+            tellOurActivities(on: session)
         } catch {
             logger.notice("a peer did not answer our hello", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error.code)"])
         }
@@ -144,6 +157,7 @@ extension PeerReach {
             throw error
         }
         try greeted(try await links.answer(hello), on: session)
+        tellOurActivities(on: session)
         return reply
     }
 }

@@ -46,6 +46,9 @@ actor PeerReach {
     /// This machine's addresses, read at start and at every network change (not at every hello:
     /// getifaddrs on the path of a new session showed in the cold continue).
     var localAddresses = InterfaceAddresses.current() ?? []
+    /// Our current activities, as last told to peers (nil until the first change): each new
+    /// session is told them after the hellos (`tellOurActivities`).
+    var ourActivities: [ActivitySummary]?
     /// The dials `dialAtOnce` started before `run()`: `run()` takes them over.
     private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
 
@@ -122,6 +125,7 @@ actor PeerReach {
                     }
                 }
                 await links.closeRetired()
+                await closeUnreplaced()
                 for (peerID, session) in await duePings() {
                     let timeout = settings.pingTimeout
                     group.addTask {
@@ -158,7 +162,7 @@ actor PeerReach {
     private func dueDials() async -> [Dial] {
         let connected = await links.connectedPeerIDs
         var dials: [Dial] = []
-        for t in (try? endpoint.trustStore.peers()) ?? [] where !connected.contains(t.identity.id) {
+        for t in (try? endpoint.trustStore.peers()) ?? [] where !connected.contains(t.identity.id) || state.stalled[t.identity.id] != nil {
             let candidates = state.candidates(remembered: endpoint.trustStore.endpoints(ofPeer: t.identity.id), peerID: t.identity.id)
             if !candidates.isEmpty { dials.append(Dial(key: t.identity.id, peer: t.identity, candidates: candidates)) }
         }
@@ -201,6 +205,8 @@ actor PeerReach {
             }
         }
         logger.info("dialled a paired peer", metadata: ["peer.id": "\(session.peer.fingerprint)", "peer.address": "\(candidate)"])
+        // A session dialled to replace a silent one: the session table retires the silent one.
+        state.stalled[session.peer.id] = nil
         await links.adopt(session)
         await greet(session)
     }
@@ -220,14 +226,12 @@ actor PeerReach {
         return due
     }
 
-    /// A ping that got no answer in time closes its session: a half-open connection must not stay
-    /// in use (TCP alone would keep it for many minutes).
+    /// A ping that got no answer in time: the session is suspected (`suspectStalled`), and closed
+    /// if no fresh one replaces it in time: a half-open connection must not stay in use (TCP
+    /// alone would keep it for many minutes).
     private func pinged(_ peerID: String, session: LinkSession, timedOut: Bool) async {
         state.pinging.remove(peerID)
-        if timedOut {
-            logger.notice("a peer stopped answering pings; closing its session", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-            await links.close(session, because: .pingTimeout)
-        }
+        if timedOut { await suspectStalled(session) }
     }
 
     /// A peer's first session authenticated, or its last one ended.
@@ -246,6 +250,7 @@ actor PeerReach {
             if session.initiatedLocally, let remote = session.remoteEndpoint { remember(remote, of: peer) }
         case .absent(let peer, let reason):
             state.pinging.remove(peer.id)
+            state.stalled[peer.id] = nil
             // What it told us of its addresses was for that session only.
             state.told[peer.id] = nil
             if reason == .goodbye { state.dialer.leftNow(peer.id, at: now, jitter: Double.random(in: 0...1)) }

@@ -4,6 +4,7 @@
     import Foundation
 #endif
 import HandoffCore
+import HandoffLink
 import HandoffProtocol
 
 /// How this machine reaches each paired peer: when to dial it and where, when to ping its
@@ -21,6 +22,9 @@ struct ReachState {
     var staticOwner: [PeerEndpoint: String] = [:]
     /// By identity id: what its hello declared.
     var capabilities: [String: PeerCapabilities] = [:]
+    /// By identity id: a session whose ping went unanswered, and since when the peer is being
+    /// dialled afresh to replace it (`PeerReach.suspectStalled`).
+    var stalled: [String: (session: LinkSession, since: Date)] = [:]
 
     /// Pings are due on sessions not pinged for `interval`, one at a time per peer.
     mutating func duePings(among connected: Set<String>, at now: Date, interval: TimeInterval) -> [String] {
@@ -46,6 +50,7 @@ struct ReachState {
         told[peerID] = nil
         advertised[peerID] = nil
         lastPing[peerID] = nil
+        stalled[peerID] = nil
         staticOwner = staticOwner.filter { $0.value != peerID }
     }
 }
