@@ -4,7 +4,8 @@
 # working at once (publishes, continues, pushes, scene saves: scripts/chaos_workload.py) while
 # scripts/chaos-probe.py breaks the wire and the machines and checks every promise after each:
 #   healthy 30 s; 10 % loss 10 min; 25 % loss 2 min; 256 kbit/s 1 min; a 30 s outage; one
-#   machine's wire cut; one daemon SIGSTOPped 20 s; avahi-daemon killed every 30 s on one host.
+#   machine's wire cut; one daemon SIGSTOPped 20 s; avahi-daemon killed every 30 s on one host;
+#   one daemon's wall clock stepped an hour back and forward (scripts/wallclock-step.c).
 # The wire is broken on the test bridge only (scripts/testhosts.sh net: nftables and tc in the
 # test namespaces; this kernel has no netem).
 #   scripts/chaos.sh [--short] [N]     (root; ~17 min, --short ~2 min as CI runs it;
@@ -40,7 +41,18 @@ trap finish EXIT
 
 started=$SECONDS
 scripts/testhosts.sh up "$SET" "$N" >/dev/null
-for i in $(seq 1 "$N"); do start_daemon "$i" "n$i"; done
+# n3's wall clock can be stepped: the probe writes seconds such as -3600 to its step file, which
+# scripts/wallclock-step.c (preloaded) adds to CLOCK_REALTIME; CLOCK_MONOTONIC and CLOCK_BOOTTIME
+# are left alone, as a real step leaves them.
+clang -shared -fPIC -O2 -Wall -Werror -o "$WORK/wallclock-step.so" scripts/wallclock-step.c -ldl
+for i in $(seq 1 "$N"); do
+  if [ "$i" = 3 ]; then
+    mkdir -p "$WORK/n3"; echo 0 > "$WORK/n3/wallclock-step"
+    DAEMON_ENV="LD_PRELOAD=$WORK/wallclock-step.so WALLCLOCK_STEP_FILE=$WORK/n3/wallclock-step" start_daemon "$i" "n$i"
+  else
+    start_daemon "$i" "n$i"
+  fi
+done
 for i in $(seq 1 "$N"); do
   for j in $(seq $((i + 1)) "$N"); do pair_daemons "n$i" "n$j" >/dev/null; done
 done

@@ -37,14 +37,23 @@ class Machine:
         self.saved = None  # the last scene value acknowledged as durable
         self.counter = 0
         self.rng = random.Random(name)
+        self.target = None  # the machine an operation in flight asks
 
     def reconnect(self):
         """After a restart of this machine's daemon (soak.sh): a new control connection."""
         self.conn.close()
         self.conn = Conn(self.work, self.name)
         self.current = None
+        self.conn.request("scene-connect", scene=self.scene)
 
-    def call(self, op, **args):
+    def call(self, op, target=None, **args):
+        self.target = target
+        try:
+            return self.attempt(op, **args)
+        finally:
+            self.target = None
+
+    def attempt(self, op, **args):
         t = now()
         try:
             m = self.conn.ask(op, DEADLINES[op], **args)
@@ -80,17 +89,20 @@ class Machine:
         return op
 
     def continue_one(self):
-        others = [(p, a) for p, a in self.rig.current.items() if p != self.name and a]
+        others = [(p, a) for p, a in list(self.rig.current.items()) if p != self.name and a and p not in self.rig.away]
         if not others:
             return None
         peer, activity = self.rng.choice(others)
-        return self.call("continue", peer=peer, activity=activity)[0]
+        return self.call("continue", target=peer, peer=peer, activity=activity)[0]
 
     def push(self):
         if not self.current:
             return None
-        peer = self.rng.choice([p for p in self.rig.names if p != self.name])
-        return self.call("send", activity=self.current, to=peer)[0]
+        peers = [p for p in self.rig.names if p != self.name and p not in self.rig.away]
+        if not peers:
+            return None
+        peer = self.rng.choice(peers)
+        return self.call("send", target=peer, activity=self.current, to=peer)[0]
 
     def step(self):
         kind = self.rng.choice((self.publish, self.save, self.continue_one, self.push))
@@ -107,6 +119,8 @@ class Workload:
         self.ops = []
         self.lock = threading.Lock()
         self.running = False
+        self.away = set()  # machines left out of the work (being restarted)
+        self.idle = {}  # by machine: set while its thread is between operations
         self.machines = {n: Machine(work, n, book, self) for n in names}
         self.threads = []
 
@@ -130,7 +144,13 @@ class Workload:
 
     def loop(self, machine):
         stop = threading.Event()
+        idle = self.idle.setdefault(machine.name, threading.Event())
         while self.running:
+            if machine.name in self.away:
+                idle.set()
+                stop.wait(0.05)
+                continue
+            idle.clear()
             op = machine.step()
             if op is not None:
                 with self.lock:
@@ -138,6 +158,21 @@ class Workload:
             stop.wait(self.gap * (0.5 + machine.rng.random()))
 
     stop = pause
+
+    def leave(self, name):
+        """NAME takes no part until `rejoin`: its own work and everything asking it have ended."""
+        self.away.add(name)
+        self.current.pop(name, None)
+        deadline = now() + max(DEADLINES.values()) + 5
+        while now() < deadline:
+            busy = [m for m in self.machines.values() if m.target == name]
+            if not busy and (not self.running or self.idle.get(name, threading.Event()).is_set()):
+                return
+            threading.Event().wait(0.01)
+        raise RuntimeError(f"operations on or to {name} did not end within their deadlines")
+
+    def rejoin(self, name):
+        self.away.discard(name)
 
     def of_phase(self, phase):
         with self.lock:

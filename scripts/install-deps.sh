@@ -37,7 +37,6 @@ PACKAGES=(
   dunst                 # a real notification server (org.freedesktop.Notifications), in test hosts
   xvfb                  # the display dunst needs, in test hosts
   nftables              # random loss and outages on test links only (scripts/chaos.sh; no netem here)
-  libfaketime           # wall-clock jumps under one daemon (scripts/chaos.sh), CLOCK_MONOTONIC kept
 )
 
 missing=()

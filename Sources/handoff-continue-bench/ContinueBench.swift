@@ -35,6 +35,11 @@ struct ContinueBench {
                 samples.append(Double(e.components.attoseconds) / 1e15 + Double(e.components.seconds) * 1e3)
             }
             report("op \(args[1])", samples, unit: "ms")
+        case "throughput":
+            try await ThroughputBench.continues(
+                socket: args[0], peer: args[1], activity: args[2], seconds: Double(args[3])!, inFlight: Int(args[4])!)
+        case "control":
+            try await ThroughputBench.control(socket: args[0], clients: Int(args[1])!, seconds: Double(args[2])!, inFlight: Int(args[3])!)
         case "scenes":
             try await sceneSaves(socket: args[0], n: Int(args[1])!)
         case "listing":

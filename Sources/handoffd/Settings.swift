@@ -58,7 +58,11 @@ struct Settings: Sendable {
     /// The configured library, else the shipped one: installed under /usr/share, or beside the
     /// binary in a build tree.
     static func loadLibrary(_ configured: String?) throws -> (Library, String) {
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // The running binary itself (/proc/self/exe), not argv[0]: that may be a bare name found
+        // on PATH, or missing altogether (an LD_PRELOAD'ed library once left CommandLine.arguments
+        // empty here, and indexing it crashed the daemon at start).
+        let binary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "."
+        let exe = URL(fileURLWithPath: binary).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates =
             configured.map { [$0] } ?? [
                 "/usr/share/handoffd/library.json",

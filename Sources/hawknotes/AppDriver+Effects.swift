@@ -159,7 +159,7 @@ extension AppDriver {
     /// Opens content in a new window: a new scene at it, in a new terminal window where there is
     /// one (tmux, a desktop), else says how to open it.
     func openWindow(_ content: ContentPath) {
-        let command = [CommandLine.arguments[0], "--new-window", "--content", content.description]
+        let command = [CommandLine.arguments.first ?? "hawknotes", "--new-window", "--content", content.description]
         let environment = ProcessInfo.processInfo.environment
         let launcher: [String]?
         if environment["TMUX"] != nil {

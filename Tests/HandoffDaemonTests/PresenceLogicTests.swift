@@ -56,7 +56,7 @@ import Testing
 }
 
 @Suite struct PeerDialerTests {
-    static let t0 = Date(timeIntervalSinceReferenceDate: 0)
+    static let t0: ReachTime = 1000
 
     @Test func dueAtOnceThenBackedOffBoundedAndResetByNews() {
         var d = PeerDialer()

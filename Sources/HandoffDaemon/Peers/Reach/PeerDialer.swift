@@ -16,7 +16,7 @@ struct PeerDialer {
 
     private struct Backoff {
         var failures: Int
-        var next: Date
+        var next: ReachTime
     }
 
     /// By dial key (a peer's identity id, or "static:" and an address). No entry: due now.
@@ -31,7 +31,7 @@ struct PeerDialer {
     }
 
     /// Which of `keys` are due at `now` (none in flight, backoff elapsed).
-    func due(_ keys: [String], at now: Date) -> [String] {
+    func due(_ keys: [String], at now: ReachTime) -> [String] {
         keys.filter { rounds[$0] == nil && (backoff[$0].map { $0.next <= now } ?? true) }
     }
 
@@ -42,7 +42,7 @@ struct PeerDialer {
 
     /// One attempt of the round ended; returns true when it was the round's first success (the
     /// session to keep; later ones are closed).
-    mutating func attempted(_ key: String, ok: Bool, at now: Date, jitter: Double) -> Bool {
+    mutating func attempted(_ key: String, ok: Bool, at now: ReachTime, jitter: Double) -> Bool {
         guard var round = rounds[key] else { return false }
         let first = ok && !round.succeeded
         round.succeeded = round.succeeded || ok
@@ -55,15 +55,15 @@ struct PeerDialer {
                 backoff[key] = nil
             } else {
                 let failures = (backoff[key]?.failures ?? 0) + 1
-                backoff[key] = Backoff(failures: failures, next: now.addingTimeInterval(Self.delay(failures: failures, jitter: jitter)))
+                backoff[key] = Backoff(failures: failures, next: now + Self.delay(failures: failures, jitter: jitter))
             }
         }
         return first
     }
 
     /// The peer said goodbye: it is stopping, so the next try waits a first delay.
-    mutating func leftNow(_ key: String, at now: Date, jitter: Double) {
-        backoff[key] = Backoff(failures: 1, next: now.addingTimeInterval(Self.delay(failures: 1, jitter: jitter)))
+    mutating func leftNow(_ key: String, at now: ReachTime, jitter: Double) {
+        backoff[key] = Backoff(failures: 1, next: now + Self.delay(failures: 1, jitter: jitter))
     }
 
     /// Dial `key` at the next look (its advert appeared, or it gave a new address).
@@ -71,4 +71,20 @@ struct PeerDialer {
 
     /// Dial everything at the next look (the network changed, the machine woke up).
     mutating func resetAll() { backoff = [:] }
+}
+
+/// A point on the reach's own clock, in seconds: dial backoffs, pings and stalled sessions are
+/// timed on it.
+typealias ReachTime = Double
+
+/// CLOCK_BOOTTIME: it never steps, and it counts the time the machine slept. The wall clock
+/// steps (NTP, a person setting the time, a virtual machine restored): stepped back an hour, it
+/// held every ping back by an hour, and a gone peer stayed present; stepped forward, every
+/// backoff ended at once (scripts/chaos.sh jumps a daemon's wall clock both ways).
+enum ReachClock {
+    static func now() -> ReachTime {
+        var t = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
 }

@@ -51,7 +51,7 @@ extension PeerReach {
     /// Closes the sessions with a peer (troubleshooting; the benchmark's cold trials). The dialer
     /// waits its backoff before dialling it again.
     func disconnect(_ peer: PeerIdentity) async {
-        state.dialer.leftNow(peer.id, at: Date(), jitter: Double.random(in: 0...1))
+        state.dialer.leftNow(peer.id, at: ReachClock.now(), jitter: Double.random(in: 0...1))
         await links.drop(peerID: peer.id)
     }
 

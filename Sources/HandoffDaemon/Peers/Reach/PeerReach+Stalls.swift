@@ -21,15 +21,15 @@ extension PeerReach {
         // A retired session, or one already suspected: nothing new to do.
         guard state.stalled[id] == nil, await links.current(id) === session else { return }
         logger.notice("a peer stopped answering pings; dialling it afresh", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-        state.stalled[id] = (session, Date())
+        state.stalled[id] = (session, ReachClock.now())
         state.dialer.reset(id)
         look()
     }
 
     /// Silent sessions that no fresh one replaced within the budget are closed: the peer is absent.
     func closeUnreplaced() async {
-        let now = Date()
-        for (id, stall) in state.stalled where now.timeIntervalSince(stall.since) >= settings.redialBudget {
+        let now = ReachClock.now()
+        for (id, stall) in state.stalled where now - stall.since >= settings.redialBudget {
             state.stalled[id] = nil
             guard await links.current(id) === stall.session else { continue }
             logger.notice(

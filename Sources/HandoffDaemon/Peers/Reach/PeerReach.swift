@@ -169,7 +169,7 @@ actor PeerReach {
         for e in settings.staticPeers where state.staticOwner[e].map({ !connected.contains($0) }) ?? true {
             dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e]))
         }
-        let due = Set(state.dialer.due(dials.map(\.key), at: Date()))
+        let due = Set(state.dialer.due(dials.map(\.key), at: ReachClock.now()))
         let chosen = dials.filter { due.contains($0.key) }
         for d in chosen { state.dialer.begin(d.key, attempts: d.candidates.count) }
         return chosen
@@ -184,7 +184,7 @@ actor PeerReach {
     /// round (another address of the same peer) is closed at once.
     private func dialed(_ key: String, at candidate: PeerEndpoint, outcome: Result<LinkSession, any Error>) async {
         let session = try? outcome.get()
-        let first = state.dialer.attempted(key, ok: session != nil, at: Date(), jitter: Double.random(in: 0...1))
+        let first = state.dialer.attempted(key, ok: session != nil, at: ReachClock.now(), jitter: Double.random(in: 0...1))
         if case .failure(let error) = outcome, case .unexpectedPeer(let expected, let got)? = error as? LinkError {
             // Another machine took the address: nothing is stored, and the peer stays absent.
             logger.notice(
@@ -218,7 +218,7 @@ actor PeerReach {
     private func duePings() async -> [(String, LinkSession)] {
         let connected = await links.connectedPeerIDs
         var due: [(String, LinkSession)] = []
-        for id in state.duePings(among: connected, at: Date(), interval: settings.pingInterval) {
+        for id in state.duePings(among: connected, at: ReachClock.now(), interval: settings.pingInterval) {
             let sessions = await links.sessions(of: id)
             if sessions.isEmpty { state.pinging.remove(id) }
             due += sessions.map { (id, $0) }
@@ -236,7 +236,7 @@ actor PeerReach {
 
     /// A peer's first session authenticated, or its last one ended.
     private func presenceChanged(_ change: LinkPresence) async {
-        let now = Date()
+        let now = ReachClock.now()
         switch change {
         case .present(let peer, let session):
             let address = session.remoteEndpoint?.description ?? "?"

@@ -12,7 +12,7 @@ import HandoffProtocol
 struct ReachState {
     var dialer = PeerDialer()
     /// By identity id: when the current session was last pinged, and pings out now.
-    var lastPing: [String: Date] = [:]
+    var lastPing: [String: ReachTime] = [:]
     var pinging: Set<String> = []
     /// By identity id: where the peer said, in its hello, that its link listens.
     var told: [String: [PeerEndpoint]] = [:]
@@ -24,11 +24,11 @@ struct ReachState {
     var capabilities: [String: PeerCapabilities] = [:]
     /// By identity id: a session whose ping went unanswered, and since when the peer is being
     /// dialled afresh to replace it (`PeerReach.suspectStalled`).
-    var stalled: [String: (session: LinkSession, since: Date)] = [:]
+    var stalled: [String: (session: LinkSession, since: ReachTime)] = [:]
 
     /// Pings are due on sessions not pinged for `interval`, one at a time per peer.
-    mutating func duePings(among connected: Set<String>, at now: Date, interval: TimeInterval) -> [String] {
-        let due = connected.filter { !pinging.contains($0) && (lastPing[$0].map { now.timeIntervalSince($0) >= interval } ?? true) }.sorted()
+    mutating func duePings(among connected: Set<String>, at now: ReachTime, interval: TimeInterval) -> [String] {
+        let due = connected.filter { !pinging.contains($0) && (lastPing[$0].map { now - $0 >= interval } ?? true) }.sorted()
         for id in due {
             pinging.insert(id)
             lastPing[id] = now
