@@ -28,7 +28,8 @@ from handoff_probe import Conn, fail, now  # noqa: E402
 WORK, SET, N, LONG = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "long"
 NAMES = [f"n{i}" for i in range(1, N + 1)]
 HOST = {f"n{i}": f"{SET}{i}" for i in range(1, N + 1)}
-# A peer that stops answering is found absent within this (docs/ARCHITECTURE.md, "Presence").
+# A peer that stops answering is found absent within 11 s (docs/ARCHITECTURE.md, "Presence"),
+# checked with a second more for a loaded 2-core machine, as the deadlines are.
 ABSENCE_BOUND = 12.0
 CONVERGE = 10.0
 

@@ -22,10 +22,10 @@ struct PeersSettings: Sendable {
     /// How often a session is pinged, how long a ping may take before the peer is dialled afresh,
     /// and how long that fresh session may take before the silent one is closed and the peer
     /// absent: a peer that vanished without a goodbye is found within their sum and a second of
-    /// the loop's looks (12 s; docs/ARCHITECTURE.md, "Presence").
+    /// the loop's looks (11 s; docs/ARCHITECTURE.md, "Presence").
     var pingInterval: TimeInterval = 2
     var pingTimeout: Duration = .seconds(4)
-    var redialBudget: TimeInterval = 5
+    var redialBudget: TimeInterval = 4
 }
 
 /// The other machines, in three parts that each own their state: what a peer is listed as
