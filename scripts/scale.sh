@@ -7,14 +7,19 @@
 #   - every peer continues the hub's activity at once: all must succeed;
 #   - the hub idle with its N-1 sessions: CPU seconds per minute, RSS;
 #   - every advert rotated at once -> the hub lists each peer under its new name.
-#   scripts/scale.sh [N] [ROUNDS]      (root; BENCH_BIN=DIR: binaries built elsewhere)
+#   scripts/scale.sh [--mesh] [N] [ROUNDS]   (root; BENCH_BIN=DIR: binaries built elsewhere)
+# --mesh: every machine paired with every other (N at most 12: N(N-1)/2 pairings), the same
+# figures from the hub's side, each peer also holding sessions with all the others.
 # The long rig runs outside CI (README, "Benchmarks"); CI runs it with N=10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
+MESH=0
+if [ "${1:-}" = --mesh ]; then MESH=1; shift; fi
 N=${1:-50}
 ROUNDS=${2:-5}
 [ "$N" -ge 2 ] || { echo "scale: N is at least 2 (the hub and one peer)"; exit 64; }
+[ "$MESH" = 0 ] || [ "$N" -le 12 ] || { echo "scale: --mesh takes N up to 12"; exit 64; }
 source scripts/lib-daemons.sh
 bench_start handoffd handoffctl
 SET=scale
@@ -45,9 +50,16 @@ for i in $(seq 2 "$N"); do
   pair_daemons hub "m$i" >/dev/null
   (( i % 10 )) || echo "scale: $((i - 1)) paired ($((SECONDS - started)) s)"
 done
+if [ "$MESH" = 1 ]; then
+  for i in $(seq 2 "$N"); do
+    for j in $(seq $((i + 1)) "$N"); do pair_daemons "m$i" "m$j" >/dev/null; done
+  done
+  echo "scale: every peer paired with every other ($((SECONDS - started)) s)"
+fi
 # Every peer holds a session with the hub before the measurements start.
 present_count() { ctl hub peers --json | tr -d '\n' | tr '}' '\n' | grep -c '"present" : true' || true; }
 for _ in $(seq 1 300); do [ "$(present_count)" -ge $((N - 1)) ] && break; sleep 0.1; done
 [ "$(present_count)" -ge $((N - 1)) ] || { echo "scale: the hub has sessions with $(present_count) of $((N - 1)) peers after 30 s" >&2; exit 1; }
-echo "== $N machines (the hub and $((N - 1)) peers), release build, $ROUNDS rounds; set up in $((SECONDS - started)) s"
+shape="the hub and $((N - 1)) peers"; [ "$MESH" = 0 ] || shape="all paired with each other"
+echo "== $N machines ($shape), release build, $ROUNDS rounds; set up in $((SECONDS - started)) s"
 python3 scripts/scale-probe.py "$WORK" "$N" "$BIN" "$(scripts/testhosts.sh pid "${SET}1")" "$ROUNDS"
