@@ -29,3 +29,30 @@ import Testing
         #expect(ToldAddresses.usable(["192.168.7.31"], port: 0, sessionOnLoopback: false, local: local).isEmpty)
     }
 }
+
+/// Issue 28, part 3: a peer cannot make us dial new addresses without bound, hello after hello.
+@Suite struct ToldBudgetTests {
+    func endpoints(_ range: ClosedRange<Int>) -> [PeerEndpoint] { range.map { PeerEndpoint(host: "192.168.9.\($0)", port: 7340) } }
+
+    @Test func atMostSixteenNewAddressesAMinutePerPeer() {
+        var b = ToldBudget()
+        let first = b.admit(endpoints(1...16), peerID: "p", at: 100)
+        #expect(first.taken.count == 16 && first.refused == 0)
+        // The next hello, a second later, names 16 others: refused; the ones already taken pass.
+        let second = b.admit(endpoints(9...24), peerID: "p", at: 101)
+        #expect(second.taken == endpoints(9...16))
+        #expect(second.refused == 8)
+        // Another peer has a budget of its own.
+        #expect(b.admit(endpoints(17...20), peerID: "q", at: 101).taken.count == 4)
+        // A minute after the first ones were taken, new ones may come again.
+        let later = b.admit(endpoints(17...32), peerID: "p", at: 160)
+        #expect(later.taken == endpoints(17...32))
+    }
+
+    @Test func forgettingAPeerClearsItsBudget() {
+        var b = ToldBudget()
+        _ = b.admit(endpoints(1...16), peerID: "p", at: 0)
+        b.forget(peerID: "p")
+        #expect(b.admit(endpoints(17...20), peerID: "p", at: 1).refused == 0)
+    }
+}

@@ -86,7 +86,14 @@ extension PeerReach {
         state.capabilities[peer.id] = PeerCapabilities(hello)
         if let port = hello.port.map(Int.init) {
             let onLoopback = session.remoteEndpoint.map { ToldAddresses.classify($0.host) == .loopback } ?? false
-            state.told[peer.id] = ToldAddresses.usable(hello.addresses, port: port, sessionOnLoopback: onLoopback, local: localAddresses)
+            let usable = ToldAddresses.usable(hello.addresses, port: port, sessionOnLoopback: onLoopback, local: localAddresses)
+            let (taken, refused) = state.toldBudget.admit(usable, peerID: peer.id, at: ReachClock.now())
+            state.told[peer.id] = taken
+            if refused > 0 {
+                logger.notice(
+                    "a peer's hello named more new addresses than it may in a minute; those are not dialled",
+                    metadata: ["peer.id": "\(peer.fingerprint)", "addresses.refused": "\(refused)", "limit.perMinute": "\(ToldBudget.perMinute)"])
+            }
             if !session.initiatedLocally, let source = session.remoteEndpoint { remember(PeerEndpoint(host: source.host, port: port), of: peer) }
         }
         return true

@@ -16,6 +16,8 @@ struct ReachState {
     var pinging: Set<String> = []
     /// By identity id: where the peer said, in its hello, that its link listens.
     var told: [String: [PeerEndpoint]] = [:]
+    /// How many new addresses from hellos each peer may still make us dial this minute.
+    var toldBudget = ToldBudget()
     /// By identity id: where its listed advert says it listens (`ListingNews.located`).
     var advertised: [String: [PeerEndpoint]] = [:]
     /// Configured addresses, and the paired peer found at each.
@@ -51,6 +53,7 @@ struct ReachState {
         advertised[peerID] = nil
         lastPing[peerID] = nil
         stalled[peerID] = nil
+        toldBudget.forget(peerID: peerID)
         staticOwner = staticOwner.filter { $0.value != peerID }
     }
 }
