@@ -128,9 +128,11 @@ struct PresenceEndToEndTests {
         // session for many minutes. A's pings stop being answered.
         let pulled = ContinuousClock.now
         try hosts.run(2, ["ip", "link", "set", "eth0", "down"])
-        let gone = try await events.first("peerAbsent", after: pulled, timeout: 12) { $0["peer"] == "beta" }
+        // Within the documented bound (11 s: a ping unanswered for 4 s, then 4 s for a fresh dial
+        // to replace the session; docs/CONTROL.md), and a second for the loaded machine.
+        let gone = try await events.first("peerAbsent", after: pulled, timeout: 15) { $0["peer"] == "beta" }
         #expect(gone.event.fields["reason"] == "ping-timeout")
-        #expect(gone.at - pulled < .seconds(10), "absent \(gone.at - pulled) after the cable was pulled")
+        #expect(gone.at - pulled < .seconds(12), "absent \(gone.at - pulled) after the cable was pulled")
         #expect(try await a.peer("beta")?["sessions"] == "0", "the dead session is closed")
         // Plugged in again: B's kernel reports the link (rtnetlink) and B dials A at once.
         let plugged = ContinuousClock.now
