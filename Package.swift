@@ -187,7 +187,7 @@ let package = Package(
             name: "handoffd",
             dependencies: [
                 "HandoffDaemon", "HandoffAvahi", "HandoffWideArea", "HandoffDiscovery", "HandoffCore", "HandoffState", "HandoffConfig",
-                "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus",
+                "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus", "CHandoffShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log")

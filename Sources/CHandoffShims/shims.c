@@ -82,3 +82,52 @@ void handoff_name_thread(const char *name) {
     shortened[sizeof shortened - 1] = 0;
     pthread_setname_np(pthread_self(), shortened);
 }
+
+#include <link.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+
+static long resident_bytes(void *start, size_t length, long page) {
+    size_t pages = (length + (size_t)page - 1) / (size_t)page;
+    unsigned char *vector = malloc(pages);
+    long n = 0;
+    if (vector && mincore(start, length, vector) == 0) {
+        for (size_t i = 0; i < pages; i++) n += vector[i] & 1;
+    }
+    free(vector);
+    return n * page;
+}
+
+long handoff_release_startup_pages(void) {
+    const ElfW(Phdr) *phdr = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+    size_t count = getauxval(AT_PHNUM);
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t bias = 0;
+    int found = 0;
+    if (!phdr || count == 0 || page <= 0) return 0;
+    for (size_t i = 0; i < count; i++) {
+        if (phdr[i].p_type == PT_PHDR) {
+            bias = (uintptr_t)phdr - phdr[i].p_vaddr;
+            found = 1;
+        }
+    }
+    if (!found) return 0;
+    long released = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (phdr[i].p_type != PT_LOAD || (phdr[i].p_flags & PF_W)) continue;
+        /* Whole pages inside the segment only: a page shared with a writable neighbour stays. */
+        uintptr_t start = (bias + phdr[i].p_vaddr + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+        uintptr_t end = (bias + phdr[i].p_vaddr + phdr[i].p_memsz) / (uintptr_t)page * (uintptr_t)page;
+        if (end <= start) continue;
+        size_t length = end - start;
+        released += resident_bytes((void *)start, length, page);
+        madvise((void *)start, length, MADV_RANDOM);
+        madvise((void *)start, length, MADV_DONTNEED);
+        released -= resident_bytes((void *)start, length, page);
+    }
+    malloc_trim(0);
+    return released;
+}

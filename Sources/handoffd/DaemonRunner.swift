@@ -1,3 +1,4 @@
+import CHandoffShims
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -169,6 +170,9 @@ struct Readiness: Service {
         let avahi = await daemon.waitForAvahi(timeout: .seconds(5))
         notifier.notify("READY=1\nSTATUS=" + (avahi ? "advertising" : "waiting for avahi-daemon"))
         logger.info("ready", metadata: ["control.socket": "\(socket)", "avahi.up": "\(avahi)"])
+        // Start-up is over: the binary's pages only it touched go back (docs/ARCHITECTURE.md, "Memory").
+        let released = handoff_release_startup_pages()
+        logger.debug("start-up pages released", metadata: ["bytes": "\(released)"])
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await daemon.heartbeat()
             // The unit's WatchdogSec is far above a second; a ping per beat keeps well inside it.

@@ -27,4 +27,12 @@ int handoff_start_writeback(int fd, long long offset, long long length);
    under _GNU_SOURCE. */
 void handoff_name_thread(const char *name);
 
+/* Gives back the pages of the main executable that start-up touched and the process does not
+   use any more: its segments the ELF program headers mark not writable (code, read-only data; never
+   the relocated RELRO data or the data segments, which are private copies) are told MADV_RANDOM
+   (no fault-around: a page comes back alone, when it is used) and MADV_DONTNEED (unmapped here;
+   the pages stay in the page cache, so one needed again is a minor fault), and the heap's free
+   pages go back with malloc_trim. Returns the bytes of the executable no longer resident. */
+long handoff_release_startup_pages(void);
+
 #endif
