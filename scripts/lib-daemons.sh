@@ -137,6 +137,23 @@ end_daemons_and_hosts() {
   rm -rf "$WORK"
 }
 
+# end_rig NAME...: the EXIT trap of the rigs (scale, chaos, soak): each daemon SIGCONTed (a probe
+# that failed may have left one stopped) and SIGTERMed by the PID it reports, then the hosts of SET
+# removed (and with them, by PID inside our namespaces, anything that did not answer), the
+# launchers waited for, WORK deleted.
+end_rig() {
+  local name pid
+  for name in "$@"; do
+    pid=$(daemon_pid "$name" 2>/dev/null || true)
+    [ -n "$pid" ] && { kill -CONT "$pid"; kill "$pid"; } 2>/dev/null || true
+  done
+  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
+  for name in "$@"; do
+    [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+
 # stamp: each line of stdin prefixed with its arrival time (bash's clock, no fork per line).
 stamp() { while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
 

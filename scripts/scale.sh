@@ -27,19 +27,7 @@ WORK=$(mktemp -d /tmp/handoffd-scale.XXXXXX)
 names=(hub)
 for i in $(seq 2 "$N"); do names+=("m$i"); done
 
-finish() {
-  local name pid
-  for name in "${names[@]}"; do
-    pid=$(daemon_pid "$name" 2>/dev/null || true)
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-  done
-  # The hosts go, and with them anything still running inside (by PID, in our namespaces).
-  scripts/testhosts.sh down "$SET" >/dev/null 2>&1 || true
-  for name in "${names[@]}"; do
-    [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
-  done
-  rm -rf "$WORK"
-}
+finish() { end_rig "${names[@]}"; }
 trap finish EXIT
 
 started=$SECONDS
