@@ -61,7 +61,9 @@ def check_ops(phase, ops, healthy):
             fail(f"{phase}: {o.op} on {o.host} had no answer within its deadline ({DEADLINES[o.op]} s)")
         if o.outcome == "failed" and (not o.code or not o.message):
             fail(f"{phase}: {o.op} on {o.host} failed without a code and a message: {o.code!r} {o.message!r}")
-        if o.outcome == "failed" and healthy:
+        # A continue of an activity its machine replaced meanwhile (two publishes since the
+        # continuing machine read it) is the workload's own race, answered clearly: not-found.
+        if o.outcome == "failed" and healthy and not (o.op == "continue" and o.code == "not-found"):
             fail(f"{phase}: {o.op} on {o.host} failed on a healthy wire: {o.code}: {o.message}")
 
 
