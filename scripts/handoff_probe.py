@@ -23,13 +23,28 @@ class ConnectionLost(Exception):
     pass
 
 
+def connect_when_ready(path, seconds):
+    """A daemon just started may tell its peers it is back before its control socket is bound
+    (the link comes first): retry until the socket accepts, within SECONDS."""
+    deadline = now() + seconds
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return s
+        except (FileNotFoundError, ConnectionRefusedError) as e:
+            s.close()
+            if now() > deadline:
+                fail(f"{path} did not accept a connection within {seconds} s: {e}")
+            time.sleep(0.005)
+
+
 class Conn:
     """One control connection: requests with ids, answers matched by id, events kept."""
 
-    def __init__(self, work, name, watch=False):
+    def __init__(self, work, name, watch=False, wait=10.0):
         self.name = name
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(f"{work}/{name}/run/control.sock")
+        self.s = connect_when_ready(f"{work}/{name}/run/control.sock", wait)
         self.f = self.s.makefile("rb")
         self.next = 0
         self.lock = threading.Lock()
