@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """A stranger on the network: browses _handoff._tcp with python3-zeroconf (not Avahi, not
 handoffd) and prints, one JSON object per line, everything it can read of each advert: the
-instance name, the SRV target and port, the addresses and every TXT entry.
+instance name, the SRV target and port, the addresses and every TXT entry; and, as `seen`, the
+moment each change (added, updated, removed) reached it, for the timing observer of issue 28
+(scripts/advert-timing.sh).
 
 Used by the privacy end-to-end test (issue 15) inside a test host's network namespace; never run
 it in this machine's own namespace (it sends multicast queries).
@@ -32,6 +34,8 @@ def instance(name):
 
 
 def on_change(zeroconf, service_type, name, state_change):
+    # The moment the stranger saw the change, before any resolution: what a timing observer keeps.
+    emit({"event": "seen", "state": state_change.name.lower(), "name": instance(name)})
     if state_change is ServiceStateChange.Removed:
         with lock:
             withdrawals[name] = withdrawals.get(name, 0) + 1

@@ -32,13 +32,15 @@ done
 # the suite says it is skipped and why).
 if [ "$(id -u)" -eq 0 ]; then scripts/package-deb.sh; fi
 scripts/test-systemd.sh
-# The rigs of many machines, a bad network and a long day, in their short versions (each fails on
+# The rigs of many machines, a bad network, a long day and a stranger timing the advert, in their short versions (each fails on
 # a broken promise; the long ones are in the README's "Benchmarks"). They use the release build
 # the package was made from, and need root (network namespaces).
 if [ "$(id -u)" -eq 0 ]; then
   SCALE_IDLE_SECONDS=10 scripts/scale.sh 10 2
   scripts/chaos.sh --short
   scripts/soak.sh 2m
+  # What a stranger can time of the advert (issue 28), with rewrites every 2 s on average.
+  scripts/advert-timing.sh 90s 2 12
 else
-  echo "test.sh: scale.sh, chaos.sh and soak.sh skipped: they need root (network namespaces)"
+  echo "test.sh: scale.sh, chaos.sh, soak.sh and advert-timing.sh skipped: they need root (network namespaces)"
 fi

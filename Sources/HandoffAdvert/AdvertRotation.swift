@@ -1,12 +1,6 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// When the private advert changes as a whole (issue 15): a new random instance name and SRV
-/// host name, a new sequence, new salts. Every `interval`, at every unpair and when the machine's addresses
-/// change, so that nothing an observer saw before a rotation links to what it sees after. Pure
+/// The private advert's names (issue 15): a new random instance name and SRV host name, a new
+/// sequence and new salts at every rotation, so that nothing an observer saw before a rotation
+/// links to what it sees after. When rotations and rewrites happen is `AdvertSchedule`'s. Pure
 /// state, kept by the daemon with its advert.
 public struct AdvertRotation: Sendable {
     public enum Reason: String, Sendable {
@@ -15,29 +9,22 @@ public struct AdvertRotation: Sendable {
         case requested
     }
 
-    public let interval: Duration
     public private(set) var instanceName: String
     /// The SRV record's target (under .local), published with this machine's addresses: the
     /// system host name is not in the advert.
     public private(set) var hostName: String
-    public private(set) var rotatedAt: ContinuousClock.Instant
     /// Sealed in each record, so that a paired machine keeps the newest of two records that
     /// coexist for a while; it starts again at every rotation (the name is new too).
     private var sequence: UInt64 = 0
 
-    public init(interval: Duration = .seconds(15 * 60), now: ContinuousClock.Instant = .now) {
-        self.interval = interval
+    public init() {
         instanceName = Self.randomName()
         hostName = Self.randomName()
-        rotatedAt = now
     }
 
-    public func isDue(at now: ContinuousClock.Instant) -> Bool { now - rotatedAt >= interval }
-
-    public mutating func rotate(at now: ContinuousClock.Instant) {
+    public mutating func rotate() {
         instanceName = Self.randomName()
         hostName = Self.randomName()
-        rotatedAt = now
         sequence = 0
     }
 

@@ -56,6 +56,7 @@ struct ConfigFile: Decodable {
     var peers: [String]?
     var refuse_pushes_from: [String]?
     var advert_rotation_seconds: Int?
+    var advert_rewrite_seconds: Double?
     var wide_area: WideArea?
     var interfaces: [String]?
     var state_directory: String?
@@ -84,7 +85,8 @@ struct ConfigFile: Decodable {
     /// Every key the file may hold, by section, for the unknown-key check.
     static let knownKeys: [String: Set<String>] = [
         "": [
-            "device_name", "peer_port", "peers", "refuse_pushes_from", "advert_rotation_seconds", "wide_area", "interfaces", "state_directory",
+            "device_name", "peer_port", "peers", "refuse_pushes_from", "advert_rotation_seconds", "advert_rewrite_seconds", "wide_area", "interfaces",
+            "state_directory",
             "runtime_directory",
             "log_level",
             "library",

@@ -65,6 +65,14 @@ extension HandoffConfiguration {
             }
             advertRotationSeconds = seconds
         }
+        if let seconds = raw.advert_rewrite_seconds {
+            guard seconds.isFinite, (0.1...3_600).contains(seconds) else {
+                throw .invalid(
+                    file: file, key: "advert_rewrite_seconds",
+                    reason: "must be between 0.1 and 3600 seconds; the default is 30 (a mean: rewrites come at random moments)")
+            }
+            advertRewriteSeconds = seconds
+        }
         if let w = raw.wide_area {
             func required(_ value: String?, _ key: String, _ example: String) throws(ConfigError) -> String {
                 guard let value, !value.trimmingSpaces.isEmpty else {

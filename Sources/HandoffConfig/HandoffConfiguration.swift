@@ -23,6 +23,9 @@ public struct HandoffConfiguration: Sendable {
     /// How often the private advert takes a new random name and new material (it also does at
     /// every unpair and address change).
     public var advertRotationSeconds: Int
+    /// The mean time between rewrites of the private advert's TXT, which come at random moments
+    /// whether or not the activities changed (docs/PRIVACY.md, "When the advert changes").
+    public var advertRewriteSeconds: Double = 30
     /// Unicast DNS-SD in a zone of a DNS server (docs/DEPLOYMENT.md); nil: the link's mDNS only.
     public var wideArea: WideAreaConfiguration?
     /// Settings read and not applied, each with why and what to do instead (logged at start).

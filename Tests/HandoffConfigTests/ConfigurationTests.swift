@@ -117,6 +117,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
     @Test func advertRotation() throws {
         #expect(try HandoffConfiguration(yaml: "device_name: x").advertRotationSeconds == 900)
         #expect(try HandoffConfiguration(yaml: "advert_rotation_seconds: 4").advertRotationSeconds == 4)
+        #expect(try HandoffConfiguration(yaml: "device_name: x").advertRewriteSeconds == 30)
+        #expect(try HandoffConfiguration(yaml: "advert_rewrite_seconds: 0.5").advertRewriteSeconds == 0.5)
+        #expect(try HandoffConfiguration(yaml: "advert_rewrite_seconds: 45").advertRewriteSeconds == 45)
     }
 
     @Test func daemonSettingErrorsNameTheirKey() {
@@ -124,6 +127,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             ("peer_port: 70000", "peer_port"),
             ("advert_rotation_seconds: 1", "advert_rotation_seconds"),
             ("advert_rotation_seconds: 100000", "advert_rotation_seconds"),
+            ("advert_rewrite_seconds: 0", "advert_rewrite_seconds"),
+            ("advert_rewrite_seconds: 7200", "advert_rewrite_seconds"),
+            ("advert_rewrite_seconds: soon", "advert_rewrite_seconds"),
             ("peers: [\"192.0.2.7:99999\"]", "peers"),
             ("peers: [\"[2001:db8::1\"]", "peers"),
             ("state_directory: relative/dir", "state_directory"),

@@ -11,7 +11,10 @@ import Testing
 @Suite(
     .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct PrivacyEndToEndTests {
-    static let config = DaemonHost.hawkNotesTypes + "advert_rotation_seconds: 4\n"
+    /// Rotations every 4 s on average; rewrites every second on average, which makes a rotation's
+    /// gap between the old advert's goodbye and the new one's announcement 1 to 1.33 s.
+    static let config = DaemonHost.hawkNotesTypes + "advert_rotation_seconds: 4\nadvert_rewrite_seconds: 1\n"
+    static let quickRewrites = DaemonHost.hawkNotesTypes + "advert_rewrite_seconds: 1\n"
 
     @Test func aStrangerLearnsNothingAcrossRotationsWhilePairedPeersFollowThem() async throws {
         let hosts = try TestHostSet(count: 3)
@@ -115,7 +118,7 @@ struct PrivacyEndToEndTests {
     @Test func anAddressChangeRotatesTheAdvert() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
-        let (a, b) = try await startPaired(hosts)
+        let (a, b) = try await startPaired(hosts, configA: Self.quickRewrites)
         try await waitUntil("beta recognises alpha's advert", timeout: 10) { try await b.peer("alpha")?["advert"] != nil }
         let before = try #require(try await a.advertName())
         _ = try hosts.readdress(1, to: 101)

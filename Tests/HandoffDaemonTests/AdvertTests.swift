@@ -84,21 +84,60 @@ import Testing
         #expect(!listed.txt.description.contains("alices") && !listed.txt.description.contains("hawknotes"))
     }
 
-    @Test func aRotationReplacesEveryField() throws {
+    @Test func aRotationReplacesEveryFieldAndAnnouncesTheNewNameAfterAGap() throws {
         let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
-        var a = advert(mine, rotation: .seconds(60))
         let t0 = ContinuousClock.now
+        var a = Advert(
+            discovery: mine, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: .seconds(60),
+            rewriteInterval: .seconds(3), now: t0)
         try a.publish(port: 7340, advertised: entries(1))
         let before = try #require(seen.peers.first)
-        #expect(!a.rotationDue(at: t0 + .seconds(30)))
-        #expect(a.rotationDue(at: t0 + .seconds(61)))
-        try a.rotate(advertised: entries(1), at: t0 + .seconds(61))
+        #expect(!a.rotationDue(at: t0 + .seconds(29)))
+        #expect(a.rotationDue(at: t0 + .seconds(91)))
+        let at = t0 + .seconds(91)
+        a.rotate(at: at)
+        // The old one is gone at once; the new one is not out yet.
+        #expect(seen.peers.isEmpty)
+        guard case .rotating(_, let announceAt) = a.phase else {
+            Issue.record("not rotating: \(a.phase)")
+            return
+        }
+        #expect(announceAt >= at + .seconds(1) && announceAt <= at + .seconds(2))
+        #expect(a.nextEvent <= announceAt)
+        #expect(try a.due(at: announceAt - .milliseconds(1), advertised: entries(1)) != .announced(name: a.instanceName))
+        #expect(try a.due(at: announceAt, advertised: entries(1)) == .announced(name: a.instanceName))
         let after = try #require(seen.peers.first)
-        // The old instance is gone: one advert at a time.
         #expect(seen.peers.count == 1)
-        #expect(after.name != before.name)
+        #expect(after.name != before.name && after.name == a.instanceName)
         for key in ["n", "m", "b"] { #expect(after.txt[key] != before.txt[key], "\(key) repeated across the rotation") }
-        #expect(!a.rotationDue(at: t0 + .seconds(62)))
+        #expect(!a.rotationDue(at: at + .seconds(29)))
+    }
+
+    /// Publishing does not touch the TXT: it changes at the schedule's moments only, and each
+    /// rewrite is new material whether or not anything changed.
+    @Test func theTXTChangesOnlyAtScheduledRewritesWithOrWithoutNews() throws {
+        let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
+        let t0 = ContinuousClock.now
+        var a = Advert(
+            discovery: mine, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: .seconds(86_400),
+            rewriteInterval: .seconds(30), now: t0)
+        try a.publish(port: 7340, advertised: entries(1))
+        let first = try #require(seen.peers.first?.txt)
+        var now = t0
+        var records: Set<String> = [first.description]
+        for _ in 0..<20 {
+            // Nothing is due before the schedule's moment, whatever changed.
+            let before = seen.peers.first?.txt
+            #expect(try a.due(at: now, advertised: entries(2)) == nil)
+            #expect(seen.peers.first?.txt == before)
+            now = a.nextEvent
+            #expect(try a.due(at: now, advertised: entries(1)) == .rewrote)
+            #expect(records.insert(try #require(seen.peers.first?.txt.description)).inserted, "a rewrite repeated a record")
+        }
+        // Twenty rewrites with the same content, each one different on the wire.
+        #expect(records.count == 21)
+        let span = now - t0
+        #expect(span > .seconds(150) && span < .seconds(1_800), "20 rewrites took \(span) at a 30 s mean")
     }
 
     @Test func thePairingAdvertIsOutOnlyWhileTheWindowIsOpen() throws {

@@ -16,8 +16,8 @@ import ServiceLifecycle
 
 /// The activities this machine offers (becomeCurrent, resign, invalidate), the app that published
 /// each, the advert that carries them, and the answers to peers that list or fetch them. `run()`
-/// rewrites the advert when an activity expires, rotates it when its time is up or the machine's
-/// addresses change, keeps the pairing advert in step with the pairing window, and withdraws
+/// rewrites the advert at its schedule's random moments, rotates it when its time is up or the
+/// machine's addresses change, keeps the pairing advert in step with the pairing window, and withdraws
 /// both at shutdown.
 public actor Activities: Service {
     private let configuration: HandoffConfiguration
@@ -55,19 +55,34 @@ public actor Activities: Service {
 
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if advert.isStale(current.advertised(at: Date())) { await changed() }
-            if advert.rotationDue(at: .now) { rotate(.interval) }
-            if let now = LocalAddresses.current(), now != addresses {
-                addresses = now
+            let now = ContinuousClock.now
+            if advert.rotationDue(at: now) { rotate(.interval) }
+            if let addressesNow = LocalAddresses.current(), addressesNow != addresses {
+                addresses = addressesNow
                 rotate(.addressesChanged)
             }
+            advertDue(at: now)
             pairingWindowChanged()
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            // Until the advert's next moment, and at least once a second (addresses, the pairing
+            // window).
+            let wake = min(advert.nextEvent, now + .seconds(1))
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(until: wake, clock: .continuous) }
         }
         refreshes.endAll()
         // Peers see the goodbye; the discovery client stops.
         advert.withdraw()
         logger.info("advert withdrawn")
+    }
+
+    /// A rewrite or an announcement the schedule says is due.
+    private func advertDue(at now: ContinuousClock.Instant) {
+        do {
+            if case .announced(let name) = try advert.due(at: now, advertised: current.advertised(at: Date())) {
+                logger.info("advert announced", metadata: ["service.name": "\(name)"])
+            }
+        } catch {
+            logger.error("could not rewrite the advert", metadata: ["error": "\(error)"])
+        }
     }
 
     func heartbeat() {}
@@ -149,22 +164,16 @@ public actor Activities: Service {
     /// Whether the pairing advert is published now.
     var pairingAdvertOut: Bool { advert.pairingPublished }
 
-    /// `rotate-advert`: the new instance name.
-    func rotateNow() throws(ControlError) -> String {
-        do { try advert.rotate(advertised: current.advertised(at: Date())) } catch {
-            throw .failed(code: "advert-failed", message: "could not publish the new advert: \(error); see `journalctl -u handoffd`")
-        }
-        logger.info("advert rotated", metadata: ["advert.reason": "\(AdvertRotation.Reason.requested.rawValue)"])
+    /// `rotate-advert`: the new instance name (announced after the rotation's gap).
+    func rotateNow() -> String {
+        rotate(.requested)
         return advert.instanceName
     }
 
+    /// The old advert goes now; the new one comes after a random gap (`AdvertSchedule`).
     private func rotate(_ reason: AdvertRotation.Reason) {
-        do {
-            try advert.rotate(advertised: current.advertised(at: Date()))
-            logger.info("advert rotated", metadata: ["advert.reason": "\(reason.rawValue)"])
-        } catch {
-            logger.error("could not rotate the advert", metadata: ["error": "\(error)"])
-        }
+        advert.rotate()
+        logger.info("advert rotated", metadata: ["advert.reason": "\(reason.rawValue)", "service.name": "\(advert.instanceName)"])
     }
 
     // MARK: - Peers' requests
@@ -220,12 +229,9 @@ public actor Activities: Service {
 
     // MARK: - Telling peers
 
-    /// The current set changed: new TXT (sealed tokens) and a push to open sessions.
+    /// The current set changed: a push to open sessions. The advert's TXT carries it at its next
+    /// scheduled rewrite, not now (its timing must not say when the person did something).
     private func changed() async {
-        let advertised = current.advertised(at: Date())
-        do { try advert.update(advertised: advertised) } catch {
-            logger.error("could not update the advert", metadata: ["error": "\(error)"])
-        }
         let items = current.summaries(at: Date())
         await peers.tellChanged(items)
         events.broadcast("activitiesChanged", ["count": .integer(Int64(items.count))])

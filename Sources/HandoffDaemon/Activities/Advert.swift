@@ -8,35 +8,55 @@ import HandoffDiscovery
 import HandoffLink
 
 /// This machine's DNS-SD adverts. The private one is published once the link listens (its port
-/// is in the SRV record), its TXT rewritten when the advertised activities change, replaced as a
-/// whole at each rotation, and withdrawn at shutdown; the pairing one exists only while the
-/// pairing window is open. Owned by `Activities`; the format is in PrivateAdvert.
+/// is in the SRV record), its TXT rewritten at the random moments of `AdvertSchedule` (never when
+/// the activities change: open sessions are told at once, and the advert's timing must not say
+/// when the person did something), replaced as a whole at each rotation (withdrawn at once, the
+/// new one announced after a random gap), and withdrawn at shutdown; the pairing one exists only
+/// while the pairing window is open. Owned by `Activities`; the format is in PrivateAdvert.
 struct Advert {
     enum Phase: Equatable {
         /// Not published yet: the link's port is not known.
         case unpublished
         case published(port: Int)
+        /// Between a rotation's withdrawal of the old advert and the new one's announcement.
+        case rotating(port: Int, announceAt: ContinuousClock.Instant)
         case withdrawn
+    }
+
+    /// What a turn of `due(at:advertised:)` did, for the log.
+    enum Change: Equatable {
+        case rewrote
+        case announced(name: String)
     }
 
     let discovery: any Discovery
     let trustStore: any TrustStore
     /// Shown only in the pairing advert.
     let deviceName: String
-    private(set) var rotation: AdvertRotation
+    private(set) var rotation = AdvertRotation()
+    private(set) var schedule: AdvertSchedule
     private(set) var phase = Phase.unpublished
     private(set) var pairingPublished = false
-    /// What the TXT says now (id -> version), to notice when an activity expires.
-    private var sealed: [UUID: UInt64] = [:]
 
-    init(discovery: any Discovery, trustStore: any TrustStore, deviceName: String, rotationInterval: Duration) {
+    init(
+        discovery: any Discovery, trustStore: any TrustStore, deviceName: String, rotationInterval: Duration,
+        rewriteInterval: Duration = .seconds(30), now: ContinuousClock.Instant = .now
+    ) {
         self.discovery = discovery
         self.trustStore = trustStore
         self.deviceName = deviceName
-        rotation = AdvertRotation(interval: rotationInterval)
+        schedule = AdvertSchedule(rewriteMean: rewriteInterval, rotationMean: rotationInterval, now: now)
     }
 
+    /// The current name; during a rotation's gap, the name that will be announced.
     var instanceName: String { rotation.instanceName }
+
+    private var port: Int? {
+        switch phase {
+        case .published(let port), .rotating(let port, _): port
+        case .unpublished, .withdrawn: nil
+        }
+    }
 
     mutating func publish(port: Int, advertised: [CurrentActivities.Entry]) throws {
         try discovery.publish(
@@ -44,31 +64,43 @@ struct Advert {
         phase = .published(port: port)
     }
 
-    /// A new TXT for the current set; nothing before the advert is published or after it is withdrawn.
-    mutating func update(advertised: [CurrentActivities.Entry]) throws {
-        guard case .published = phase else { return }
+    func rotationDue(at now: ContinuousClock.Instant) -> Bool { schedule.isRotationDue(at: now) }
+
+    /// When the run loop must look again at the latest.
+    var nextEvent: ContinuousClock.Instant {
+        if case .rotating(_, let at) = phase { return min(at, schedule.nextEvent) }
+        return schedule.nextEvent
+    }
+
+    /// What is due at `now`: the new advert's announcement after a rotation's gap, or a rewrite
+    /// of the TXT with what is advertised now (changed or not: every record looks alike).
+    mutating func due(at now: ContinuousClock.Instant, advertised: [CurrentActivities.Entry]) throws -> Change? {
+        if case .rotating(let port, let at) = phase, now >= at {
+            schedule.rewrote(at: now)
+            try publish(port: port, advertised: advertised)
+            return .announced(name: rotation.instanceName)
+        }
+        guard schedule.isRewriteDue(at: now) else { return nil }
+        schedule.rewrote(at: now)
+        guard case .published = phase else { return nil }
         try discovery.updateTXT(try record(advertised))
+        return .rewrote
     }
 
-    func rotationDue(at now: ContinuousClock.Instant) -> Bool { rotation.isDue(at: now) }
-
-    /// A new name, a new sequence and new salts: the old instance is withdrawn (peers see its
-    /// goodbye) and the new one published.
-    mutating func rotate(advertised: [CurrentActivities.Entry], at now: ContinuousClock.Instant = .now) throws {
-        rotation.rotate(at: now)
-        guard case .published(let port) = phase else { return }
-        try publish(port: port, advertised: advertised)
-    }
-
-    /// True when the TXT no longer says what is advertised (an activity expired since).
-    func isStale(_ advertised: [CurrentActivities.Entry]) -> Bool {
-        Dictionary(uniqueKeysWithValues: advertised.map { ($0.activity.id, $0.activity.version) }) != sealed
+    /// A new name, a new sequence and new salts: the old instance is withdrawn now (peers see its
+    /// goodbye) and the new one announced after the schedule's gap.
+    mutating func rotate(at now: ContinuousClock.Instant = .now) {
+        rotation.rotate()
+        let announceAt = schedule.rotated(at: now)
+        guard let port else { return }
+        discovery.withdraw(slot: .main)
+        phase = .rotating(port: port, announceAt: announceAt)
     }
 
     /// Publishes the pairing advert (the device name, `p=1`) while the window is open, and
     /// withdraws it when it closes.
     mutating func pairingWindow(open: Bool) throws {
-        guard case .published(let port) = phase, open != pairingPublished else { return }
+        guard let port, open != pairingPublished else { return }
         if open {
             try discovery.publish(
                 try ServiceAdvert(
@@ -89,7 +121,6 @@ struct Advert {
     }
 
     private mutating func record(_ advertised: [CurrentActivities.Entry]) throws -> TXTRecord {
-        sealed = Dictionary(uniqueKeysWithValues: advertised.map { ($0.activity.id, $0.activity.version) })
         let tokens = advertised.map { AdvertTXT.Token(activityID: $0.activity.id, type: $0.activity.type.rawValue, version: $0.activity.version) }
         return try PrivateAdvert.record(.init(sequence: rotation.nextSequence(), tokens: tokens), key: try trustStore.ownAdvertisingKey())
     }

@@ -63,7 +63,7 @@ struct DaemonControl: ControlOperations {
                 return Done()
             }
         case RotateAdvertRequest.name:
-            return try await answer(r) { (_: RotateAdvertRequest) in AdvertRotated(name: try await activities.rotateNow()) }
+            return try await answer(r) { (_: RotateAdvertRequest) in AdvertRotated(name: await activities.rotateNow()) }
         case DisconnectRequest.name:
             return try await answer(r) { (op: DisconnectRequest) in
                 if let t = try await peers.resolve(op.peer).trusted { await peers.disconnect(t.identity) }

@@ -113,7 +113,8 @@ public final class Daemon: Sendable {
             configuration: configuration,
             advert: Advert(
                 discovery: parts.discovery, trustStore: parts.trustStore, deviceName: configuration.deviceName,
-                rotationInterval: .seconds(configuration.advertRotationSeconds)),
+                rotationInterval: .seconds(configuration.advertRotationSeconds),
+                rewriteInterval: .milliseconds(Int64((configuration.advertRewriteSeconds * 1000).rounded()))),
             peers: peers, events: events, logger: logger)
         continuations = Continuations(
             configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
