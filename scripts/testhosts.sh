@@ -17,7 +17,10 @@
 #                                    (its private /run/dbus), as a desktop session has
 #   testhosts.sh named SET start|stop|kill   (routed sets) BIND 9 in the router namespace: zone
 #                                    handoff.test, dynamic updates signed with TSIG key handoff-key
-#   testhosts.sh named SET key       print that key statement (tsig-keygen format)
+#   testhosts.sh named SET start-owned   the same with a key per machine (machine1-key ..
+#                                    machine4-key), each allowed only its own names
+#                                    (scripts/handoff-zone-policy.py, BIND's `external` rule)
+#   testhosts.sh named SET key [N]   print that key statement (tsig-keygen format); N: machine N's
 #   testhosts.sh reflector SET start|stop    (routed sets) avahi-daemon in the router namespace,
 #                                    reflecting _handoff._tcp between the subnets
 #   testhosts.sh net TARGET loss P|slow RATE|down|heal   a bad wire (TARGET: a host, or a whole
@@ -240,59 +243,6 @@ router_anchor() {
 }
 in_router() { local pid; pid=$(router_anchor "$1"); shift; nsenter -t "$pid" -m -n -- "$@"; }
 
-named_conf() {  # named_conf DIR
-  local d=$1
-  printf '%s\n' \
-    'options {' \
-    "  directory \"$d\";" \
-    "  pid-file \"$d/named.pid.bind\";" \
-    "  session-keyfile \"$d/session.key\";" \
-    '  listen-on port 53 { any; };' \
-    '  listen-on-v6 { none; };' \
-    '  recursion no;' \
-    '  allow-query { any; };' \
-    '  dnssec-validation no;' \
-    '  notify no;' \
-    '};' \
-    'controls { };' \
-    "include \"$d/handoff.key\";" \
-    'zone "handoff.test" {' \
-    '  type primary;' \
-    "  file \"$d/handoff.test.zone\";" \
-    '  update-policy { grant handoff-key zonesub ANY; };' \
-    '};' \
-    "logging { channel log { file \"$d/named.log\"; severity info; print-time yes; }; category default { log; }; };"
-}
-
-named_ctl() {  # named_ctl SET start|stop|kill|key
-  local set=$1 action=$2 d; d="$(router_dir "$set")/named"
-  case "$action" in
-    start)
-      [ -f "$d/named.pid" ] && alive "$(cat "$d/named.pid")" && return 0
-      command -v named >/dev/null || die "named is missing; run scripts/install-deps.sh"
-      mkdir -p "$d"
-      [ -f "$d/handoff.key" ] || tsig-keygen -a hmac-sha256 handoff-key > "$d/handoff.key"
-      named_conf "$d" > "$d/named.conf"
-      if [ ! -f "$d/handoff.test.zone" ]; then
-        printf '%s\n' '$TTL 60' \
-          '@   IN SOA ns.handoff.test. admin.handoff.test. 1 60 60 600 60' \
-          '@   IN NS  ns.handoff.test.' \
-          "ns  IN A   10.221.$(set_number "$set").254" > "$d/handoff.test.zone"
-      fi
-      rm -f "$d/named.pid.bind"
-      in_router "$set" named -c "$d/named.conf" -f </dev/null >>"$d/named.out" 2>&1 &
-      wait_for 10 "named in the $set router" in_router "$set" dig @127.0.0.1 handoff.test SOA +short +time=1 +tries=1
-      # named's own PID (the one started above is the shell around nsenter).
-      wait_for 5 "named's pid file" test -s "$d/named.pid.bind"
-      cp "$d/named.pid.bind" "$d/named.pid"
-      ;;
-    stop) kill_pidfile "$d/named.pid" TERM ;;
-    kill) kill_pidfile "$d/named.pid" KILL ;;
-    key) cat "$d/handoff.key" 2>/dev/null || die "no named for $set (run: testhosts.sh named $set start)" ;;
-    *) die "named: start|stop|kill|key" ;;
-  esac
-}
-
 reflector_conf() {  # reflector_conf SET
   printf '%s\n' '[server]' "host-name=$1-router" 'use-ipv4=yes' 'use-ipv6=yes' 'enable-dbus=no' \
     'ratelimit-interval-usec=1000000' 'ratelimit-burst=1000' '[wide-area]' 'enable-wide-area=no' \
@@ -318,6 +268,7 @@ reflector_ctl() {  # reflector_ctl SET start|stop
 
 # net_ctl TARGET ACTION [ARG]: the bad wire of `net` (in its own file: this one would pass 400 lines).
 source "$(dirname "$0")/testhosts-net.sh"
+source "$(dirname "$0")/testhosts-named.sh"
 
 cmd=${1:-}; shift || true
 case "$cmd" in
@@ -347,7 +298,7 @@ case "$cmd" in
   avahi) avahi_ctl "${1:?HOST}" "${2:?action}" ;;
   dbus) dbus_ctl "${1:?HOST}" "${2:?action}" ;;
   session) session_ctl "${1:?HOST}" "${2:?action}" ;;
-  named) named_ctl "${1:?SET}" "${2:?action}" ;;
+  named) named_ctl "${1:?SET}" "${2:?action}" "${3:-}" ;;
   reflector) reflector_ctl "${1:?SET}" "${2:?action}" ;;
   net) net_ctl "${1:?TARGET}" "${2:?action}" "${3:-}" ;;
   pid) anchor_of "${1:?HOST}" ;;

@@ -17,16 +17,23 @@ public struct AdvertRotation: Sendable {
     /// coexist for a while; it starts again at every rotation (the name is new too).
     private var sequence: UInt64 = 0
 
-    public init() {
-        instanceName = Self.randomName()
-        hostName = Self.randomName()
+    /// With a zone key of this machine's own, names its server can tell are ours (`OwnedNames`).
+    public let owned: OwnedNames?
+
+    public init(owned: OwnedNames? = nil) {
+        self.owned = owned
+        instanceName = owned?.make() ?? Self.randomName()
+        hostName = owned?.make() ?? Self.randomName()
     }
 
     public mutating func rotate() {
-        instanceName = Self.randomName()
-        hostName = Self.randomName()
+        instanceName = newName()
+        hostName = newName()
         sequence = 0
     }
+
+    /// A new name of the same kind (the pairing advert's host name).
+    public func newName() -> String { owned?.make() ?? Self.randomName() }
 
     /// The sequence number of the next record.
     public mutating func nextSequence() -> UInt64 {

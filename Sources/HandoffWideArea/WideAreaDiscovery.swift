@@ -183,6 +183,18 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
             txt: advert.txt, addresses: settings.addresses(), ttl: settings.ttl)
     }
 
+    /// The list under the service name is one record set every machine's key may change (BIND's
+    /// policies match names, not the records' data): if ours is missing from it, someone deleted
+    /// it, and it is written again now instead of at the next renewal (docs/SECURITY.md).
+    private func rewriteIfDeleted(listed: Set<String>) {
+        for (slot, advert) in publishing.inZone where !listed.contains(advert.instance) {
+            logger.notice("our advert was missing from the zone's list; writing it again", metadata: ["service.name": "\(advert.instance)"])
+            publishing.renewedAt[slot] = nil
+            publishing.nextUpdate = .distantPast
+        }
+        if publishing.renewedAt.count < publishing.inZone.count { sync() }
+    }
+
     /// Reads the zone: the instances under the service name (ours left out), each new one's SRV,
     /// TXT and addresses, and every fifth read the TXT of the others (activities change it).
     private func browse() {
@@ -191,10 +203,13 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
         browsing.polls += 1
         do throws(WideAreaError) {
             let own = Set(publishing.desired.values.map(\.instanceName) + publishing.inZone.values.map(\.instance))
-            var names: Set<String> = []
+            var names: Set<String> = [], listed: Set<String> = []
             for ptr in try client.query(service, LDNS_RR_TYPE_PTR) {
-                if let target = ptr.first, let name = DNSText.firstLabel(of: target, under: service), !own.contains(name) { names.insert(name) }
+                guard let target = ptr.first, let name = DNSText.firstLabel(of: target, under: service) else { continue }
+                listed.insert(name)
+                if !own.contains(name) { names.insert(name) }
             }
+            rewriteIfDeleted(listed: listed)
             browsing.resolved = browsing.resolved.filter { names.contains($0.key) }
             let zone = DNSText.absolute(settings.domain).lowercased()
             for name in names.sorted() {

@@ -55,11 +55,17 @@ final class DaemonRunner: Sendable {
         let link: AvahiDiscovery
         do { link = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
         var discovery: any Discovery = link
-        if let w = c.wideArea { discovery = CombinedDiscovery([link, Self.wideArea(w, stateDirectory: c.stateDirectory, logger: logger)]) }
-        let parts = try DaemonParts(
+        var zoneKey: TSIGKey?
+        if let w = c.wideArea {
+            let (zone, key) = Self.wideArea(w, stateDirectory: c.stateDirectory, logger: logger)
+            discovery = CombinedDiscovery([link, zone])
+            zoneKey = key
+        }
+        var parts = try DaemonParts(
             configuration: c, library: settings.library, identity: identity,
             trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
             discovery: discovery, searchIndex: c.desktop.search ? try SQLiteSearchIndex() : nil, logger: logger)
+        parts.zoneKeySecret = zoneKey.flatMap { Data(base64Encoded: $0.secret).map { [UInt8]($0) } }
         daemon = try Daemon(parts: parts)
         control = ControlServer(
             path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
@@ -113,11 +119,11 @@ final class DaemonRunner: Sendable {
 
     /// Unicast DNS-SD in the configured zone; a key file that fails its checks leaves it off
     /// (mDNS goes on), saying why in the log and in `handoffctl status`.
-    static func wideArea(_ w: WideAreaConfiguration, stateDirectory: String, logger: Logger) -> any Discovery {
+    static func wideArea(_ w: WideAreaConfiguration, stateDirectory: String, logger: Logger) -> (any Discovery, TSIGKey?) {
         let key: TSIGKey
         do { key = try TSIGKey.load(path: w.keyFile) } catch {
             logger.error("unicast DNS-SD is off", metadata: ["error": "\(error)"])
-            return UnavailableWideArea(reason: error.description)
+            return (UnavailableWideArea(reason: error.description), nil)
         }
         var settings = WideAreaDiscovery.Settings(
             domain: w.domain, server: w.server, key: key, ledgerPath: stateDirectory + "/wide-area-names",
@@ -127,7 +133,7 @@ final class DaemonRunner: Sendable {
             })
         settings.pollInterval = TimeInterval(w.pollSeconds)
         logger.info("unicast DNS-SD on", metadata: ["dns.domain": "\(w.domain)", "dns.server": "\(w.server)", "dns.key": "\(key.name)"])
-        return WideAreaDiscovery(settings: settings, logger: logger)
+        return (WideAreaDiscovery(settings: settings, logger: logger), key)
     }
 
     static func makeDirectory(_ path: String, mustBeWritable: Bool = true) throws {

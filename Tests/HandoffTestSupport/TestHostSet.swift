@@ -77,6 +77,9 @@ public final class TestHostSet: @unchecked Sendable {
     /// The TSIG key statement named accepts updates signed with (tsig-keygen format).
     public func namedKey() throws -> String { try Self.script(["named", name, "key"]) }
 
+    /// After `named("start-owned")`: machine N's own key statement (machine1-key .. machine4-key).
+    public func namedKey(machine: Int) throws -> String { try Self.script(["named", name, "key", String(machine)]) }
+
     /// Routed sets: start | stop an Avahi reflector (for _handoff._tcp) in the router namespace.
     public func reflector(_ action: String) throws { try Self.script(["reflector", name, action]) }
 

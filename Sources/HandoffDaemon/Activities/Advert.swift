@@ -33,15 +33,16 @@ struct Advert {
     let trustStore: any TrustStore
     /// Shown only in the pairing advert.
     let deviceName: String
-    private(set) var rotation = AdvertRotation()
+    private(set) var rotation: AdvertRotation
     private(set) var schedule: AdvertSchedule
     private(set) var phase = Phase.unpublished
     private(set) var pairingPublished = false
 
     init(
         discovery: any Discovery, trustStore: any TrustStore, deviceName: String, rotationInterval: Duration,
-        rewriteInterval: Duration = .seconds(30), now: ContinuousClock.Instant = .now
+        rewriteInterval: Duration = .seconds(30), owned: OwnedNames? = nil, now: ContinuousClock.Instant = .now
     ) {
+        rotation = AdvertRotation(owned: owned)
         self.discovery = discovery
         self.trustStore = trustStore
         self.deviceName = deviceName
@@ -105,7 +106,7 @@ struct Advert {
             try discovery.publish(
                 try ServiceAdvert(
                     instanceName: deviceName, port: UInt16(port), txt: try TXTRecord([.init(AdvertTXT.pairingKey, "1")]),
-                    hostName: AdvertRotation.randomName()),
+                    hostName: rotation.newName()),
                 slot: .pairing)
         } else {
             discovery.withdraw(slot: .pairing)

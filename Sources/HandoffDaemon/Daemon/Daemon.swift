@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffAdvert
 import HandoffConfig
 import HandoffContent
 import HawkNotes
@@ -27,6 +28,9 @@ public struct DaemonParts: Sendable {
     public var handlers: HandlerRegistry
     /// The search index's store; nil: search is off.
     public var searchIndex: (any SearchIndex)?
+    /// The secret of this machine's zone key (`wide_area:`): advert names then carry its tag, so
+    /// that the DNS server can tell them ours (`OwnedNames`, docs/DEPLOYMENT.md).
+    public var zoneKeySecret: [UInt8]?
     public var logger: Logger
 
     public init(
@@ -114,7 +118,8 @@ public final class Daemon: Sendable {
             advert: Advert(
                 discovery: parts.discovery, trustStore: parts.trustStore, deviceName: configuration.deviceName,
                 rotationInterval: .seconds(configuration.advertRotationSeconds),
-                rewriteInterval: .milliseconds(Int64((configuration.advertRewriteSeconds * 1000).rounded()))),
+                rewriteInterval: .milliseconds(Int64((configuration.advertRewriteSeconds * 1000).rounded())),
+                owned: parts.zoneKeySecret.map(OwnedNames.init(secret:))),
             peers: peers, events: events, logger: logger)
         continuations = Continuations(
             configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
