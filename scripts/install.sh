@@ -3,7 +3,7 @@
 #   /usr/bin/handoffd, /usr/bin/handoffctl, /usr/bin/hawknotes (the Hawk Notes app)
 #   /lib/systemd/system/handoffd.service, /usr/lib/systemd/user/handoffd.service,
 #   /usr/lib/sysusers.d/handoffd.conf (the system user)
-#   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json
+#   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json and handoff-zone-policy.py
 #   man pages, shell completions (bash, zsh, fish), /usr/share/doc/handoffd
 #   the desktop (docs/DBUS.md): D-Bus activation and the system bus policy, the GNOME Shell search
 #   provider, the KRunner runner, Hawk Notes' .desktop entry
@@ -42,6 +42,9 @@ install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.
 install -m 0644 systemd/sysusers.d/handoffd.conf "$D/usr/lib/sysusers.d/handoffd.conf"
 [ -e "$D/etc/handoffd/handoffd.yaml" ] || install -m 0644 config/handoffd.yaml "$D/etc/handoffd/handoffd.yaml"
 install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"
+# For the DNS server of a site with a zone key per machine (docs/DEPLOYMENT.md), not run here
+# (run with python3, which the package does not need).
+install -m 0644 scripts/handoff-zone-policy.py "$D/usr/share/handoffd/handoff-zone-policy.py"
 # Blank lines are not mdoc (groff warns about each).
 for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1 "$MAN"/hawknotes/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
 # A completion file is sourced, not run: no "#!" line.

@@ -15,6 +15,8 @@ import CLDNS
 final class DNSClient {
     let server: String
     let key: TSIGKey
+    /// The server's address (numeric), as `server` resolved to.
+    let address: String
     private let queries: UnsafeMutablePointer<ldns_resolver>
     private let updates: UnsafeMutablePointer<ldns_resolver>
 
@@ -25,6 +27,7 @@ final class DNSClient {
         if let failure = handoff_ldns_load() { throw .library(reason: String(cString: failure)) }
         let (host, port) = try Self.split(server)
         let address = try Self.resolve(host, server: server)
+        self.address = address
         guard let q = ldns_resolver_new(), let u = ldns_resolver_new() else { throw .server(server, reason: "could not be set up (out of memory)") }
         queries = q
         updates = u

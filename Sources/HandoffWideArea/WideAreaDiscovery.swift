@@ -5,6 +5,7 @@ import CLDNS
     import Foundation
 #endif
 import Dispatch
+import HandoffCore
 import HandoffDiscovery
 import Logging
 
@@ -180,7 +181,18 @@ public final class WideAreaDiscovery: Discovery, @unchecked Sendable {
         ZoneAdvert(
             zone: settings.domain, serviceType: settings.serviceType, instance: advert.instanceName,
             host: advert.hostName ?? "h-" + advert.instanceName.lowercased().filter { $0.isLetter || $0.isNumber }, port: advert.port,
-            txt: advert.txt, addresses: settings.addresses(), ttl: settings.ttl)
+            txt: advert.txt, addresses: zoneAddresses(), ttl: settings.ttl)
+    }
+
+    /// Of this machine's addresses, only the one it sends from toward the server: the zone is
+    /// read by anyone who can ask the server, and every address listed together would link them
+    /// (a VPN's and the office's, IPv4 and a temporary IPv6) for all of them; the server sees
+    /// this one in every update anyway, and peers that read the zone route to it as the server
+    /// does. All of them only when the routing table names none of ours (docs/PRIVACY.md).
+    private func zoneAddresses() -> [String] {
+        let all = settings.addresses()
+        guard let client, let source = InterfaceAddresses.source(toward: client.address), all.contains(source) else { return all }
+        return [source]
     }
 
     /// The list under the service name is one record set every machine's key may change (BIND's
