@@ -106,7 +106,9 @@ public enum InterfaceAddresses {
         guard connected == 0 else { return nil }
         var local = sockaddr_storage()
         var localLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) } }
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) }
+        }
         guard named == 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let ok = withUnsafePointer(to: &local) {
