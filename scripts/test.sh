@@ -40,7 +40,7 @@ if [ "$(id -u)" -eq 0 ]; then
   scripts/chaos.sh --short
   scripts/soak.sh 2m
   # What a stranger can time of the advert (issue 28), with rewrites every 2 s on average.
-  scripts/advert-timing.sh 90s 2 12
+  scripts/advert-timing.sh 60s 2 12
 else
   echo "test.sh: scale.sh, chaos.sh, soak.sh and advert-timing.sh skipped: they need root (network namespaces)"
 fi
