@@ -8,7 +8,7 @@
 # without a session waits for a change (publish -> the next record on the wire).
 #   scripts/advert-timing.sh [DURATION] [REWRITE_MEAN] [ROTATION_MEAN]
 #     (root; defaults: 10m, 30 s (handoffd's default), 60 s; BENCH_BIN=DIR: binaries built elsewhere)
-# CI runs `scripts/advert-timing.sh 100s 2 12`.
+# CI runs `scripts/advert-timing.sh 60s 2 12`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
