@@ -22,7 +22,7 @@ fi
 # daemons in blocking calls, which would take Swift concurrency threads from other suites, and
 # their real daemons must not compete for this machine's two cores with another suite's.
 swift test --skip-build --disable-xctest --skip EndToEndTests
-suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ConformanceEndToEndTests"
+suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ZoneOwnershipEndToEndTests ConformanceEndToEndTests"
 unlisted=$(swift test list --skip-build 2>/dev/null | grep -o '\.[A-Za-z]*EndToEndTests/' | tr -d './' | sort -u | grep -vxF -f <(tr ' ' '\n' <<<"$suites") || true)
 [ -z "$unlisted" ] || { echo "test.sh: end-to-end suites missing from its list: $unlisted" >&2; exit 1; }
 for suite in $suites; do
