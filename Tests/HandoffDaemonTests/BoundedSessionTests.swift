@@ -129,7 +129,8 @@ import Testing
             // Stop reading, then ask for lists (about 7 KB each) until alpha's answers fill both
             // sockets' buffers and wait in alpha's memory.
             try await session.channel.setOption(.autoRead, value: false).get()
-            try await waitUntil("alpha's writes to the rogue wait", timeout: 10) {
+            // (20 s: with a build beside the tests it once took longer than 10.)
+            try await waitUntil("alpha's writes to the rogue wait", timeout: 20) {
                 for _ in 0..<200 { session.post(try PeerMessage.list(id: Int64.random(in: 1...Int64.max)).encoded()) }
                 // (Or it is closed already: more than the pending bound piled up at once.)
                 return await a.daemon.peers.links.current(r.identity.id).map { $0.pendingBytes > 100_000 } ?? true

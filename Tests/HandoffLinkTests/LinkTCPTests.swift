@@ -236,8 +236,9 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
 
     @Test func pairingWindowTimesOut() async throws {
         // Long enough that the request arrives inside it even with both cores busy (400 ms once
-        // closed before A's connection was in, in a CI run): what is tested is the expiry after.
-        let a = try await Node.start("A"), b = try await Node.start("B") { $0.pairingWindow = .seconds(2) }
+        // closed before A's connection was in, in a CI run, and 2 s once while a build ran beside
+        // the tests): what is tested is the expiry after.
+        let a = try await Node.start("A"), b = try await Node.start("B") { $0.pairingWindow = .seconds(4) }
         b.endpoint.openPairingWindow()
         async let request = firstPairingRequest(b)
         let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
