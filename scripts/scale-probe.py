@@ -67,7 +67,11 @@ for r in range(ROUNDS):
     t = now()
     child = subprocess.Popen(["nsenter", "-t", HUB_ANCHOR, "-m", "-n", "--", f"{BIN}/handoffd", "--config", f"{WORK}/hub/handoffd.yaml"],
                              stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
-    restart.append(max(wait_all(watchers, "peerPresent", t, 30)))
+    each = sorted(wait_all(watchers, "peerPresent", t, 30))
+    restart.append(each[-1])
+    # Where the last one's time goes: the first peer (the hub's own start) and the spread after.
+    print(f"  round {r + 1}: first peer present after {each[0] * 1000:.1f} ms, half after {each[len(each) // 2] * 1000:.1f} ms, "
+          f"the last after {each[-1] * 1000:.1f} ms")
 print(f"{'hub restarted -> all ' + str(len(PEERS)) + ' peers: peerPresent (last one)':<58} {stats(restart)}")
 
 # 2. The hub publishes: until each peer holds its new list (remoteActivitiesChanged).
@@ -116,17 +120,30 @@ per_minute = (cpu_seconds(pid) - c0) * 60 / (now() - t0)
 print(f"{'hub idle with ' + str(len(PEERS)) + ' sessions: CPU per minute':<58} {per_minute:.2f} s")
 print(f"{'hub RSS with ' + str(len(PEERS)) + ' sessions':<58} {rss_mib(pid):.1f} MiB")
 
-# 5. Every advert rotated at once: until the hub lists each peer under its new name.
+# 5. Every advert rotated at once: until the hub lists each peer under its new name. A rotation
+# withdraws the old advert at once and announces the new one after a random gap (1 s to 11 s by
+# default: issue 28, docs/PRIVACY.md), so the figure runs from the last announcement, which each
+# daemon's status shows (advertisedAs changes once avahi-daemon says the advert is established).
 names = {}
 for c in [hub] + clients:
     names[c.name] = c.request("rotate-advert")["result"]["name"]
 t = now()
+announced = {}
+while len(announced) < len(clients):
+    for c in clients:
+        if c.name not in announced and c.request("status")["result"].get("advertisedAs") == names[c.name]:
+            announced[c.name] = now()
+    if now() - t > 30:
+        fail(f"30 s after the rotations {len(clients) - len(announced)} peers have not announced their new advert")
+last = max(announced.values())
 while True:
     listed = {p["name"]: p.get("advert") for p in hub.request("peers")["result"] if p.get("paired")}
     stale = [p for p in PEERS if listed.get(p) != names[p]]
     if not stale:
         break
-    if now() - t > 30:
-        fail(f"30 s after the rotations the hub still lists {len(stale)} peers under old names: {' '.join(stale[:10])}")
+    if now() - t > 60:
+        fail(f"60 s after the rotations the hub still lists {len(stale)} peers under old names: {' '.join(stale[:10])}")
     time.sleep(0.01)
-print(f"{'all ' + str(N) + ' adverts rotated -> the hub lists every new one':<58} {(now() - t) * 1000:8.1f} ms after the last rotation")
+gaps = sorted(a - t for a in announced.values())
+print(f"{'all ' + str(N) + ' adverts rotated: rotate -> new advert announced':<58} first {gaps[0]:.1f} s, last {gaps[-1]:.1f} s (the random gap)")
+print(f"{'  -> the hub lists every new one':<58} {(now() - last) * 1000:8.1f} ms after the last announcement")
