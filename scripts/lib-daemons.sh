@@ -16,7 +16,7 @@ bench_start() {
     scripts/build-release.sh "$@"
     BIN=$(scripts/build-release.sh --bin-path)
   fi
-  LOG_LEVEL=notice
+  LOG_LEVEL=${LOG_LEVEL:-notice}
 }
 
 # start_daemon INDEX NAME: handoffd on host SET<INDEX>, state and socket under $WORK/NAME.
@@ -151,6 +151,11 @@ end_rig() {
   for name in "$@"; do
     [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
   done
+  # KEEP_LOGS=DIR: each daemon's log kept there (to read after a failed run).
+  if [ -n "${KEEP_LOGS:-}" ]; then
+    mkdir -p "$KEEP_LOGS"
+    for name in "$@"; do cp "$WORK/$name/handoffd.log" "$KEEP_LOGS/$name.log" 2>/dev/null || true; done
+  fi
   rm -rf "$WORK"
 }
 
