@@ -76,13 +76,28 @@ struct PrivacyEndToEndTests {
         let fingerprints = [try await a.fingerprint(), try await b.fingerprint()]
         let secrets =
             ["alpha", "beta", hosts.host(1), hosts.host(2), "Mira", "Thale", "hawknotes", "characterDetail", id, id.lowercased()] + fingerprints
+        // The names and the TXT keys are text; the TXT values are base64url of random bytes, so a
+        // secret would be there as bytes (its letters in the base64 text are chance: "Mira" once
+        // turned up in a blob of 160 random characters).
         for r in records {
-            let text = ([r.name, r.server] + r.txt.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
-            for secret in secrets { #expect(!text.localizedCaseInsensitiveContains(secret), "'\(secret)' in \(text)") }
+            let text = ([r.name, r.server] + r.txt.map(\.key)).joined(separator: " ")
+            let blobs = r.txt.filter { $0.key != "v" }.map { Self.base64url($0.value) }
+            #expect(blobs.count == 3 && blobs.allSatisfy { !$0.isEmpty }, "\(r.txt)")
+            for secret in secrets {
+                #expect(!text.localizedCaseInsensitiveContains(secret), "'\(secret)' in \(text)")
+                for blob in blobs { #expect(!blob.contains(Data(secret.utf8)), "'\(secret)' in a TXT value of \(r.name)") }
+            }
             for (key, value) in r.txt where key != "v" { #expect(UInt64(value) == nil, "\(key)=\(value) is a number") }
             #expect(!r.server.hasPrefix(hosts.host(1)) && !r.server.hasPrefix(hosts.host(2)), "SRV target \(r.server)")
         }
         print("privacy: the stranger saw \(instances.count) adverts in \(records.count) records; none shares a field")
+    }
+
+    /// base64url (no padding) to bytes; empty if it is not.
+    static func base64url(_ text: String) -> Data {
+        var b = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b.count % 4 != 0 { b += "=" }
+        return Data(base64Encoded: b) ?? Data()
     }
 
     @Test func theFormerPeerCannotRecogniseAnAdvertAfterAnUnpair() async throws {
