@@ -339,9 +339,11 @@ public actor PeerLinks {
     /// without waiting for a peer to take it: a peer that does not read holds up nobody (its
     /// session closes as `stalled` at the write deadline). How many sessions took it.
     @discardableResult
+    /// On every open session of each peer, not only the current one: of two sessions the table
+    /// is about to settle (both machines dialled at once), the one kept may be the other.
     public func notify(_ message: PeerMessage, peerIDs: some Sequence<String>) -> Int {
         guard let bytes = try? message.encoded() else { return 0 }
-        return peerIDs.reduce(0) { taken, id in taken + (table.current(id)?.post(bytes) == true ? 1 : 0) }
+        return peerIDs.reduce(0) { taken, id in taken + (table.open(id).map { $0.post(bytes) }.contains(true) ? 1 : 0) }
     }
 
     /// Closes every session with a peer (after unpairing, or `handoffctl disconnect`).

@@ -62,6 +62,9 @@ extension PeerReach {
         state.capabilities[peerID].map { $0.offered(items) } ?? items
     }
 
+    /// Our whole current list, for each session that opens later (`tellOurActivities`).
+    func keep(ourActivities items: [ActivitySummary]) { ourActivities = items }
+
     /// `offered` for each of `peerIDs`, grouped: each distinct list with the peers it goes to.
     /// `items` is our whole current list: kept, for each session that opens later.
     func offered(_ items: [ActivitySummary], toEach peerIDs: some Sequence<String>) -> [(list: [ActivitySummary], peers: [String])] {
