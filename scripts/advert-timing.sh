@@ -15,14 +15,10 @@ REPO=$PWD
 DURATION=${1:-10m}
 MEAN=${2:-30}
 ROTATION=${3:-60}
-case "$DURATION" in
-  *m) SECONDS_TOTAL=$((${DURATION%m} * 60)) ;;
-  *s) SECONDS_TOTAL=${DURATION%s} ;;
-  *) SECONDS_TOTAL=$DURATION ;;
-esac
+source scripts/lib-daemons.sh
+SECONDS_TOTAL=$(duration_seconds "$DURATION")
 [[ "$SECONDS_TOTAL" =~ ^[0-9]+$ ]] && [ "$SECONDS_TOTAL" -ge 30 ] || { echo "advert-timing: DURATION is at least 30s (e.g. 100s, 10m)"; exit 64; }
 /usr/bin/python3 -c 'import zeroconf' 2>/dev/null || { echo "advert-timing: python3-zeroconf is missing; run scripts/install-deps.sh"; exit 1; }
-source scripts/lib-daemons.sh
 bench_start handoffd handoffctl
 SET=timing
 WORK=$(mktemp -d /tmp/handoffd-timing.XXXXXX)

@@ -19,6 +19,16 @@ bench_start() {
   LOG_LEVEL=${LOG_LEVEL:-notice}
 }
 
+# duration_seconds TEXT: 90s, 2m or 120 as whole seconds (nothing printed if it is none of them).
+duration_seconds() {
+  case "$1" in
+    *m) [[ "${1%m}" =~ ^[0-9]+$ ]] && echo $((${1%m} * 60)) ;;
+    *s) [[ "${1%s}" =~ ^[0-9]+$ ]] && echo "${1%s}" ;;
+    *) [[ "$1" =~ ^[0-9]+$ ]] && echo "$1" ;;
+  esac
+  return 0
+}
+
 # start_daemon INDEX NAME: handoffd on host SET<INDEX>, state and socket under $WORK/NAME.
 start_daemon() {
   local i=$1 name=$2 dir="$WORK/$2"

@@ -14,14 +14,10 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 DURATION=${1:-60m}
 N=${2:-5}
-case "$DURATION" in
-  *m) SECONDS_TOTAL=$((${DURATION%m} * 60)) ;;
-  *s) SECONDS_TOTAL=${DURATION%s} ;;
-  *) SECONDS_TOTAL=$DURATION ;;
-esac
+source scripts/lib-daemons.sh
+SECONDS_TOTAL=$(duration_seconds "$DURATION")
 [[ "$SECONDS_TOTAL" =~ ^[0-9]+$ ]] && [ "$SECONDS_TOTAL" -ge 60 ] || { echo "soak: DURATION is at least 60s (e.g. 2m, 60m)"; exit 64; }
 [ "$N" -ge 3 ] || { echo "soak: N is at least 3"; exit 64; }
-source scripts/lib-daemons.sh
 bench_start handoffd handoffctl
 SET=soak
 WORK=$(mktemp -d /tmp/handoffd-soak.XXXXXX)

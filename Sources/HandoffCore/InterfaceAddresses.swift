@@ -81,29 +81,17 @@ public enum InterfaceAddresses {
     /// routing table chooses it: a UDP socket is connected, which sends nothing, and asked its
     /// name. nil when there is no route.
     public static func source(toward destination: String) -> String? {
-        let v6 = destination.contains(":")
-        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        // getaddrinfo with numeric hints parses either family into a sockaddr of the right size.
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard !destination.isEmpty, getaddrinfo(destination, "53", &hints, &found) == 0, let info = found else { return nil }
+        defer { freeaddrinfo(found) }
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var storage = sockaddr_storage()
-        var length: socklen_t
-        if v6 {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = UInt16(53).bigEndian
-            guard inet_pton(AF_INET6, destination, &a.sin6_addr) == 1 else { return nil }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
-        } else {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = UInt16(53).bigEndian
-            guard inet_pton(AF_INET, destination, &a.sin_addr) == 1 else { return nil }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
-        }
-        let connected = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
-        guard connected == 0 else { return nil }
+        guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else { return nil }
         var local = sockaddr_storage()
         var localLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &local) {
