@@ -3,8 +3,10 @@ import HandoffDiscovery
 import Logging
 
 /// Browsing: NEW starts a resolver (a NEW can precede the publisher's probing, so only a resolved
-/// instance becomes a peer); a resolved peer gets a record browser on its TXT record, which reports
-/// changes in about 0.1 s where a kept-open resolver takes about 1 s.
+/// instance becomes a peer), freed once it answers; a resolved instance that is followed (a paired
+/// peer's advert, `Discovery.follow`) gets a record browser on its TXT record, which reports
+/// changes in about 0.1 s where a kept-open resolver takes about 1 s. Every other instance is read
+/// once: a record browser is a querier that avahi-daemon keeps asking on the link.
 extension AvahiDiscovery {
     func startBrowsing() {
         guard browsing.browser == nil, let client else { return }
@@ -88,7 +90,7 @@ extension AvahiDiscovery {
             logger.notice("ignoring a _handoff._tcp service that is not a handoffd", metadata: ["peer.name": "\(n)", "reason": "\(reason)"])
         }
         emit(events)
-        if browsing.table.peer(named: name) != nil { startRecordBrowser(key) }
+        if browsing.followed.contains(name), browsing.table.peer(named: name) != nil { startRecordBrowser(key) }
     }
 
     static func peerAddress(interface: AvahiIfIndex) -> (UnsafePointer<AvahiAddress>) -> PeerAddress {
@@ -114,6 +116,13 @@ extension AvahiDiscovery {
         else { return }
         browsing.lookups[key]?.recordBrowser = rb
         browsing.recordBrowsers[rb] = key
+    }
+
+    func stopRecordBrowser(_ key: PeerTable.InstanceKey) {
+        guard let rb = browsing.lookups[key]?.recordBrowser else { return }
+        avahi_record_browser_free(rb)
+        browsing.recordBrowsers[rb] = nil
+        browsing.lookups[key]?.recordBrowser = nil
     }
 
     func txtRecordEvent(_ b: OpaquePointer, event: AvahiBrowserEvent, rdata: UnsafeRawPointer?, size: Int) {

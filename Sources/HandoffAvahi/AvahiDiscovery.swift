@@ -91,6 +91,19 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     public func withdraw(slot: AdvertSlot) { locked { execute(publishing.machines[slot]!.withdraw(), slot: slot) } }
 
+    public func follow(_ names: Set<String>) {
+        locked {
+            browsing.followed = names
+            for key in Array(browsing.lookups.keys) {
+                if !names.contains(key.name) {
+                    stopRecordBrowser(key)
+                } else if browsing.table.peer(named: key.name) != nil {
+                    startRecordBrowser(key)
+                }
+            }
+        }
+    }
+
     /// One of our own adverts holds this name now.
     func isOwnName(_ name: String) -> Bool { publishing.machines.values.contains { $0.groupActive && $0.nameInUse == name } }
 

@@ -16,6 +16,8 @@ struct AvahiBrowsing {
     var table = PeerTable()
     var lookups: [PeerTable.InstanceKey: AvahiDiscovery.Lookup] = [:]
     var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
+    /// The instance names whose TXT is watched (`Discovery.follow`).
+    var followed: Set<String> = []
 }
 
 /// Reaching avahi-daemon: timers, the problem last reported, the reconnect backoff, shutdown

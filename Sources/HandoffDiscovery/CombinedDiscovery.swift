@@ -24,5 +24,7 @@ public final class CombinedDiscovery: Discovery, @unchecked Sendable {
 
     public func withdraw(slot: AdvertSlot) { for part in parts { part.withdraw(slot: slot) } }
 
+    public func follow(_ names: Set<String>) { for part in parts { part.follow(names) } }
+
     public func shutdown() { for part in parts { part.shutdown() } }
 }

@@ -22,6 +22,16 @@ extension ServiceAdvertiser {
 /// The other handoffd instances currently resolved on the local link.
 public protocol ServiceBrowser: AnyObject, Sendable {
     var peers: [DiscoveredPeer] { get }
+    /// The instances whose TXT changes matter (the paired peers' adverts): those are watched, every
+    /// other one is resolved once. Watching each advert on a link of N machines is N x N
+    /// long-lived queriers, each asking again 1, 2, 4, ... s after it starts: at N = 50, after
+    /// every machine's rotation, 2,450 of them saturated the link's avahi-daemons (issue 27).
+    func follow(_ names: Set<String>)
+}
+
+extension ServiceBrowser {
+    /// A source that watches nothing (a DNS zone is read whole at each poll).
+    public func follow(_ names: Set<String>) {}
 }
 
 /// Both, plus the event streams and shutdown. `HandoffAvahi.AvahiDiscovery` is the link's;

@@ -20,6 +20,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     private var table = PeerTable()
     private var avahiRunning = false
     private var stopped = false
+    private var followedNames: Set<String> = []
 
     public init(network: FakeNetwork, hostName: String, address: String? = nil, avahiRunning: Bool = true) {
         self.network = network
@@ -55,6 +56,10 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
         }
         execute(actions, slot: .main)
     }
+
+    /// What the reader follows (the fake reports every TXT change anyway; tests read this).
+    public var followed: Set<String> { lock.withLock { followedNames } }
+    public func follow(_ names: Set<String>) { lock.withLock { followedNames = names } }
 
     public func withdraw(slot: AdvertSlot) { execute(lock.withLock { slots.machines[slot]!.withdraw() }, slot: slot) }
 

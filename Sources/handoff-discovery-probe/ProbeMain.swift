@@ -28,7 +28,16 @@ struct ProbeMain {
         Output.line(["ready": true])
         let reader = Thread { CommandReader.run(discovery) }
         reader.start()
+        // The probe stands for a daemon paired with every machine it sees: it follows each
+        // resolved instance's TXT changes (a daemon follows only its paired peers' adverts).
+        var followed: Set<String> = []
         for await event in discovery.events {
+            switch event {
+            case .peerAppeared(let peer): followed.insert(peer.name)
+            case .peerRemoved(let name): followed.remove(name)
+            default: break
+            }
+            discovery.follow(followed)
             Output.line(Output.describe(event))
         }
         Output.line(["stopped": true])

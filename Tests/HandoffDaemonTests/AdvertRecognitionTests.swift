@@ -53,6 +53,8 @@ import Testing
             a.trust.pin(TrustedPeer(identity: b.identity.identity, name: "beta", pairedAt: Date()))
             try await waitUntil("alpha sees both adverts", timeout: 5) { a.discovery.peers.count == 2 }
             #expect(await a.daemon.peers.discovered("beta") == nil)
+            // Nothing recognised, nothing followed: discovery watches no stranger's TXT.
+            #expect(a.discovery.followed.isEmpty)
             // Strangers are not shown by any name; beta is shown as paired, not listed.
             let names = try #require(try await a.request("peers")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue }
             #expect(names == ["beta"])
@@ -60,6 +62,10 @@ import Testing
             a.trust.setAdvertisingKey(b.trust.ownAdvertisingKey(), ofPeer: b.identity.identity.id)
             try await waitUntil("alpha recognises beta's advert", timeout: 5) { await a.daemon.peers.discovered("beta") != nil }
             #expect(await a.daemon.peers.discovered("beta")?.name == b.discovery.nameInUse)
+            // Only the recognised advert's TXT is followed: watching every advert on a link is
+            // N x N queriers (issue 27).
+            let betaAdvert = try #require(b.discovery.nameInUse)
+            try await waitUntil("alpha follows beta's advert", timeout: 5) { a.discovery.followed == [betaAdvert] }
             // A paired peer whose key we hold is listed only by its own advert: a key that is not
             // gamma's recognises nothing of gamma's.
             a.trust.pin(TrustedPeer(identity: c.identity.identity, name: "gamma", pairedAt: Date(), advertisingKey: .random(generation: 1)))

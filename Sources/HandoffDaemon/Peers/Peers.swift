@@ -93,6 +93,7 @@ public final class Peers: Service, Sendable {
             switch item {
             case .located(let peerID, let endpoints, let moved): await reach.located(peerID, at: endpoints, moved: moved)
             case .offers(let peerID, let tokens): await asking.offers(tokens, peerID: peerID)
+            case .follow(let names): discovery.follow(names)
             }
         }
     }

@@ -18,6 +18,8 @@ enum ListingNews: Sendable, Equatable {
     case located(peerID: String, endpoints: [PeerEndpoint], moved: Bool)
     /// The activity tokens sealed in the peer's advert, opened with its key.
     case offers(peerID: String, tokens: [AdvertTXT.Token])
+    /// The adverts whose TXT changes discovery is to watch now: the paired peers' (recognised).
+    case follow(Set<String>)
 }
 
 /// What a caller can wait for until the listing notices it.
@@ -45,6 +47,8 @@ actor PeerListing {
     private let waits = Waiters<PeerWait, Void>()
     /// How long a request waits for a paired peer's advert when nothing else says where it is.
     private var grace: Duration
+    /// The names discovery was last told to follow.
+    private var followed: Set<String> = []
 
     init(trustStore: any TrustStore, events: ControlEvents, logger: Logger, listingGrace: Duration) {
         self.trustStore = trustStore
@@ -96,7 +100,15 @@ actor PeerListing {
 
     /// An event of one source: merged by name with the others'.
     func handle(_ event: DiscoveryEvent, from source: Int) -> [ListingNews] {
-        adverts.sources.apply(event, from: source).flatMap { handle($0) }
+        adverts.sources.apply(event, from: source).flatMap { handle($0) } + following()
+    }
+
+    /// The recognised adverts are followed (their TXT watched); every other one was read once.
+    private func following() -> [ListingNews] {
+        let names = Set(adverts.recognised.keys)
+        guard names != followed else { return [] }
+        followed = names
+        return [.follow(names)]
     }
 
     private func handle(_ event: DiscoveryEvent) -> [ListingNews] {
@@ -200,7 +212,7 @@ actor PeerListing {
         guard keys.map(\.peerID) != advertKeys.map(\.peerID) || keys.map(\.key) != advertKeys.map(\.key) else { return [] }
         advertKeys = keys
         recogniser = PrivateAdvert.Recogniser(keys: keys)
-        return adverts.discovered.values.sorted(by: { $0.name < $1.name }).flatMap { read($0, moved: false) }
+        return adverts.discovered.values.sorted(by: { $0.name < $1.name }).flatMap { read($0, moved: false) } + following()
     }
 
     /// How a paired peer is shown: the name it was paired under.
