@@ -54,10 +54,12 @@ def tag(secret, nonce):
 
 
 def owns(secret, label):
+    # 16 characters, or 22 when a private advert's name goes on with the tag its paired peers
+    # recognise (docs/PROTOCOL.md); the zone's tag is always characters 11-16.
     label = label.lower()
-    if len(label) != 16 or any(c not in ALPHABET for c in label):
+    if len(label) not in (16, 22) or any(c not in ALPHABET for c in label):
         return False
-    return hmac.compare_digest(label[10:], tag(secret, label[:10]))
+    return hmac.compare_digest(label[10:16], tag(secret, label[:10]))
 
 
 def read_keys(path):
@@ -161,6 +163,7 @@ def self_test():
     assert tag(secret, "abcdefghij") == SELF_TEST_TAG, tag(secret, "abcdefghij")
     assert owns(secret, "abcdefghij" + SELF_TEST_TAG) and owns(secret, ("abcdefghij" + SELF_TEST_TAG).upper())
     assert not owns(bytes(32), "abcdefghij" + SELF_TEST_TAG)
+    assert owns(secret, "abcdefghij" + SELF_TEST_TAG + "4tajml") and not owns(secret, "abcdefghij" + SELF_TEST_TAG + "4taj")
     p = Policy("handoff.test", {"a": secret, "b": bytes(32)})
     mine, theirs = "abcdefghij" + SELF_TEST_TAG, "abcdefghij" + tag(bytes(32), "abcdefghij")
     assert p.decide("a", f"{mine}._handoff._tcp.handoff.test", "SRV")[0]

@@ -90,12 +90,15 @@ pair_daemons() {
     ctl "$1" pair "$2" --json < "$d/ask.in" > "$d/ask.out" 2> "$d/ask.err" &
     asking=$!
     exec 8> "$d/ask.in"
-    while kill -0 "$asking" 2> /dev/null && ! grep -q '"code"' "$d/ask.out"; do sleep 0.05; done
-    grep -q '"code"' "$d/ask.out" && break
+    # (ask.out is made by the background shell: it may not exist yet)
+    while kill -0 "$asking" 2> /dev/null && ! grep -qs '"code"' "$d/ask.out"; do sleep 0.05; done
+    grep -qs '"code"' "$d/ask.out" && break
     exec 8>&-; wait "$asking" || true; asking=""; sleep 0.2
   done
   [ -n "$asking" ] || { exec 7>&-; echo "pairing failed: $(cat "$d/ask.err")" >&2; return 1; }
-  for n in $(seq 1 200); do grep -q '"code"' "$d/accept.out" && break; sleep 0.05; done
+  # Both sides show the code once the handshake is done; on a loaded machine (CI, the rigs) the
+  # accepting side's may come seconds after the asking side's: up to its --timeout.
+  for n in $(seq 1 600); do grep -qs '"code"' "$d/accept.out" && break; sleep 0.05; done
   ca=$(head -n 1 "$d/ask.out" | code_field); cb=$(head -n 1 "$d/accept.out" | code_field)
   echo "$cb" >&8; echo "$ca" >&7
   exec 7>&- 8>&-

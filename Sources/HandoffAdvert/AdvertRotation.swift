@@ -20,14 +20,18 @@ public struct AdvertRotation: Sendable {
     /// With a zone key of this machine's own, names its server can tell are ours (`OwnedNames`).
     public let owned: OwnedNames?
 
-    public init(owned: OwnedNames? = nil) {
+    /// `key`: this machine's advertising key, whose tag ends the instance name so that paired
+    /// machines resolve it and others need not (`AdvertNameTag`).
+    public init(owned: OwnedNames? = nil, key: AdvertisingKey? = nil) {
         self.owned = owned
-        instanceName = owned?.make() ?? Self.randomName()
-        hostName = owned?.make() ?? Self.randomName()
+        instanceName = ""
+        hostName = ""
+        rotate(key: key)
     }
 
-    public mutating func rotate() {
-        instanceName = newName()
+    public mutating func rotate(key: AdvertisingKey?) {
+        let prefix = newName()
+        instanceName = key.map { AdvertNameTag.name(prefix: prefix, key: $0) } ?? prefix
         hostName = newName()
         sequence = 0
     }

@@ -23,17 +23,17 @@ public struct OwnedNames: Sendable {
         return nonce + tag(nonce)
     }
 
-    /// Whether `label` (the first label of a DNS name, any case) carries this key's tag.
+    /// Whether `label` (the first label of a DNS name, any case) carries this key's tag: its
+    /// characters 11-16, after the 10 they tag. A private advert's name may go on with the
+    /// paired peers' tag (`AdvertNameTag`: 22 characters), which the zone's policy ignores.
     public func owns(_ label: String) -> Bool {
         let lower = label.lowercased()
-        guard lower.count == 16, lower.allSatisfy({ Self.alphabet.contains($0) }) else { return false }
-        return String(lower.suffix(6)) == tag(String(lower.prefix(10)))
+        guard lower.count == 16 || lower.count == 22, lower.allSatisfy({ Self.alphabet.contains($0) }) else { return false }
+        return String(lower.dropFirst(10).prefix(6)) == tag(String(lower.prefix(10)))
     }
 
     /// The first 30 bits of the MAC, as 6 characters of 5 bits.
     func tag(_ nonce: String) -> String {
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: Self.context + Array(nonce.utf8), using: key))
-        let bits = UInt64(mac[0]) << 24 | UInt64(mac[1]) << 16 | UInt64(mac[2]) << 8 | UInt64(mac[3])
-        return String((0..<6).map { i in Self.alphabet[Int((bits >> (27 - 5 * UInt64(i))) & 31)] })
+        AdvertNameTag.base32Tag(Array(HMAC<SHA256>.authenticationCode(for: Self.context + Array(nonce.utf8), using: key)))
     }
 }

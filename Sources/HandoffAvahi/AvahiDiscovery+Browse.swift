@@ -2,8 +2,9 @@ import CAvahi
 import HandoffDiscovery
 import Logging
 
-/// Browsing: NEW starts a resolver (a NEW can precede the publisher's probing, so only a resolved
-/// instance becomes a peer), freed once it answers; a resolved instance that is followed (a paired
+/// Browsing: NEW starts a resolver if the name is wanted (`Discovery.resolve(only:)`; a NEW can
+/// precede the publisher's probing, so only a resolved instance becomes a peer), freed once it
+/// answers; a resolved instance that is followed (a paired
 /// peer's advert, `Discovery.follow`) gets a record browser on its TXT record, which reports
 /// changes in about 0.1 s where a kept-open resolver takes about 1 s. Every other instance is read
 /// once: a record browser is a querier that avahi-daemon keeps asking on the link.
@@ -49,7 +50,7 @@ extension AvahiDiscovery {
     }
 
     func startResolver(_ key: PeerTable.InstanceKey) {
-        guard let client, let lookup = browsing.lookups[key], lookup.resolver == nil else { return }
+        guard let client, let lookup = browsing.lookups[key], lookup.resolver == nil, browsing.wanted(key.name) else { return }
         let r = avahi_service_resolver_new(
             client, key.interfaceIndex, key.protocolFamily, key.name, serviceType, lookup.domain,
             key.protocolFamily, AvahiLookupFlags(0), serviceResolverCallback, context)

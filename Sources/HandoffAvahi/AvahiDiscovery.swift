@@ -91,6 +91,13 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     public func withdraw(slot: AdvertSlot) { locked { execute(publishing.machines[slot]!.withdraw(), slot: slot) } }
 
+    public func resolve(only wanted: @escaping NameInterest) {
+        locked {
+            browsing.wanted = wanted
+            for key in Array(browsing.lookups.keys) where browsing.table.peer(named: key.name) == nil { startResolver(key) }
+        }
+    }
+
     public func follow(_ names: Set<String>) {
         locked {
             browsing.followed = names

@@ -18,6 +18,8 @@ struct AvahiBrowsing {
     var recordBrowsers: [OpaquePointer: PeerTable.InstanceKey] = [:]
     /// The instance names whose TXT is watched (`Discovery.follow`).
     var followed: Set<String> = []
+    /// Which instances are resolved (`Discovery.resolve(only:)`).
+    var wanted: NameInterest = { _ in true }
 }
 
 /// Reaching avahi-daemon: timers, the problem last reported, the reconnect backoff, shutdown

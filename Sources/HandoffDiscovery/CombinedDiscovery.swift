@@ -25,6 +25,7 @@ public final class CombinedDiscovery: Discovery, @unchecked Sendable {
     public func withdraw(slot: AdvertSlot) { for part in parts { part.withdraw(slot: slot) } }
 
     public func follow(_ names: Set<String>) { for part in parts { part.follow(names) } }
+    public func resolve(only wanted: @escaping NameInterest) { for part in parts { part.resolve(only: wanted) } }
 
     public func shutdown() { for part in parts { part.shutdown() } }
 }

@@ -27,11 +27,21 @@ public protocol ServiceBrowser: AnyObject, Sendable {
     /// long-lived queriers, each asking again 1, 2, 4, ... s after it starts: at N = 50, after
     /// every machine's rotation, 2,450 of them saturated the link's avahi-daemons (issue 27).
     func follow(_ names: Set<String>)
+    /// Which newly listed instances to resolve (until told, every one): resolving costs queries
+    /// that every machine on the link reads, so a daemon resolves only the names its paired peers'
+    /// keys tag (`HandoffAdvert.AdvertNameInterest`). A new filter resolves the instances listed
+    /// earlier that it now wants (a pairing, a peer's new key).
+    func resolve(only wanted: @escaping NameInterest)
 }
+
+/// Whether to resolve an instance, by its name.
+public typealias NameInterest = @Sendable (String) -> Bool
 
 extension ServiceBrowser {
     /// A source that watches nothing (a DNS zone is read whole at each poll).
     public func follow(_ names: Set<String>) {}
+    /// A source that reads every instance anyway (a DNS zone).
+    public func resolve(only wanted: @escaping NameInterest) {}
 }
 
 /// Both, plus the event streams and shutdown. `HandoffAvahi.AvahiDiscovery` is the link's;

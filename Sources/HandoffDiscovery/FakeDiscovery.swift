@@ -21,6 +21,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     private var avahiRunning = false
     private var stopped = false
     private var followedNames: Set<String> = []
+    private var interest: NameInterest = { _ in true }
 
     public init(network: FakeNetwork, hostName: String, address: String? = nil, avahiRunning: Bool = true) {
         self.network = network
@@ -60,6 +61,9 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     /// What the reader follows (the fake reports every TXT change anyway; tests read this).
     public var followed: Set<String> { lock.withLock { followedNames } }
     public func follow(_ names: Set<String>) { lock.withLock { followedNames = names } }
+    /// The fake resolves every instance (tests read what it was told).
+    public func resolve(only wanted: @escaping NameInterest) { lock.withLock { interest = wanted } }
+    public func wants(_ name: String) -> Bool { lock.withLock { interest }(name) }
 
     public func withdraw(slot: AdvertSlot) { execute(lock.withLock { slots.machines[slot]!.withdraw() }, slot: slot) }
 

@@ -40,7 +40,7 @@ import Testing
     @Test func aRotationWithAZoneKeyKeepsOwnedNames() {
         var r = AdvertRotation(owned: key)
         #expect(key.owns(r.instanceName) && key.owns(r.hostName))
-        r.rotate()
+        r.rotate(key: nil)
         #expect(key.owns(r.instanceName) && key.owns(r.hostName) && key.owns(r.newName()))
     }
 }

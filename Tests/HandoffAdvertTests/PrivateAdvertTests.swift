@@ -75,7 +75,7 @@ import Testing
         let first = (r.nextSequence(), r.nextSequence())
         #expect(first == (1, 2))
         for _ in 1...50 {
-            r.rotate()
+            r.rotate(key: nil)
             #expect(names.insert(r.instanceName).inserted)
             #expect(r.instanceName.count == 16 && r.instanceName.allSatisfy { $0.isLowercase || $0.isNumber })
             let next = r.nextSequence()

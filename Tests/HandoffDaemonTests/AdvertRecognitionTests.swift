@@ -55,6 +55,10 @@ import Testing
             #expect(await a.daemon.peers.discovered("beta") == nil)
             // Nothing recognised, nothing followed: discovery watches no stranger's TXT.
             #expect(a.discovery.followed.isEmpty)
+            // Without beta's key, alpha would not resolve beta's advert (a real discovery; the fake
+            // resolves everything and says what it was told).
+            let betaAdvert = try #require(b.discovery.nameInUse)
+            try await waitUntil("alpha's discovery is told what to resolve", timeout: 5) { !a.discovery.wants(betaAdvert) }
             // Strangers are not shown by any name; beta is shown as paired, not listed.
             let names = try #require(try await a.request("peers")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue }
             #expect(names == ["beta"])
@@ -64,7 +68,7 @@ import Testing
             #expect(await a.daemon.peers.discovered("beta")?.name == b.discovery.nameInUse)
             // Only the recognised advert's TXT is followed: watching every advert on a link is
             // N x N queriers (issue 27).
-            let betaAdvert = try #require(b.discovery.nameInUse)
+            #expect(a.discovery.wants(betaAdvert))
             try await waitUntil("alpha follows beta's advert", timeout: 5) { a.discovery.followed == [betaAdvert] }
             // A paired peer whose key we hold is listed only by its own advert: a key that is not
             // gamma's recognises nothing of gamma's.

@@ -42,7 +42,7 @@ struct Advert {
         discovery: any Discovery, trustStore: any TrustStore, deviceName: String, rotationInterval: Duration,
         rewriteInterval: Duration = .seconds(30), owned: OwnedNames? = nil, now: ContinuousClock.Instant = .now
     ) {
-        rotation = AdvertRotation(owned: owned)
+        rotation = AdvertRotation(owned: owned, key: try? trustStore.ownAdvertisingKey())
         self.discovery = discovery
         self.trustStore = trustStore
         self.deviceName = deviceName
@@ -91,7 +91,7 @@ struct Advert {
     /// A new name, a new sequence and new salts: the old instance is withdrawn now (peers see its
     /// goodbye) and the new one announced after the schedule's gap.
     mutating func rotate(at now: ContinuousClock.Instant = .now) {
-        rotation.rotate()
+        rotation.rotate(key: try? trustStore.ownAdvertisingKey())
         let announceAt = schedule.rotated(at: now)
         guard let port else { return }
         discovery.withdraw(slot: .main)

@@ -70,6 +70,8 @@ public final class Peers: Service, Sendable {
 
     public func run() async throws {
         let listing = self.listing, trustChanges = endpoint.trustChanges
+        // Discovery resolves only what the paired peers' keys tag, from the start.
+        await route(await listing.refresh())
         await withDiscardingTaskGroup { group in
             for (index, events) in discovery.sources.enumerated() {
                 group.addTask {
@@ -94,6 +96,7 @@ public final class Peers: Service, Sendable {
             case .located(let peerID, let endpoints, let moved): await reach.located(peerID, at: endpoints, moved: moved)
             case .offers(let peerID, let tokens): await asking.offers(tokens, peerID: peerID)
             case .follow(let names): discovery.follow(names)
+            case .resolve(let interest): discovery.resolve(only: interest.wants)
             }
         }
     }

@@ -20,6 +20,8 @@ enum ListingNews: Sendable, Equatable {
     case offers(peerID: String, tokens: [AdvertTXT.Token])
     /// The adverts whose TXT changes discovery is to watch now: the paired peers' (recognised).
     case follow(Set<String>)
+    /// Which instances discovery is to resolve: those the paired peers' keys tag, and untagged.
+    case resolve(AdvertNameInterest)
 }
 
 /// What a caller can wait for until the listing notices it.
@@ -49,6 +51,8 @@ actor PeerListing {
     private var grace: Duration
     /// The names discovery was last told to follow.
     private var followed: Set<String> = []
+    /// Whether discovery was told which names to resolve since this listing started.
+    private var interestSent = false
 
     init(trustStore: any TrustStore, events: ControlEvents, logger: Logger, listingGrace: Duration) {
         self.trustStore = trustStore
@@ -209,10 +213,12 @@ actor PeerListing {
     func refresh() -> [ListingNews] {
         let trusted = (try? trustStore.peers()) ?? []
         let keys = trusted.compactMap { t in t.advertisingKey.map { (peerID: t.identity.id, key: $0) } }
-        guard keys.map(\.peerID) != advertKeys.map(\.peerID) || keys.map(\.key) != advertKeys.map(\.key) else { return [] }
+        guard !interestSent || keys.map(\.peerID) != advertKeys.map(\.peerID) || keys.map(\.key) != advertKeys.map(\.key) else { return [] }
+        interestSent = true
         advertKeys = keys
         recogniser = PrivateAdvert.Recogniser(keys: keys)
-        return adverts.discovered.values.sorted(by: { $0.name < $1.name }).flatMap { read($0, moved: false) } + following()
+        return [.resolve(AdvertNameInterest(keys: keys.map(\.key)))]
+            + adverts.discovered.values.sorted(by: { $0.name < $1.name }).flatMap { read($0, moved: false) } + following()
     }
 
     /// How a paired peer is shown: the name it was paired under.
