@@ -91,7 +91,9 @@ import Testing
         v["advert"] = [
             "advertising_key": hex(adv.key), "generation": "\(adv.generation)", "salt": hex(salt), "sequence": "3",
             "token_activity": id.uuidString, "token_type": "org.hawknotes.bookDetail", "token_version": "1",
-            "v": "2", "n": txt["n"] ?? "", "m": txt["m"] ?? "", "b": txt["b"] ?? ""
+            "v": "2", "n": txt["n"] ?? "", "m": txt["m"] ?? "", "b": txt["b"] ?? "",
+            // The instance name's tag (issue 27): the name's random 16 characters fixed.
+            "name_prefix": "abcdefghijklmnop", "name": AdvertNameTag.name(prefix: "abcdefghijklmnop", key: adv)
         ]
         return v
     }

@@ -99,6 +99,11 @@ def check_vectors(path):
     plain = int(ad["sequence"]).to_bytes(8, "big") + bytes([1]) + token
     plain += bytes(105 - len(plain))
     expect("advert b", b64(ChaCha20Poly1305(hkdf("seal", salt)).encrypt(bytes(12), plain, b"2")), ad["b"])
+    # The instance name: 16 random characters and the first 30 bits of an HMAC of them, 5 bits
+    # a character (docs/PROTOCOL.md, "The advert").
+    alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+    bits = int.from_bytes(hmac.new(key, b"handoffd advert name v1:" + ad["name_prefix"].encode(), "sha256").digest()[:4], "big")
+    expect("advert name", ad["name_prefix"] + "".join(alphabet[(bits >> (27 - 5 * i)) & 31] for i in range(6)), ad["name"])
     for f in failures:
         print(f)
     print("vectors ok" if not failures else f"{len(failures)} vectors differ")
