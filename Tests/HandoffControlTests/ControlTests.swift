@@ -18,6 +18,59 @@ import Testing
         let out = f.feed(Array(String(repeating: "x", count: 25).utf8)) + f.feed(Array("yyyy\nok\n".utf8))
         #expect(out == [.tooLong(limit: 10), .line(Array("ok".utf8))])
     }
+
+    /// The chunked reader says exactly what the byte-at-a-time one it replaced said, however the
+    /// stream is cut: lines at and around the limit, CR LF, empty lines, long lines across chunks.
+    @Test func readsAsTheByteAtATimeFramerDidHoweverTheStreamIsCut() {
+        var random = SplitMix(seed: 27)
+        for _ in 0..<300 {
+            let limit = Int(random.next() % 12) + 1
+            let stream: [UInt8] = (0..<Int(random.next() % 80)).map { _ in [0x0A, 0x0D, 0x61, 0x62, 0x63][Int(random.next() % 5)] }
+            var chunked = LineFramer(maxLine: limit)
+            var reference = ByteFramer(maxLine: limit)
+            var got: [LineFramer.Item] = [], want: [LineFramer.Item] = []
+            var rest = stream[...]
+            while !rest.isEmpty {
+                let n = min(rest.count, Int(random.next() % 9) + 1)
+                got += chunked.feed(rest.prefix(n))
+                for b in rest.prefix(n) { want += reference.feed(b) }
+                rest = rest.dropFirst(n)
+            }
+            #expect(got == want, "limit \(limit), stream \(stream)")
+        }
+    }
+}
+
+/// The framer before issue 27's change, one byte at a time: the reference the test compares with.
+private struct ByteFramer {
+    let maxLine: Int
+    var pending: [UInt8] = []
+    var skipping = false
+
+    mutating func feed(_ b: UInt8) -> [LineFramer.Item] {
+        if b == 0x0A {
+            defer { pending.removeAll(); skipping = false }
+            return skipping ? [] : [.line(pending.last == 0x0D ? Array(pending.dropLast()) : pending)]
+        }
+        guard !skipping else { return [] }
+        pending.append(b)
+        guard pending.count > maxLine else { return [] }
+        pending = []
+        skipping = true
+        return [.tooLong(limit: maxLine)]
+    }
+}
+
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
 
 @Suite struct JSONValueTests {
