@@ -35,10 +35,11 @@ import Testing
         #expect(interest.wants("Mira's laptop") && interest.wants(AdvertRotation.randomName()))
         #expect(!AdvertNameInterest(keys: []).wants(rotation.instanceName))
         // 30-bit tags: a stranger's names are almost never wanted (2^-30 per key each).
-        #expect(!(0..<500).contains { _ in
-            rotation.rotate(key: stranger)
-            return interest.wants(rotation.instanceName)
-        })
+        #expect(
+            !(0..<500).contains { _ in
+                rotation.rotate(key: stranger)
+                return interest.wants(rotation.instanceName)
+            })
     }
 
     /// Each rotation is a new name under the same key, all tagged; nothing repeats.

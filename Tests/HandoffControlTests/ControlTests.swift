@@ -49,7 +49,10 @@ private struct ByteFramer {
 
     mutating func feed(_ b: UInt8) -> [LineFramer.Item] {
         if b == 0x0A {
-            defer { pending.removeAll(); skipping = false }
+            defer {
+                pending.removeAll()
+                skipping = false
+            }
             return skipping ? [] : [.line(pending.last == 0x0D ? Array(pending.dropLast()) : pending)]
         }
         guard !skipping else { return [] }
