@@ -78,3 +78,13 @@ import Testing
         }
     }
 }
+
+/// A device name that unpaired machines would take for a tagged advert name is warned about at start.
+@Suite struct DeviceNameNoticeTests {
+    @Test func aNameShapedLikeATaggedAdvertIsWarnedAbout() throws {
+        let notice = try #require(Daemon.deviceNameNotice("abcdefghijklmnop4tajml"))
+        #expect(notice.contains("handoffctl pair HOST[:PORT]") && notice.contains("device_name"))
+        #expect(Daemon.deviceNameNotice("Mira's laptop") == nil)
+        #expect(Daemon.deviceNameNotice("abcdefghijklmnop") == nil)
+    }
+}

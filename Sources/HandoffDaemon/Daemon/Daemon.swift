@@ -128,6 +128,15 @@ public final class Daemon: Sendable {
         search = Search(
             index: parts.searchIndex, library: parts.library, activities: activities, peers: peers, scenes: scenes, events: events, logger: logger)
         for notice in configuration.notices { logger.warning("\(notice)") }
+        if let notice = Self.deviceNameNotice(configuration.deviceName) { logger.warning("\(notice)") }
+    }
+
+    /// A device name shaped like a tagged private advert name: unpaired machines resolve only
+    /// untagged names (docs/PROTOCOL.md, "The advert"), so they would not find its pairing advert.
+    static func deviceNameNotice(_ name: String) -> String? {
+        guard AdvertNameTag.isTagged(name) else { return nil }
+        return "device_name '\(name)' looks like a private advert's name (22 letters and digits 2-7): machines not yet paired "
+            + "with this one will not find its pairing advert; set another device_name, or pair by address (handoffctl pair HOST[:PORT])"
     }
 
     /// The prelude: the link listens, peers' messages are routed, the advert is published with the
