@@ -1,5 +1,6 @@
 import Foundation
 import HandoffCore
+import HandoffTestSupport
 import Testing
 @testable import HandoffControl
 
@@ -22,7 +23,7 @@ import Testing
     /// The chunked reader says exactly what the byte-at-a-time one it replaced said, however the
     /// stream is cut: lines at and around the limit, CR LF, empty lines, long lines across chunks.
     @Test func readsAsTheByteAtATimeFramerDidHoweverTheStreamIsCut() {
-        var random = SplitMix(seed: 27)
+        var random = SplitMix64(seed: 27)
         for _ in 0..<300 {
             let limit = Int(random.next() % 12) + 1
             let stream: [UInt8] = (0..<Int(random.next() % 80)).map { _ in [0x0A, 0x0D, 0x61, 0x62, 0x63][Int(random.next() % 5)] }
@@ -61,18 +62,6 @@ private struct ByteFramer {
         pending = []
         skipping = true
         return [.tooLong(limit: maxLine)]
-    }
-}
-
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
