@@ -65,11 +65,12 @@ daemon_pid() { ctl "$1" status --json | sed -n 's/.*"pid" : \([0-9]*\).*/\1/p'; 
 # json_field KEY: the first string value of KEY in JSON on stdin.
 json_field() { sed -n "s/.*\"$1\" : \"\\([^\"]*\\)\".*/\\1/p" | head -1; }
 
-# wait_listed NAME PEER: until NAME's daemon lists PEER (10 s).
+# wait_listed NAME PEER: until NAME's daemon lists PEER (20 s: after an unpairing PEER's adverts
+# are under a new key, and its new advert is announced after a random gap of up to 11 s).
 wait_listed() {
   local n
   # One line per peer; a paired peer is in the list even before discovery lists it.
-  for n in $(seq 1 100); do
+  for n in $(seq 1 200); do
     ctl "$1" peers --json | tr -d '\n' | tr '}' '\n' | grep "\"name\" : \"$2\"" | grep -q '"listed" : true' && return 0
     sleep 0.1
   done
@@ -100,7 +101,11 @@ pair_daemons() {
   # accepting side's may come seconds after the asking side's: up to its --timeout.
   for n in $(seq 1 600); do grep -qs '"code"' "$d/accept.out" && break; sleep 0.05; done
   ca=$(head -n 1 "$d/ask.out" | code_field); cb=$(head -n 1 "$d/accept.out" | code_field)
-  echo "$cb" >&8; echo "$ca" >&7
+  # Each code is written from a subshell: if that side has already given up, the write is a
+  # SIGPIPE, which would end this shell silently (status 141, no EXIT trap: CI saw that once);
+  # a subshell takes it, and the wait below says which side failed and why.
+  ( echo "$cb" >&8 ) 2>/dev/null || true
+  ( echo "$ca" >&7 ) 2>/dev/null || true
   exec 7>&- 8>&-
   if ! wait "$asking" || ! wait "$accept"; then
     echo "pairing failed (codes '$ca' and '$cb'): $(cat "$d/ask.err" "$d/accept.err")" >&2; return 1

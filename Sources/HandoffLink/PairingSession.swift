@@ -4,6 +4,7 @@ import HandoffCore
 #else
     import Foundation
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// One pairing in progress, on either machine. Shows the code, takes the user's decision, and
@@ -23,7 +24,14 @@ public final class PairingSession: Sendable {
         codePromise = channel.eventLoop.makePromise()
         outcomePromise = channel.eventLoop.makePromise()
         handler = NIOLoopBoundBox(nil, eventLoop: channel.eventLoop)
+        let ended = self.ended
+        outcomePromise.futureResult.whenComplete { _ in ended.withLockedValue { $0 = true } }
     }
+
+    private let ended = NIOLockedValueBox(false)
+
+    /// Whether the pairing is over (pinned, refused, or ended by either side or the link).
+    public var hasEnded: Bool { ended.withLockedValue { $0 } }
 
     /// The other machine's address ("host:port"), shown beside the code so the person can tell
     /// whether the attempt comes from the machine they mean.

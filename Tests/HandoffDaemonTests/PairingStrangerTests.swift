@@ -111,6 +111,40 @@ import Testing
         }
     }
 
+    /// The other machine stops the attempt after the codes are shown (there, no `pair --accept`
+    /// was waiting): whatever the person types here, they are told that, not that the codes
+    /// differ (a script saw "codes differ" for an attempt the other side had stopped).
+    @Test func anAttemptTheOtherMachineStoppedSaysSoNotThatTheCodesDiffer() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let other = LinkEndpoint(identity: IdentityKey(), name: "beta", trustStore: InMemoryTrustStore())
+            let port = try await other.listen(host: "127.0.0.1", port: 0)
+            other.openPairingWindow()
+            let arriving = Task { () -> PairingSession? in
+                for await session in other.pairingRequests { return session }
+                return nil
+            }
+            let person = try await HandoffClient.connect(socketPath: a.control.path)
+            let shown = try await person.perform(PairRequest(peer: "127.0.0.1:\(port)"))
+            let atOther = try #require(await arriving.value)
+            atOther.cancel()
+            try await waitUntil("alpha sees the attempt end", timeout: 5) { await a.daemon.pairing.hasEnded(pairing: shown.pairing) }
+            var refusal: ClientError?
+            do throws(ClientError) {
+                _ = try await person.perform(PairConfirmRequest(pairing: shown.pairing, accept: true, code: Self.other(than: shown.code)))
+            } catch {
+                refusal = error
+            }
+            guard case .refused("pairing-failed", let message)? = refusal else {
+                Issue.record("expected pairing-failed, got \(String(describing: refusal))")
+                return
+            }
+            #expect(message.contains("cancelled") && message.contains("pair --accept"), "\(message)")
+            await person.close()
+            await other.shutdown()
+        }
+    }
+
     /// Two machines that pair under one name: the second is kept as NAME-2, and a name shared
     /// by two paired machines (an old store) makes `resolve` ask for a fingerprint.
     @Test func aNameAlreadyPairedIsSuffixed() {

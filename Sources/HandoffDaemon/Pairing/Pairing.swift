@@ -84,11 +84,15 @@ public actor Pairing: Service {
     /// `pair --accept`: opens the window and waits for a peer to start pairing. Each accept waits
     /// for its own outcome: a pairing handed to it, or the end of its own time.
     func accept(owner: ControlClient, timeout: Duration) async throws(ControlError) -> PairingCode {
+        // Waiting before the window opens, and before this actor suspends: an attempt that
+        // arrives while the pairing advert is published is this accept's, not stopped as one
+        // with nobody waiting (a scripted `pair` right after `pair --accept` hit that).
+        let ticket = accepts.register(.incoming, owner: owner.key, deadline: timeout)
         endpoint.openPairingWindow()
         windowOpeners.insert(owner.key)
         // The pairing advert (this machine's name) is out only while the window is open.
         await activities.pairingWindowChanged()
-        let outcome = await accepts.wait(for: .incoming, owner: owner.key, deadline: timeout)
+        let outcome = await accepts.wait(ticket)
         await activities.pairingWindowChanged()
         guard case .value(let session) = outcome else {
             if accepts.count(.incoming) == 0 {
@@ -119,6 +123,9 @@ public actor Pairing: Service {
         return PairingCode(pairing: id, code: code, peer: name, fingerprint: session.peer.fingerprint, address: address)
     }
 
+    /// Whether the pairing `id` is over before its `pair-confirm` (or not waiting at all).
+    func hasEnded(pairing id: String) -> Bool { pending[id]?.session.hasEnded ?? true }
+
     /// `pair-confirm`: the person compared the codes. Waits for both sides' decisions. With
     /// `code` (what the person read on the other machine), it confirms only if that is the code
     /// shown here: a stranger that answered first shows another.
@@ -138,6 +145,12 @@ public actor Pairing: Service {
             logger.notice("paired", metadata: ["peer.id": "\(trusted.identity.fingerprint)", "peer.name": "\(trusted.name)"])
             events.broadcast("paired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
             return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint)
+        case .failure(.pairing(let failure)) where differs && failure != .rejectedHere && failure != .rejectedByPeer:
+            // The other machine ended the pairing before this code was compared (no `pair
+            // --accept` waited there, it was cancelled, the link went): that, not the code.
+            throw .failed(
+                code: "pairing-failed",
+                message: "pairing did not complete: \(failure). Run `handoffctl pair --accept` on the other machine, then pair again")
         case .failure where differs:
             throw .failed(
                 code: "codes-differ",
