@@ -26,6 +26,14 @@ public struct AdvertiserMachine: Sendable {
     public private(set) var isClientRunning = false
     /// The service is in an entry group (registering or established).
     public private(set) var groupActive = false
+    /// The group is committed and Avahi is still probing its names. A TXT changed now waits for
+    /// the group to be established: Avahi hears its own probes back and compares their records
+    /// with the group's, so a TXT replaced between a probe and its echo reads as another host
+    /// holding the name (a collision, and the advert renamed `NAME #2`: seen with TXT rewrites
+    /// every second).
+    public private(set) var registering = false
+    /// The full TXT the group holds (as added, or as last updated).
+    private var committedTXT: TXTRecord?
     private let alternativeName: @Sendable (String) -> String
 
     public init(alternativeName: @escaping @Sendable (String) -> String) {
@@ -39,8 +47,7 @@ public struct AdvertiserMachine: Sendable {
         publishedTXT = txt
         guard isClientRunning else { return [] }
         let reset: [Action] = groupActive ? [.discardGroup] : []
-        groupActive = true
-        return reset + [.addService(name: nameInUse!, port: advert.port, txt: txt), .commit]
+        return reset + add(name: nameInUse!, port: advert.port, txt: txt)
     }
 
     public mutating func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) -> [Action] {
@@ -49,7 +56,8 @@ public struct AdvertiserMachine: Sendable {
         d.txt = txt
         desired = d
         publishedTXT = full
-        guard isClientRunning, groupActive, let name = nameInUse else { return [] }
+        guard isClientRunning, groupActive, !registering, let name = nameInUse else { return [] }
+        committedTXT = full
         return [.updateTXT(name: name, txt: full)]
     }
 
@@ -57,6 +65,7 @@ public struct AdvertiserMachine: Sendable {
         desired = nil
         nameInUse = nil
         publishedTXT = nil
+        registering = false
         guard groupActive else { return [] }
         groupActive = false
         return [.discardGroup]
@@ -67,8 +76,7 @@ public struct AdvertiserMachine: Sendable {
         var actions: [Action] = isClientRunning ? [] : [.emit(.avahiUp)]
         isClientRunning = true
         if let d = desired, let txt = publishedTXT, let name = nameInUse, !groupActive {
-            groupActive = true
-            actions += [.addService(name: name, port: d.port, txt: txt), .commit]
+            actions += add(name: name, port: d.port, txt: txt)
         }
         return actions
     }
@@ -77,6 +85,7 @@ public struct AdvertiserMachine: Sendable {
     /// must be withdrawn now and added again once it is RUNNING.
     public mutating func serverNotRunning() -> [Action] {
         isClientRunning = false
+        registering = false
         guard groupActive else { return [] }
         groupActive = false
         return [.resetGroup]
@@ -87,12 +96,21 @@ public struct AdvertiserMachine: Sendable {
         let wasUp = isClientRunning
         isClientRunning = false
         groupActive = false
+        registering = false
         return wasUp ? [.emit(.avahiDown(reason: reason))] : []
     }
 
+    /// The group's names are ours: the advert is out, and a TXT that changed while Avahi probed
+    /// goes out now.
     public mutating func groupEstablished() -> [Action] {
         guard let name = nameInUse, groupActive else { return [] }
-        return [.emit(.published(name: name))]
+        registering = false
+        var actions: [Action] = [.emit(.published(name: name))]
+        if let txt = publishedTXT, txt != committedTXT {
+            committedTXT = txt
+            actions.append(.updateTXT(name: name, txt: txt))
+        }
+        return actions
     }
 
     /// Another host (or a local client) holds our name: take Avahi's alternative and keep it.
@@ -100,8 +118,15 @@ public struct AdvertiserMachine: Sendable {
         guard let d = desired, let name = nameInUse, let txt = publishedTXT else { return [] }
         let next = alternativeName(name)
         nameInUse = next
+        return [.resetGroup] + add(name: next, port: d.port, txt: txt)
+    }
+
+    /// The service added to the group and committed: Avahi probes its names from now on.
+    private mutating func add(name: String, port: UInt16, txt: TXTRecord) -> [Action] {
         groupActive = true
-        return [.resetGroup, .addService(name: next, port: d.port, txt: txt), .commit]
+        registering = true
+        committedTXT = txt
+        return [.addService(name: name, port: port, txt: txt), .commit]
     }
 
     public mutating func groupFailed(code: Int32, message: String) -> [Action] {

@@ -28,6 +28,9 @@ struct WideAreaEndToEndTests {
                       server: \(try hosts.routerAddress(i))
                       key_file: \(keyFile)
                       poll_seconds: 1
+                    # TXT rewrites every second: a rewrite while Avahi probed once renamed the advert
+                    # `NAME #2` (a collision with its own probe), which then never reached the zone.
+                    advert_rewrite_seconds: 1
 
                     """
             made.append(try DaemonHost(hosts, i, name: name, config: config))

@@ -26,9 +26,37 @@ import Testing
         var m = machine()
         _ = m.clientBecameRunning()
         _ = try m.publish(advert())
+        _ = m.groupEstablished()
         let txt = try TXTRecord(["tok": "1"])
         #expect(try m.updateTXT(txt) == [.updateTXT(name: "alpha", txt: full(txt))])
         #expect(m.desired?.txt == txt)
+    }
+
+    /// Avahi compares the echo of its own probe with the group's records: a TXT replaced while
+    /// it probes reads as another host's, a collision. Changes wait for the group's names, the
+    /// last one goes out then, and none if the TXT ended where it began.
+    @Test func aTXTChangedWhileAvahiProbesWaitsForTheNames() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        _ = try m.publish(advert())
+        #expect(m.registering)
+        #expect(try m.updateTXT(try TXTRecord(["tok": "1"])).isEmpty)
+        #expect(try m.updateTXT(try TXTRecord(["tok": "2"])).isEmpty)
+        #expect(m.groupEstablished() == [.emit(.published(name: "alpha")), .updateTXT(name: "alpha", txt: full(try TXTRecord(["tok": "2"])))])
+        #expect(!m.registering)
+        #expect(try m.updateTXT(try TXTRecord(["tok": "3"])) == [.updateTXT(name: "alpha", txt: full(try TXTRecord(["tok": "3"])))])
+        // A collision probes again: the same holds for the new name.
+        _ = m.collision()
+        #expect(try m.updateTXT(try TXTRecord(["tok": "4"])).isEmpty)
+        #expect(try m.updateTXT(try TXTRecord(["tok": "3"])).isEmpty)
+        #expect(m.groupEstablished() == [.emit(.published(name: "alpha #2"))])
+        // So does a new advert, and a replay on a new client.
+        _ = try m.publish(advert("beta"))
+        #expect(try m.updateTXT(.empty).isEmpty)
+        _ = m.clientLost(reason: "x")
+        _ = m.clientBecameRunning()
+        #expect(m.registering)
+        #expect(try m.updateTXT(try TXTRecord(["tok": "5"])).isEmpty)
     }
 
     @Test func tooLargeTXTIsATypedErrorAndChangesNothing() throws {
