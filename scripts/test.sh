@@ -11,9 +11,13 @@ SCRATCH=$(mktemp -d /tmp/handoffd-test.XXXXXX)
 trap 'rm -rf "$SCRATCH"' EXIT
 export TMPDIR=$SCRATCH
 
+# took STEP: how long STEP took (CI keeps to 35 minutes on a 2-core machine: where they go).
+lap=$SECONDS
+took() { echo "test.sh: $1 took $((SECONDS - lap)) s"; lap=$SECONDS; }
 scripts/install-deps.sh
 swift build
 swift build --build-tests
+took "installing and building"
 if [ $# -gt 0 ]; then
   swift test --skip-build --disable-xctest "$@"
   exit
@@ -22,25 +26,32 @@ fi
 # daemons in blocking calls, which would take Swift concurrency threads from other suites, and
 # their real daemons must not compete for this machine's two cores with another suite's.
 swift test --skip-build --disable-xctest --skip EndToEndTests
+took "unit and component tests"
 suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ZoneOwnershipEndToEndTests ConformanceEndToEndTests"
 unlisted=$(swift test list --skip-build 2>/dev/null | grep -o '\.[A-Za-z]*EndToEndTests/' | tr -d './' | sort -u | grep -vxF -f <(tr ' ' '\n' <<<"$suites") || true)
 [ -z "$unlisted" ] || { echo "test.sh: end-to-end suites missing from its list: $unlisted" >&2; exit 1; }
 for suite in $suites; do
   swift test --skip-build --disable-xctest --filter "$suite"
+  took "$suite"
 done
 # handoffd under a real systemd, from its Debian package (root: it boots a container; without root
 # the suite says it is skipped and why).
-if [ "$(id -u)" -eq 0 ]; then scripts/package-deb.sh; fi
+if [ "$(id -u)" -eq 0 ]; then scripts/package-deb.sh; took "the package (release build)"; fi
 scripts/test-systemd.sh
+took "systemd"
 # The rigs of many machines, a bad network, a long day and a stranger timing the advert, in their short versions (each fails on
 # a broken promise; the long ones are in the README's "Benchmarks"). They use the release build
 # the package was made from, and need root (network namespaces).
 if [ "$(id -u)" -eq 0 ]; then
   SCALE_IDLE_SECONDS=10 scripts/scale.sh 10 2
+  took "scale.sh 10"
   scripts/chaos.sh --short
+  took "chaos.sh --short"
   scripts/soak.sh 2m
+  took "soak.sh 2m"
   # What a stranger can time of the advert (issue 28), with rewrites every 2 s on average.
   scripts/advert-timing.sh 60s 2 12
+  took "advert-timing.sh 60s"
 else
   echo "test.sh: scale.sh, chaos.sh, soak.sh and advert-timing.sh skipped: they need root (network namespaces)"
 fi
