@@ -242,7 +242,7 @@ let package = Package(
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
         .testTarget(name: "HandoffProtocolTests", dependencies: ["HandoffProtocol", "HandoffCore"]),
-        .testTarget(name: "HandoffAdvertTests", dependencies: ["HandoffAdvert", "HandoffDiscovery", "HandoffCore"]),
+        .testTarget(name: "HandoffAdvertTests", dependencies: ["HandoffAdvert", "HandoffDiscovery", "HandoffCore", "HandoffTestSupport"]),
         .testTarget(name: "HandoffWideAreaTests", dependencies: ["HandoffWideArea", "HandoffDiscovery", "HandoffTestSupport"]),
         .testTarget(
             name: "HandoffLinkTests",

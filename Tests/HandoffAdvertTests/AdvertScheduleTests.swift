@@ -1,24 +1,13 @@
 import HandoffAdvert
+import HandoffTestSupport
 import Testing
-
-/// A seeded generator: the schedule's draws are checked as distributions, reproducibly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Issue 28: the advert's rewrites and rotations come at moments that say nothing about the person.
 @Suite struct AdvertScheduleTests {
     func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
     @Test func rewriteWaitsAreExponentialWithTheConfiguredMean() {
-        var random = SplitMix64(state: 28)
+        var random = SplitMix64(seed: 28)
         let waits = (0..<20_000).map { _ in seconds(AdvertSchedule.exponential(mean: .seconds(30), using: &random)) }
         let mean = waits.reduce(0, +) / Double(waits.count)
         #expect(abs(mean - 30) < 0.9, "mean \(mean)")
@@ -35,7 +24,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func theNextRewriteIsDrawnAfterEachOneAndNothingElseMovesIt() {
-        var random = SplitMix64(state: 7)
+        var random = SplitMix64(seed: 7)
         let t0 = ContinuousClock.now
         var s = AdvertSchedule(rewriteMean: .seconds(30), rotationMean: .seconds(900), now: t0, using: &random)
         let first = s.nextRewrite
@@ -47,7 +36,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func lifetimesAndGapsAreDrawnInTheirRanges() {
-        var random = SplitMix64(state: 15)
+        var random = SplitMix64(seed: 15)
         let t0 = ContinuousClock.now
         var s = AdvertSchedule(rewriteMean: .seconds(30), rotationMean: .seconds(900), now: t0, using: &random)
         var lifetimes: [Double] = [], gaps: [Double] = []
