@@ -7,6 +7,8 @@ public struct AdvertRotation: Sendable {
         case interval, unpaired
         case addressesChanged = "addresses-changed"
         case requested
+        /// mDNS renamed the advert (`NAME #2`): another host, or Avahi's own echo, held the name.
+        case collision
     }
 
     public private(set) var instanceName: String

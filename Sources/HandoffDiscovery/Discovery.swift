@@ -12,9 +12,14 @@ public protocol ServiceAdvertiser: AnyObject, Sendable {
     /// Replaces the main advert's TXT entries in place (no withdraw, no new probing).
     func updateTXT(_ txt: TXTRecord) throws(DiscoveryError)
     func withdraw(slot: AdvertSlot)
+    /// The main advert's name as the network holds it: the one asked for, or the one mDNS took
+    /// after a collision; nil while none is published (or where names cannot collide).
+    var nameInUse: String? { get }
 }
 
 extension ServiceAdvertiser {
+    /// A source whose names cannot collide (a DNS zone: the update names the record).
+    public var nameInUse: String? { nil }
     public func publish(_ advert: ServiceAdvert) throws(DiscoveryError) { try publish(advert, slot: .main) }
     public func withdraw() { withdraw(slot: .main) }
 }

@@ -65,6 +65,12 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public func resolve(only wanted: @escaping NameInterest) { lock.withLock { interest = wanted } }
     public func wants(_ name: String) -> Bool { lock.withLock { interest }(name) }
 
+    /// What Avahi reports when another host's probe or answer claims a published name (or its
+    /// own probe's echo, with records changed since: `AdvertiserMachine.registering`).
+    public func collide(slot: AdvertSlot = .main) {
+        execute(lock.withLock { slots.machines[slot]!.collision() }, slot: slot)
+    }
+
     public func withdraw(slot: AdvertSlot) { execute(lock.withLock { slots.machines[slot]!.withdraw() }, slot: slot) }
 
     public func shutdown() {

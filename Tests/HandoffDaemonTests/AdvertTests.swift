@@ -3,6 +3,7 @@ import HandoffAdvert
 import HandoffCore
 import HandoffDiscovery
 import HandoffLink
+import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon
 
@@ -167,5 +168,44 @@ import Testing
             ),
             key: .random(generation: .max))
         #expect(try HandoffTXT.compose(record).byteCount <= TXTRecord.maxRecordBytes)
+    }
+
+    /// mDNS renames an advert whose name another host holds (`NAME #2`; Avahi's echo of its own
+    /// probe once did it): that name is untagged and a zone keeps the other, so it is rotated.
+    @Test func aCollidedAdvertIsRotatedNotKeptUnderItsNumberTwo() throws {
+        let mine = FakeDiscovery(network: network, hostName: "a"), other = FakeDiscovery(network: network, hostName: "b")
+        let t0 = ContinuousClock.now
+        var a = Advert(
+            discovery: mine, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: .seconds(900),
+            rewriteInterval: .seconds(3), now: t0)
+        // Another host holds the name this advert asks for.
+        try other.publish(try ServiceAdvert(instanceName: a.instanceName, port: 7000, txt: .empty))
+        try a.publish(port: 7340, advertised: entries(1))
+        #expect(mine.nameInUse == a.instanceName + " #2")
+        #expect(a.collided)
+        a.rotate(at: t0)
+        #expect(!a.collided, "a rotation's gap is no collision")
+        guard case .rotating(_, let announceAt) = a.phase else {
+            Issue.record("not rotating: \(a.phase)")
+            return
+        }
+        #expect(try a.due(at: announceAt, advertised: entries(1)) == .announced(name: a.instanceName))
+        #expect(mine.nameInUse == a.instanceName && !a.collided)
+        #expect(AdvertNameTag.isTagged(a.instanceName))
+    }
+}
+
+/// The daemon rotates a collided advert by itself (its run loop looks at least once a second).
+@Suite struct AdvertCollisionDaemonTests {
+    @Test func aCollisionRotatesTheAdvert() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork()) { $0.advertRewriteSeconds = 0.5 }
+        try await withStopping(a) {
+            let first = try #require(a.discovery.nameInUse)
+            a.discovery.collide()
+            try await waitUntil("alpha's advert is under a new tagged name", timeout: 10) {
+                guard let now = a.discovery.nameInUse else { return false }
+                return now != first && AdvertNameTag.isTagged(now)
+            }
+        }
     }
 }

@@ -57,6 +57,7 @@ public actor Activities: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let now = ContinuousClock.now
             if advert.rotationDue(at: now) { rotate(.interval) }
+            if advert.collided { rotate(.collision) }
             if let addressesNow = LocalAddresses.current(), addressesNow != addresses {
                 addresses = addressesNow
                 rotate(.addressesChanged)

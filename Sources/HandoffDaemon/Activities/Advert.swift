@@ -67,6 +67,14 @@ struct Advert {
 
     func rotationDue(at now: ContinuousClock.Instant) -> Bool { schedule.isRotationDue(at: now) }
 
+    /// mDNS renamed the published advert after a collision (`NAME #2`): that name is not tagged
+    /// (every machine resolves it), a zone holds the name asked for, and a stranger sees it kept
+    /// until the next rotation. The advert is rotated instead: a new random name, in both.
+    var collided: Bool {
+        guard case .published = phase, let held = discovery.nameInUse else { return false }
+        return held != rotation.instanceName
+    }
+
     /// When the run loop must look again at the latest.
     var nextEvent: ContinuousClock.Instant {
         if case .rotating(_, let at) = phase { return min(at, schedule.nextEvent) }
