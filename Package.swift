@@ -266,7 +266,7 @@ let package = Package(
         .testTarget(
             name: "HandoffDaemonEndToEndTests",
             dependencies: [
-                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport",
+                "HandoffAdvert", "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "HandoffTestSupport",
                 .product(name: "Crypto", package: "swift-crypto")
             ]),
         .testTarget(name: "HandoffAvahiTests", dependencies: ["HandoffAvahi", "HandoffDiscovery", "HandoffTestSupport"])

@@ -31,7 +31,7 @@ extension AvahiDiscovery {
                 }
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
-                    logger.info("service name taken locally; renaming", metadata: ["service.name": "\(name)"])
+                    logger.info("service name taken locally", metadata: ["service.name": "\(name)"])
                     execute(publishing.machines[slot]!.collision(), slot: slot)
                     return
                 }
@@ -96,8 +96,11 @@ extension AvahiDiscovery {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
             execute(publishing.machines[slot]!.groupEstablished(), slot: slot)
         case AVAHI_ENTRY_GROUP_COLLISION:
+            let machine = publishing.machines[slot]!
             logger.info(
-                "service name collision on the network; renaming", metadata: ["service.name": "\(publishing.machines[slot]!.nameInUse ?? "")"])
+                machine.desired?.onCollision == .withdraw
+                    ? "service name collision on the network; withdrawn for a new name" : "service name collision on the network; renaming",
+                metadata: ["service.name": "\(machine.nameInUse ?? "")"])
             execute(publishing.machines[slot]!.collision(), slot: slot)
         case AVAHI_ENTRY_GROUP_FAILURE:
             let code = client.map { avahi_client_errno($0) } ?? -1

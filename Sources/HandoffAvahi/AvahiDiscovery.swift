@@ -74,6 +74,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     /// The name our advert holds once established; differs from the requested one after a collision.
     public var nameInUse: String? { locked { publishing.machines[.main]!.nameInUse } }
+    public var collided: Bool { locked { publishing.machines[.main]!.collided } }
 
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in

@@ -34,6 +34,9 @@ public struct AdvertiserMachine: Sendable {
     public private(set) var registering = false
     /// The full TXT the group holds (as added, or as last updated).
     private var committedTXT: TXTRecord?
+    /// An advert that withdraws on a collision (`ServiceAdvert.onCollision`) lost its name:
+    /// withdrawn until the caller publishes another.
+    public private(set) var collided = false
     private let alternativeName: @Sendable (String) -> String
 
     public init(alternativeName: @escaping @Sendable (String) -> String) {
@@ -42,7 +45,8 @@ public struct AdvertiserMachine: Sendable {
 
     public mutating func publish(_ advert: ServiceAdvert) throws(DiscoveryError) -> [Action] {
         let txt = try compose(advert.txt)
-        if desired?.instanceName != advert.instanceName { nameInUse = advert.instanceName }
+        if desired?.instanceName != advert.instanceName || collided { nameInUse = advert.instanceName }
+        collided = false
         desired = advert
         publishedTXT = txt
         guard isClientRunning else { return [] }
@@ -66,6 +70,7 @@ public struct AdvertiserMachine: Sendable {
         nameInUse = nil
         publishedTXT = nil
         registering = false
+        collided = false
         guard groupActive else { return [] }
         groupActive = false
         return [.discardGroup]
@@ -75,7 +80,7 @@ public struct AdvertiserMachine: Sendable {
     public mutating func clientBecameRunning() -> [Action] {
         var actions: [Action] = isClientRunning ? [] : [.emit(.avahiUp)]
         isClientRunning = true
-        if let d = desired, let txt = publishedTXT, let name = nameInUse, !groupActive {
+        if let d = desired, let txt = publishedTXT, let name = nameInUse, !groupActive, !collided {
             actions += add(name: name, port: d.port, txt: txt)
         }
         return actions
@@ -113,9 +118,18 @@ public struct AdvertiserMachine: Sendable {
         return actions
     }
 
-    /// Another host (or a local client) holds our name: take Avahi's alternative and keep it.
+    /// Another host (or a local client) holds our name: take Avahi's alternative and keep it, or
+    /// withdraw (`CollisionPolicy.withdraw`) until the caller publishes another name.
     public mutating func collision() -> [Action] {
         guard let d = desired, let name = nameInUse, let txt = publishedTXT else { return [] }
+        if d.onCollision == .withdraw {
+            collided = true
+            registering = false
+            guard groupActive else { return [] }
+            groupActive = false
+            // Reset, not freed: this runs inside the group's own callback.
+            return [.resetGroup]
+        }
         let next = alternativeName(name)
         nameInUse = next
         return [.resetGroup] + add(name: next, port: d.port, txt: txt)

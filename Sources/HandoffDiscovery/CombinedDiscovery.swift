@@ -24,8 +24,8 @@ public final class CombinedDiscovery: Discovery, @unchecked Sendable {
 
     public func withdraw(slot: AdvertSlot) { for part in parts { part.withdraw(slot: slot) } }
 
-    /// The first part's that can tell (the link's: mDNS renames after a collision).
-    public var nameInUse: String? { parts.lazy.compactMap(\.nameInUse).first }
+    /// Any part's (the link's: mDNS names collide).
+    public var collided: Bool { parts.contains { $0.collided } }
 
     public func follow(_ names: Set<String>) { for part in parts { part.follow(names) } }
     public func resolve(only wanted: @escaping NameInterest) { for part in parts { part.resolve(only: wanted) } }

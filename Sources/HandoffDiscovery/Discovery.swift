@@ -12,14 +12,14 @@ public protocol ServiceAdvertiser: AnyObject, Sendable {
     /// Replaces the main advert's TXT entries in place (no withdraw, no new probing).
     func updateTXT(_ txt: TXTRecord) throws(DiscoveryError)
     func withdraw(slot: AdvertSlot)
-    /// The main advert's name as the network holds it: the one asked for, or the one mDNS took
-    /// after a collision; nil while none is published (or where names cannot collide).
-    var nameInUse: String? { get }
+    /// The main advert, published with `CollisionPolicy.withdraw`, lost its name to a collision
+    /// and is withdrawn until another is published.
+    var collided: Bool { get }
 }
 
 extension ServiceAdvertiser {
     /// A source whose names cannot collide (a DNS zone: the update names the record).
-    public var nameInUse: String? { nil }
+    public var collided: Bool { false }
     public func publish(_ advert: ServiceAdvert) throws(DiscoveryError) { try publish(advert, slot: .main) }
     public func withdraw() { withdraw(slot: .main) }
 }

@@ -38,6 +38,7 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
     /// The name our advert holds now, if it is established.
     public var nameInUse: String? { nameInUse(.main) }
+    public var collided: Bool { lock.withLock { slots.machines[.main]!.collided } }
     public func nameInUse(_ slot: AdvertSlot) -> String? {
         lock.withLock { slots.machines[slot]!.groupActive ? slots.machines[slot]!.nameInUse : nil }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffAdvert
 import HandoffClient
 import HandoffControl
 import HandoffCore
@@ -189,6 +190,31 @@ struct PrivacyEndToEndTests {
         // one name's withdrawal and the next one's resolution the stranger lists nothing, so this
         // waits for it, with a deadline, instead of looking once.)
         try await waitUntil("the stranger lists beta's private advert", timeout: 8) { !stranger.listed.isEmpty }
+    }
+    /// A stranger announces the name of alpha's advert as its own (no probe, as a hostile machine
+    /// may): Avahi on alpha reports a collision. alpha rotates to a new random name instead of
+    /// keeping Avahi's `NAME #2`, which is untagged (every machine would resolve it), differs
+    /// from what a zone holds, and would stay until the next rotation.
+    @Test func aStrangerClaimingTheAdvertsNameMakesItRotateNotRenameToNumberTwo() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha", config: Self.quickRewrites)
+        try await a.start()
+        try await waitUntil("alpha advertises", timeout: 10) { try await a.advertName() != nil }
+        let first = try #require(try await a.advertName())
+        let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/name-squatter.py").path
+        let squatter = try hosts.spawn(2, "/usr/bin/python3", [script, first, try hosts.address(2)])
+        defer { squatter.stop() }
+        guard squatter.waitForLine(timeout: 10, { $0 == "announced" }) != nil else {
+            Issue.record("the squatter did not announce: \(squatter.output)")
+            return
+        }
+        try await waitUntil("alpha advertises under a new random name", timeout: 15) {
+            guard let now = try await a.advertName() else { return false }
+            return now != first && AdvertNameTag.isTagged(now)
+        }
+        #expect(a.log.contains("advert.reason=collision"), "alpha's log says why:\n\(a.log)")
+        #expect(!a.log.contains(first + " #2"), "the lost name was taken as '\(first) #2':\n\(a.log)")
     }
 }
 

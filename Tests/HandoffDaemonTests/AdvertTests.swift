@@ -170,8 +170,8 @@ import Testing
         #expect(try HandoffTXT.compose(record).byteCount <= TXTRecord.maxRecordBytes)
     }
 
-    /// mDNS renames an advert whose name another host holds (`NAME #2`; Avahi's echo of its own
-    /// probe once did it): that name is untagged and a zone keeps the other, so it is rotated.
+    /// An advert whose name another host holds (or Avahi's echo of its own probe: it happened) is
+    /// withdrawn and rotated, never renamed `NAME #2` (untagged; a zone would keep the other).
     @Test func aCollidedAdvertIsRotatedNotKeptUnderItsNumberTwo() throws {
         let mine = FakeDiscovery(network: network, hostName: "a"), other = FakeDiscovery(network: network, hostName: "b")
         let t0 = ContinuousClock.now
@@ -181,7 +181,7 @@ import Testing
         // Another host holds the name this advert asks for.
         try other.publish(try ServiceAdvert(instanceName: a.instanceName, port: 7000, txt: .empty))
         try a.publish(port: 7340, advertised: entries(1))
-        #expect(mine.nameInUse == a.instanceName + " #2")
+        #expect(mine.nameInUse == nil, "withdrawn, not renamed \(mine.nameInUse ?? "")")
         #expect(a.collided)
         a.rotate(at: t0)
         #expect(!a.collided, "a rotation's gap is no collision")
@@ -202,6 +202,7 @@ import Testing
         try await withStopping(a) {
             let first = try #require(a.discovery.nameInUse)
             a.discovery.collide()
+            #expect(a.discovery.nameInUse == nil, "withdrawn, not renamed")
             try await waitUntil("alpha's advert is under a new tagged name", timeout: 10) {
                 guard let now = a.discovery.nameInUse else { return false }
                 return now != first && AdvertNameTag.isTagged(now)

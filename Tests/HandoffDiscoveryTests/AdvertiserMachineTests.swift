@@ -85,6 +85,28 @@ import Testing
         #expect(m.clientBecameRunning() == [.emit(.avahiUp), .addService(name: "alpha #3", port: 7000, txt: full()), .commit])
     }
 
+    /// A private advert's name is not to be kept as `NAME #2`: it withdraws and waits for a new
+    /// name; a client that comes back does not bring the lost name back either.
+    @Test func anAdvertThatWithdrawsOnCollisionWaitsForANewName() throws {
+        var m = machine()
+        _ = m.clientBecameRunning()
+        var advert = advert("x7")
+        advert.onCollision = .withdraw
+        _ = try m.publish(advert)
+        #expect(m.collision() == [.resetGroup])
+        #expect(m.collided && !m.groupActive && !m.registering)
+        #expect(try m.updateTXT(.empty).isEmpty)
+        _ = m.clientLost(reason: "x")
+        #expect(m.clientBecameRunning() == [.emit(.avahiUp)])
+        advert = self.advert("y8")
+        advert.onCollision = .withdraw
+        #expect(try m.publish(advert) == [.addService(name: "y8", port: 7000, txt: full()), .commit])
+        #expect(!m.collided)
+        // The same name again (a caller that insists) is asked for again, not its `#2`.
+        _ = m.collision()
+        #expect(try m.publish(advert) == [.addService(name: "y8", port: 7000, txt: full()), .commit])
+    }
+
     @Test func disconnectReplaysTheDesiredStateOnANewClient() throws {
         var m = machine()
         _ = m.clientBecameRunning()

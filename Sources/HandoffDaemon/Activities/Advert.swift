@@ -60,19 +60,20 @@ struct Advert {
     }
 
     mutating func publish(port: Int, advertised: [CurrentActivities.Entry]) throws {
-        try discovery.publish(
-            try ServiceAdvert(instanceName: rotation.instanceName, port: UInt16(port), txt: record(advertised), hostName: rotation.hostName))
+        var advert = try ServiceAdvert(instanceName: rotation.instanceName, port: UInt16(port), txt: record(advertised), hostName: rotation.hostName)
+        advert.onCollision = .withdraw
+        try discovery.publish(advert)
         phase = .published(port: port)
     }
 
     func rotationDue(at now: ContinuousClock.Instant) -> Bool { schedule.isRotationDue(at: now) }
 
-    /// mDNS renamed the published advert after a collision (`NAME #2`): that name is not tagged
-    /// (every machine resolves it), a zone holds the name asked for, and a stranger sees it kept
-    /// until the next rotation. The advert is rotated instead: a new random name, in both.
+    /// Another host claimed the advert's name (or Avahi's own echo did): it is withdrawn, not
+    /// renamed `NAME #2` (untagged, so every machine would resolve it; a zone would keep the
+    /// name asked for; a stranger could follow it until the next rotation). It is to be rotated.
     var collided: Bool {
-        guard case .published = phase, let held = discovery.nameInUse else { return false }
-        return held != rotation.instanceName
+        guard case .published = phase else { return false }
+        return discovery.collided
     }
 
     /// When the run loop must look again at the latest.
