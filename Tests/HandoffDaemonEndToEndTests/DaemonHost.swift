@@ -150,10 +150,16 @@ func pair(_ a: DaemonHost, _ b: DaemonHost, at address: String? = nil) async thr
     }
     // The accepting side need not have resolved A's advert to pair. handoffd waits briefly for it
     // when asked to reach A; the tests wait here so that their own time limits measure the rest.
-    if address == nil { try await waitUntil("\(b.name) lists \(a.name)", timeout: 10) { try await b.lists(a.name) } }
+    // (20 s: A's start may have rotated its advert while its addresses settled, and the new one
+    // comes after a gap of up to 11 s: CI once waited 10 s for it through the reflector.)
+    guard address == nil else { return }
+    do { try await waitUntil("\(b.name) lists \(a.name)", timeout: 20) { try await b.lists(a.name) } } catch {
+        print("\(b.name)'s peers: \(String(describing: try? await b.request("peers")))\n\(a.name)'s log:\n\(a.log)\n\(b.name)'s log:\n\(b.log)")
+        throw error
+    }
 }
 
-/// Until each of the two daemons lists the other (10 s each).
+/// Until each of the two daemons lists the other (20 s each).
 func waitUntilListedBothWays(_ a: DaemonHost, _ b: DaemonHost) async throws {
     // A start may rotate the advert once while the addresses settle, and a rotation's new advert
     // comes after a random gap of up to 11 s by default (issue 28).
