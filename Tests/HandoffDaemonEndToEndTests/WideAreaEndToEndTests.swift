@@ -11,8 +11,10 @@ import Testing
 @Suite(
     .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
 struct WideAreaEndToEndTests {
-    /// alpha on host 1, beta on host 2, each told to use the router's named with `key`.
-    static func daemons(_ hosts: TestHostSet, key: (Int) throws -> String) throws -> (DaemonHost, DaemonHost) {
+    /// alpha on host 1, beta on host 2, each told to use the router's named with `key`; TXT
+    /// rewrites every second unless `quickRewrites` is false (each rewrite writes the advert's
+    /// records again, list entry included).
+    static func daemons(_ hosts: TestHostSet, quickRewrites: Bool = true, key: (Int) throws -> String) throws -> (DaemonHost, DaemonHost) {
         var made: [DaemonHost] = []
         for (i, name) in [(1, "alpha"), (2, "beta")] {
             let dir = "/tmp/handoffd-e2e/\(hosts.host(i))-key"
@@ -21,18 +23,18 @@ struct WideAreaEndToEndTests {
             let keyFile = dir + "/wide-area.key"
             try key(i).write(toFile: keyFile, atomically: false, encoding: .utf8)
             chmod(keyFile, 0o600)
-            let config =
+            var config =
                 DaemonHost.hawkNotesTypes + """
                     wide_area:
                       domain: handoff.test
                       server: \(try hosts.routerAddress(i))
                       key_file: \(keyFile)
                       poll_seconds: 1
-                    # TXT rewrites every second: a rewrite while Avahi probed once renamed the advert
-                    # `NAME #2` (a collision with its own probe), which then never reached the zone.
-                    advert_rewrite_seconds: 1
 
                     """
+            // TXT rewrites every second: a rewrite while Avahi probed once renamed the advert
+            // `NAME #2` (a collision with its own probe), which then never reached the zone.
+            if quickRewrites { config += "advert_rewrite_seconds: 1\n" }
             made.append(try DaemonHost(hosts, i, name: name, config: config))
         }
         return (made[0], made[1])

@@ -28,7 +28,9 @@ struct ZoneOwnershipEndToEndTests {
         let hosts = try TestHostSet(count: 2, routed: true)
         defer { hosts.tearDown() }
         try hosts.named("start-owned")
-        let (a, b) = try WideAreaEndToEndTests.daemons(hosts) { i in try hosts.namedKey(machine: i) }
+        // Rewrites at the default pace: each one writes the list entry again, and this test
+        // wants beta to find its deleted entry missing at a reading of the zone and say so.
+        let (a, b) = try WideAreaEndToEndTests.daemons(hosts, quickRewrites: false) { i in try hosts.namedKey(machine: i) }
         try await a.start()
         try await b.start()
         // Each machine's own updates pass the policy: its names carry its key's tag (were the tags
