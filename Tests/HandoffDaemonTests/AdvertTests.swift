@@ -65,8 +65,12 @@ import Testing
 @Suite struct AdvertTests {
     let network = FakeNetwork()
 
-    func advert(_ discovery: FakeDiscovery, rotation: Duration = .seconds(900)) -> Advert {
-        Advert(discovery: discovery, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: rotation)
+    func advert(
+        _ discovery: FakeDiscovery, rotation: Duration = .seconds(900), rewrite: Duration = .seconds(30), now: ContinuousClock.Instant = .now
+    ) -> Advert {
+        Advert(
+            discovery: discovery, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: rotation,
+            rewriteInterval: rewrite, now: now)
     }
 
     func entries(_ n: Int) -> [CurrentActivities.Entry] {
@@ -88,9 +92,7 @@ import Testing
     @Test func aRotationReplacesEveryFieldAndAnnouncesTheNewNameAfterAGap() throws {
         let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
         let t0 = ContinuousClock.now
-        var a = Advert(
-            discovery: mine, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: .seconds(60),
-            rewriteInterval: .seconds(3), now: t0)
+        var a = advert(mine, rotation: .seconds(60), rewrite: .seconds(3), now: t0)
         try a.publish(port: 7340, advertised: entries(1))
         let before = try #require(seen.peers.first)
         #expect(!a.rotationDue(at: t0 + .seconds(29)))
@@ -119,9 +121,7 @@ import Testing
     @Test func theTXTChangesOnlyAtScheduledRewritesWithOrWithoutNews() throws {
         let mine = FakeDiscovery(network: network, hostName: "a"), seen = FakeDiscovery(network: network, hostName: "b")
         let t0 = ContinuousClock.now
-        var a = Advert(
-            discovery: mine, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: .seconds(86_400),
-            rewriteInterval: .seconds(30), now: t0)
+        var a = advert(mine, rotation: .seconds(86_400), now: t0)
         try a.publish(port: 7340, advertised: entries(1))
         let first = try #require(seen.peers.first?.txt)
         var now = t0
@@ -175,9 +175,7 @@ import Testing
     @Test func aCollidedAdvertIsRotatedNotKeptUnderItsNumberTwo() throws {
         let mine = FakeDiscovery(network: network, hostName: "a"), other = FakeDiscovery(network: network, hostName: "b")
         let t0 = ContinuousClock.now
-        var a = Advert(
-            discovery: mine, trustStore: InMemoryTrustStore(), deviceName: "alices-laptop", rotationInterval: .seconds(900),
-            rewriteInterval: .seconds(3), now: t0)
+        var a = advert(mine, rewrite: .seconds(3), now: t0)
         // Another host holds the name this advert asks for.
         try other.publish(try ServiceAdvert(instanceName: a.instanceName, port: 7000, txt: .empty))
         try a.publish(port: 7340, advertised: entries(1))

@@ -16,6 +16,16 @@ import Testing
     /// A code that is not `code`.
     static func other(than code: String) -> String { code == "000000" ? "111111" : "000000" }
 
+    /// `pair-confirm` with a code that is not the one shown: how it was refused (nil if it was not).
+    static func confirmWithAnotherCode(_ person: HandoffClient, _ shown: PairingCode) async -> ClientError? {
+        do throws(ClientError) {
+            _ = try await person.perform(PairConfirmRequest(pairing: shown.pairing, accept: true, code: other(than: shown.code)))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     static func trustedNames(_ d: LoopbackDaemon) async throws -> Set<String> {
         Set(try #require(try await d.request("trust")?.arrayValue).compactMap { $0.dictionaryValue?["name"]?.stringValue })
     }
@@ -93,12 +103,7 @@ import Testing
             stranger.openPairingWindow()
             let person = try await HandoffClient.connect(socketPath: a.control.path)
             let shown = try await person.perform(PairRequest(peer: "127.0.0.1:\(port)"))
-            var refusal: ClientError?
-            do throws(ClientError) {
-                _ = try await person.perform(PairConfirmRequest(pairing: shown.pairing, accept: true, code: Self.other(than: shown.code)))
-            } catch {
-                refusal = error
-            }
+            let refusal = await Self.confirmWithAnotherCode(person, shown)
             guard case .refused("codes-differ", let message)? = refusal else {
                 Issue.record("expected codes-differ, got \(String(describing: refusal))")
                 return
@@ -129,12 +134,7 @@ import Testing
             let atOther = try #require(await arriving.value)
             atOther.cancel()
             try await waitUntil("alpha sees the attempt end", timeout: 5) { await a.daemon.pairing.hasEnded(pairing: shown.pairing) }
-            var refusal: ClientError?
-            do throws(ClientError) {
-                _ = try await person.perform(PairConfirmRequest(pairing: shown.pairing, accept: true, code: Self.other(than: shown.code)))
-            } catch {
-                refusal = error
-            }
+            let refusal = await Self.confirmWithAnotherCode(person, shown)
             guard case .refused("pairing-failed", let message)? = refusal else {
                 Issue.record("expected pairing-failed, got \(String(describing: refusal))")
                 return
