@@ -34,7 +34,7 @@ actor PeerAsking {
     func offers(_ tokens: [AdvertTXT.Token], peerID: String) { remote.advertRead(tokens, peerID: peerID, declared: declared) }
 
     func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) {
-        remote.learnt(items, peerID: peer.id, session: ObjectIdentifier(session))
+        remote.pushed(items, peerID: peer.id, session: ObjectIdentifier(session))
         events.broadcast("remoteActivitiesChanged", ["peer": .string(reach.name(of: peer)), "count": .integer(Int64(items.count))])
     }
 
@@ -54,11 +54,12 @@ actor PeerAsking {
         }
         let links = reach.links
         if let held = remote.fresh(trusted.identity.id, openSession: await links.sessionID(of: trusted.identity.id)) { return held }
+        let mark = remote.mark(trusted.identity.id)
         let reply = try await request(peer) { .list(id: $0) }
         guard case .activities(_, let items) = reply else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
         }
-        remote.learnt(items, peerID: trusted.identity.id, session: await links.sessionID(of: trusted.identity.id))
+        remote.answered(items, peerID: trusted.identity.id, session: await links.sessionID(of: trusted.identity.id), mark: mark)
         return items
     }
 

@@ -16,6 +16,9 @@ struct RemoteActivities: Sendable, Equatable {
     /// What the peer's advert offers (sealed tokens opened with its key): activity and version,
     /// of the types this machine declares.
     var advertised: Set<String>?
+    /// How many pushes (`changed`, `invalidated`) came from the peer: a list answer is kept only
+    /// if none came while it was asked (`RemoteDirectory.answered`).
+    var pushes = 0
 
     /// The items are what the advert says.
     var matchesAdvert: Bool { advertised == Set(items.map { Self.key($0.activityID, UInt32(truncatingIfNeeded: $0.version)) }) }
@@ -35,14 +38,31 @@ struct RemoteDirectory {
         remote[peerID, default: RemoteActivities()].advertised = advertised
     }
 
-    /// The peer's activities, as it pushed or listed them on `session`.
-    mutating func learnt(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?) {
+    /// The peer's activities, as it pushed them on `session`.
+    mutating func pushed(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?) {
         remote[peerID, default: RemoteActivities()].items = items
         remote[peerID]?.session = session
+        remote[peerID]?.pushes += 1
     }
 
     mutating func invalidated(_ activityID: UUID, peerID: String) {
         remote[peerID]?.items.removeAll { $0.activityID == activityID }
+        remote[peerID]?.pushes += 1
+    }
+
+    /// What to give `answered` of a list asked now.
+    func mark(_ peerID: String) -> Int { remote[peerID]?.pushes ?? 0 }
+
+    /// The peer's answer to a list asked at `mark`, kept unless a push came meanwhile. A push that
+    /// came while the answer was on its way is as new as the answer or newer, or else another push
+    /// follows it: the peer pushes every change after it happens. The answer's continuation and
+    /// the push reach `PeerAsking` by different hops, so either may come first; an answer stored
+    /// after a newer push stayed current as long as the session stayed open (scripts/chaos.sh saw
+    /// a list from before the peer's last publish held 10 s after the wire healed).
+    mutating func answered(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?, mark: Int) {
+        guard self.mark(peerID) == mark else { return }
+        remote[peerID, default: RemoteActivities()].items = items
+        remote[peerID]?.session = session
     }
 
     /// What we hold of a peer's activities, if it is still what the peer offers: the session they
