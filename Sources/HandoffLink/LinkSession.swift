@@ -17,6 +17,10 @@ public final class LinkSession: Sendable {
     /// True when this machine opened the connection: both ends agree on it, which is what lets
     /// them keep the same one of two sessions opened at once (see `PeerLinks`).
     public let initiatedLocally: Bool
+    /// Unique among this process's sessions, never reused: what outlives the session names it by
+    /// this (an `ObjectIdentifier` is the object's address, which the next session may get).
+    public let serial: UInt64
+    private static let serials = NIOLockedValueBox<UInt64>(0)
     /// Why the session ended, once it has.
     public var closeReason: LinkError? { reason.withLockedValue { $0 } }
     let reason: NIOLockedValueBox<LinkError?>
@@ -32,6 +36,10 @@ public final class LinkSession: Sendable {
         self.peer = peer
         self.channel = channel
         self.initiatedLocally = initiatedLocally
+        serial = Self.serials.withLockedValue {
+            $0 += 1
+            return $0
+        }
         reason = bridge.reason
         self.limits = limits
         maxMessage = Self.maxMessage(frame: maxFrame)

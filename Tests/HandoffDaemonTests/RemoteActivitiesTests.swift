@@ -10,10 +10,8 @@ import Testing
 @Suite struct RemoteActivitiesTests {
     static let note = "org.example.note", page = "org.example.page"
     let a = UUID(), b = UUID()
-    // Two live objects: their identities stand for two sessions.
-    let sessions = (NSObject(), NSObject())
-    var s1: ObjectIdentifier { ObjectIdentifier(sessions.0) }
-    var s2: ObjectIdentifier { ObjectIdentifier(sessions.1) }
+    // Two sessions' serials.
+    let s1: UInt64 = 1, s2: UInt64 = 2
 
     func summary(_ id: UUID, version: UInt64, type: String = note) -> ActivitySummary {
         ActivitySummary(activityID: id, type: type, title: nil, scene: nil, version: version)

@@ -34,7 +34,7 @@ actor PeerAsking {
     func offers(_ tokens: [AdvertTXT.Token], peerID: String) { remote.advertRead(tokens, peerID: peerID, declared: declared) }
 
     func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) {
-        remote.pushed(items, peerID: peer.id, session: ObjectIdentifier(session))
+        remote.pushed(items, peerID: peer.id, session: session.serial)
         events.broadcast("remoteActivitiesChanged", ["peer": .string(reach.name(of: peer)), "count": .integer(Int64(items.count))])
     }
 

@@ -10,9 +10,9 @@ import HandoffProtocol
 /// they are still what the peer offers.
 struct RemoteActivities: Sendable, Equatable {
     var items: [ActivitySummary] = []
-    /// The session the items came over (a `changed` push or a list answer): while it stays open,
-    /// the peer pushes every change on it.
-    var session: ObjectIdentifier?
+    /// The session the items came over (a `changed` push or a list answer), by its serial: while
+    /// it stays open, the peer pushes every change on it.
+    var session: UInt64?
     /// What the peer's advert offers (sealed tokens opened with its key): activity and version,
     /// of the types this machine declares.
     var advertised: Set<String>?
@@ -39,7 +39,7 @@ struct RemoteDirectory {
     }
 
     /// The peer's activities, as it pushed them on `session`.
-    mutating func pushed(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?) {
+    mutating func pushed(_ items: [ActivitySummary], peerID: String, session: UInt64?) {
         remote[peerID, default: RemoteActivities()].items = items
         remote[peerID]?.session = session
         remote[peerID]?.pushes += 1
@@ -59,7 +59,7 @@ struct RemoteDirectory {
     /// the push reach `PeerAsking` by different hops, so either may come first; an answer stored
     /// after a newer push stayed current as long as the session stayed open (scripts/chaos.sh saw
     /// a list from before the peer's last publish held 10 s after the wire healed).
-    mutating func answered(_ items: [ActivitySummary], peerID: String, session: ObjectIdentifier?, mark: Int) {
+    mutating func answered(_ items: [ActivitySummary], peerID: String, session: UInt64?, mark: Int) {
         guard self.mark(peerID) == mark else { return }
         remote[peerID, default: RemoteActivities()].items = items
         remote[peerID]?.session = session
@@ -70,7 +70,7 @@ struct RemoteDirectory {
     /// session open, an advert is no proof: announcements lost on a bad wire leave the old TXT in
     /// every cache (scripts/chaos.sh found a list 10 s stale after an outage), and asking on the
     /// open session costs one round trip.
-    func fresh(_ peerID: String, openSession: ObjectIdentifier?) -> [ActivitySummary]? {
+    func fresh(_ peerID: String, openSession: UInt64?) -> [ActivitySummary]? {
         guard let r = remote[peerID] else { return nil }
         if let openSession { return r.session == openSession ? r.items : nil }
         return r.matchesAdvert ? r.items : nil

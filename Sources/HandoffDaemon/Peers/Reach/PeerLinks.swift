@@ -87,7 +87,7 @@ public actor PeerLinks {
     private var onAdopt: (@Sendable (LinkSession) -> Void)?
 
     /// The session our requests to a peer use now.
-    public func sessionID(of peerID: String) -> ObjectIdentifier? { table.current(peerID).map(ObjectIdentifier.init) }
+    public func sessionID(of peerID: String) -> UInt64? { table.current(peerID)?.serial }
 
     /// The session our requests to a peer use now.
     public func current(_ peerID: String) -> LinkSession? { table.current(peerID) }
