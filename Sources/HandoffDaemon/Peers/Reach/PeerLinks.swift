@@ -10,38 +10,6 @@ import HandoffProtocol
 import Logging
 import NIOCore
 
-/// Why a request to a peer did not get an answer.
-public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertible {
-    case notPaired(String)
-    case unreachable(String, reason: String)
-    case timedOut(String, after: Duration)
-    case sessionClosed(String)
-    case refused(code: String, message: String)
-    case unexpectedReply(String)
-
-    public var code: String {
-        switch self {
-        case .notPaired: "not-paired"
-        case .unreachable: "peer-unreachable"
-        case .timedOut: "peer-timeout"
-        case .sessionClosed: "peer-gone"
-        case .refused(let code, _): code
-        case .unexpectedReply: "unexpected-reply"
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .notPaired(let p): "\(p) is not paired with this machine; pair first with `handoffctl pair \(p)`"
-        case .unreachable(let p, let why): "cannot reach \(p) (\(why)); is handoffd running there?"
-        case .timedOut(let p, let d): "\(p) did not answer within \(d)"
-        case .sessionClosed(let p): "the session with \(p) closed before it answered"
-        case .refused(_, let message): message
-        case .unexpectedReply(let what): "the peer answered with \(what)"
-        }
-    }
-}
-
 /// What PeerLinks tells Peers about presence: a peer's first session authenticated, or its last
 /// one ended.
 enum LinkPresence: Sendable {
@@ -53,7 +21,7 @@ enum LinkPresence: Sendable {
 /// used for our requests (`SessionTable` decides which when two open at once); every session,
 /// ours or theirs, is read by `run()`, each in a child task, and the peer's requests on it are
 /// served by `serve`, each in a child task of its session's reader (a slow dispatch does not hold
-/// up pings). Request ids are random, and an answer is taken only from the session its request
+/// up pings); its notifications in order, as they are read. Request ids are random, and an answer is taken only from the session its request
 /// was sent on.
 public actor PeerLinks {
     public typealias Server = @Sendable (PeerMessage, LinkSession) async -> PeerMessage?
@@ -67,6 +35,7 @@ public actor PeerLinks {
     /// Peers a connection is being opened to: concurrent requests wait for that one.
     private var opening = SessionsBeingOpened()
     private var admission = PeerAdmission()
+    private var window = RequestWindow()
     private var refusals = RefusalLog()
     /// Sessions to read, handed to `run()`.
     private let adopted: (stream: AsyncStream<LinkSession>, continuation: AsyncStream<LinkSession>.Continuation)
@@ -169,12 +138,18 @@ public actor PeerLinks {
                 // An answer counts only from the session its request went out on: another paired
                 // peer that learnt or guessed the id must not answer for this one.
                 if let id = message.answerID, answers.resumeOldest(id, with: message, ownedBy: ObjectIdentifier(session)) { continue }
-                if let refusal = admit(message, on: session) {
-                    // A message that asks for no answer gets none, refused or not.
-                    if !message.isOneWay { await send(refusal, answering: message, on: session) }
+                let serve = self.serve
+                if message.isOneWay {
+                    // Served in order, before the next message is read: a peer's pushes apply in
+                    // the order it sent them, and a notification (a `continued` report) takes no
+                    // place among its 8 requests, as the peer cannot know when we are done with it.
+                    _ = await serve(message, session)
                     continue
                 }
-                let serve = self.serve
+                if let refusal = admit(message, on: session) {
+                    await send(refusal, answering: message, on: session)
+                    continue
+                }
                 if case .hello = message {
                     // Served before the next message is read: what the peer declares applies to
                     // everything it sends after.
@@ -297,7 +272,10 @@ public actor PeerLinks {
         _ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession,
         timeout: Duration = .seconds(5)
     ) async throws(PeerRequestError) -> PeerMessage {
-        try await answer(try await ask(make, on: session, timeout: timeout))
+        let slot = ObjectIdentifier(session)
+        if !window.take(slot) { await withCheckedContinuation { window.wait(slot, $0) } }
+        defer { window.give(slot)?.resume() }
+        return try await answer(try await ask(make, on: session, timeout: timeout))
     }
 
     /// A request sent, its answer still to be awaited (`answer`) or dropped (`forget`).

@@ -1,0 +1,31 @@
+/// Why a request to a peer did not get an answer.
+public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notPaired(String)
+    case unreachable(String, reason: String)
+    case timedOut(String, after: Duration)
+    case sessionClosed(String)
+    case refused(code: String, message: String)
+    case unexpectedReply(String)
+
+    public var code: String {
+        switch self {
+        case .notPaired: "not-paired"
+        case .unreachable: "peer-unreachable"
+        case .timedOut: "peer-timeout"
+        case .sessionClosed: "peer-gone"
+        case .refused(let code, _): code
+        case .unexpectedReply: "unexpected-reply"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notPaired(let p): "\(p) is not paired with this machine; pair first with `handoffctl pair \(p)`"
+        case .unreachable(let p, let why): "cannot reach \(p) (\(why)); is handoffd running there?"
+        case .timedOut(let p, let d): "\(p) did not answer within \(d)"
+        case .sessionClosed(let p): "the session with \(p) closed before it answered"
+        case .refused(_, let message): message
+        case .unexpectedReply(let what): "the peer answered with \(what)"
+        }
+    }
+}
