@@ -13,7 +13,7 @@ import Testing
 /// Echoes `echo` requests, sends an event for `poke`, refuses everything else as unknown.
 struct EchoOperations: ControlOperations {
     static let floods = NIOLockedValueBox(0)
-    func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
+    func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
         switch request.op {
         case "echo": return .success(request.arguments["value"])
         // Answers far larger than any request may be: a long list, and one line of 300 KiB.

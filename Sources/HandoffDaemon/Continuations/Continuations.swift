@@ -101,7 +101,11 @@ public final class Continuations: Service, Sendable {
     }
 
     /// `continue PEER ACTIVITY`: fetch from the origin, dispatch here, tell the origin the outcome.
-    func continueActivity(peer name: String, activityID: UUID, scene: UUID?) async throws(ControlError) -> ContinuationReport {
+    /// The fetch changes nothing here; the dispatch waits for `turn` (the client's earlier
+    /// requests, `ControlTurn`).
+    func continueActivity(peer name: String, activityID: UUID, scene: UUID?, after turn: ControlTurn = .now) async throws(ControlError)
+        -> ContinuationReport
+    {
         let peer = try await peers.resolve(name)
         let open = await peers.links.connectedPeerIDs
         let wasOpen = peer.trusted.map { open.contains($0.identity.id) } ?? false
@@ -109,6 +113,7 @@ public final class Continuations: Service, Sendable {
         guard case .activity(_, let activity) = reply, activity.id == activityID else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the fetch with something else than the activity")
         }
+        await turn.wait()
         let outcome = await dispatch(activity, from: peer.name, preferredScene: scene, identity: peer.trusted?.identity)
         if let trusted = peer.trusted {
             reports.continuation.yield((.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), trusted.identity.id))

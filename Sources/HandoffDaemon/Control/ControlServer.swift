@@ -50,11 +50,24 @@ public struct ControlClient: Sendable {
 }
 
 extension ControlOperations {
+    public func performPassing(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<
+        (PropertyListValue?, OwnedDescriptor?), ControlError
+    > {
+        await perform(request, from: client, after: turn).map { ($0, nil) }
+    }
+
+    /// A request that waits for no other: a D-Bus call, or one the daemon makes of itself.
+    public func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
+        await perform(request, from: client, after: .now)
+    }
+
     public func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<
         (PropertyListValue?, OwnedDescriptor?), ControlError
     > {
-        await perform(request, from: client).map { ($0, nil) }
+        await performPassing(request, from: client, after: .now)
     }
+
+    public func overlaps(_ request: ControlRequest) -> Bool { false }
 }
 
 extension ControlClient {
@@ -64,10 +77,17 @@ extension ControlClient {
 
 /// The daemon's answers to control requests; the server knows nothing of what they do.
 public protocol ControlOperations: Sendable {
-    func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError>
+    /// Performs a request once the client's earlier ones have ended, except one that `overlaps`:
+    /// that one is started at once and waits for `turn` itself before it changes anything.
+    func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError>
     /// The same, for every door: an answer may carry a descriptor (a stream's socket), which the
     /// socket passes with SCM_RIGHTS and D-Bus as a `h`.
-    func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<(PropertyListValue?, OwnedDescriptor?), ControlError>
+    func performPassing(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<
+        (PropertyListValue?, OwnedDescriptor?), ControlError
+    >
+    /// Whether the request may start before the client's earlier requests have ended (while
+    /// those are continues too, or have ended): it waits for its turn before it changes anything.
+    func overlaps(_ request: ControlRequest) -> Bool
     /// The client went away (its live handlers and watches end with it).
     func disconnected(_ client: ControlClient) async
     /// The client's connection closed while a request of its may still be running: what it
@@ -77,7 +97,7 @@ public protocol ControlOperations: Sendable {
 
 /// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
 /// (checked with SO_PEERCRED), with a bounded number of clients and bounded request lines.
-/// Requests of one client are answered in order. `run()` serves each admitted client in a child
+/// Requests of one client take effect and are answered in order (`ControlTurn`). `run()` serves each admitted client in a child
 /// task until shutdown, which closes the socket and ends every client's connection.
 public final class ControlServer: Service, Sendable {
     public let path: String
@@ -226,33 +246,69 @@ public final class ControlServer: Service, Sendable {
         }
     }
 
+    /// At most this many continues of one client run at once: each is answered only after the
+    /// one before it, so this also bounds the answers held for a client that does not read them.
+    static let maxRunning = 16
+
     fileprivate func serve(_ client: ControlClient, lines: AsyncStream<LineFramer.Item>, taken: @Sendable () -> Void) async {
-        // Requests are served one at a time, so the end of the lines is seen only after the
-        // current one is answered: a closed connection is told at once instead.
+        // The end of the lines may be seen only after the request running is answered: a closed
+        // connection is told at once instead.
         client.channel.closeFuture.whenComplete { [operations] _ in operations.connectionClosing(client) }
-        for await item in lines {
-            taken()
-            switch item {
-            case .tooLong(let limit):
-                await written(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
-            case .line(let bytes):
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        await withDiscardingTaskGroup { group in
+            // The turns of the requests running beside this loop (continues: `overlaps`), oldest
+            // first; they end in that order. Any other request runs here, once they have all
+            // ended, and the next line is read only after its answer: nothing starts beside it.
+            var running: [ControlTurn] = []
+            for await item in lines {
+                taken()
+                while let first = running.first, first.hasEnded { running.removeFirst() }
                 let request: ControlRequest
-                do throws(ControlError) { request = try ControlRequest(line: bytes) } catch {
-                    await written(client, ControlLine.error(id: nil, error))
+                switch item {
+                case .tooLong(let limit):
+                    await running.popLast()?.wait()
+                    running = []
+                    await written(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
+                    continue
+                case .line(let bytes):
+                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    do throws(ControlError) { request = try ControlRequest(line: bytes) } catch {
+                        await running.popLast()?.wait()
+                        running = []
+                        await written(client, ControlLine.error(id: nil, error))
+                        continue
+                    }
+                }
+                guard operations.overlaps(request) else {
+                    await running.popLast()?.wait()
+                    running = []
+                    // The next request is taken once this answer is taken by the socket: a client
+                    // that sends requests and never reads the answers stalls itself, not our memory.
+                    await answer(request, with: await operations.performPassing(request, from: client, after: .now), to: client)
                     continue
                 }
-                switch await operations.performPassing(request, from: client) {
-                // The next request waits until this answer is taken by the socket: a client that
-                // sends requests and never reads the answers stalls itself, not our memory.
-                case .success(let (result, nil)): await written(client, ControlLine.ok(id: request.id, result: result))
-                case .success(let (result, descriptor?)):
-                    await (client.outlet as! SocketOutlet).answer(ControlLine.ok(id: request.id, result: result), passing: descriptor)
-                case .failure(let error): await written(client, ControlLine.error(id: request.id, error))
+                if running.count >= Self.maxRunning { await running.removeFirst().wait() }
+                let previous = running.last ?? .now, mine = ControlTurn()
+                running.append(mine)
+                group.addTask { [operations] in
+                    let result = await operations.performPassing(request, from: client, after: previous)
+                    await previous.wait()
+                    await self.answer(request, with: result, to: client)
+                    mine.end()
                 }
             }
         }
         await operations.disconnected(client)
+    }
+
+    private func answer(
+        _ request: ControlRequest, with result: Result<(PropertyListValue?, OwnedDescriptor?), ControlError>, to client: ControlClient
+    ) async {
+        switch result {
+        case .success(let (value, nil)): await written(client, ControlLine.ok(id: request.id, result: value))
+        case .success(let (value, descriptor?)):
+            await (client.outlet as! SocketOutlet).answer(ControlLine.ok(id: request.id, result: value), passing: descriptor)
+        case .failure(let error): await written(client, ControlLine.error(id: request.id, error))
+        }
     }
 
     private func written(_ client: ControlClient, _ line: [UInt8]) async {

@@ -10,7 +10,9 @@ extension DaemonControl {
     /// The stream operations answer with a descriptor (the app's end of the stream); the others
     /// with values alone. One path for every door: the socket passes the descriptor with
     /// SCM_RIGHTS, D-Bus as a `h`.
-    func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<(PropertyListValue?, OwnedDescriptor?), ControlError> {
+    func performPassing(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<
+        (PropertyListValue?, OwnedDescriptor?), ControlError
+    > {
         let streams = daemon.continuations.streams
         do throws(ControlError) {
             let handle: StreamHandle
@@ -22,7 +24,7 @@ extension DaemonControl {
                 let op = try StreamAcceptRequest(request: request)
                 handle = try await streams.accept(token: op.stream, client: client)
             default:
-                return await perform(request, from: client).map { ($0, nil) }
+                return await perform(request, from: client, after: turn).map { ($0, nil) }
             }
             return .success((handle.info.propertyList, handle.descriptor))
         } catch {

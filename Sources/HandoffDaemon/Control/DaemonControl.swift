@@ -23,9 +23,13 @@ struct DaemonControl: ControlOperations {
     var scenes: SceneBook { daemon.scenes }
     var library: Library { daemon.library }
 
-    func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
-        do throws(ControlError) { return .success(try await route(request, client)) } catch { return .failure(error) }
+    func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
+        do throws(ControlError) { return .success(try await route(request, client, turn)) } catch { return .failure(error) }
     }
+
+    /// A continue fetches the activity from the other machine before its turn: a client's
+    /// continues then wait for the network side by side (scripts/bench-throughput.sh).
+    func overlaps(_ request: ControlRequest) -> Bool { request.op == ContinueRequest.name }
 
     func connectionClosing(_ client: ControlClient) { daemon.pairing.abandon(client) }
 
@@ -41,7 +45,8 @@ struct DaemonControl: ControlOperations {
         await daemon.pairing.clientLeft(client)
     }
 
-    private func route(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
+    /// `turn`: ended already, except for a request that `overlaps`, which waits for it.
+    private func route(_ r: ControlRequest, _ client: ControlClient, _ turn: ControlTurn) async throws(ControlError) -> PropertyListValue? {
         let pairing = daemon.pairing, continuations = daemon.continuations
         switch r.op {
         case StatusRequest.name: return try await answer(r) { (_: StatusRequest) in await status() }
@@ -98,7 +103,7 @@ struct DaemonControl: ControlOperations {
             }
         case ContinueRequest.name:
             return try await answer(r) { (op: ContinueRequest) in
-                try await continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene)
+                try await continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene, after: turn)
             }
         case SendRequest.name: return try await answer(r) { (op: SendRequest) in try await continuations.push(activityID: op.activity, to: op.to) }
         case HandleRequest.name:

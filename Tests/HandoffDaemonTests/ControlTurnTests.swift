@@ -1,0 +1,96 @@
+import Foundation
+import HandoffControl
+import HandoffCore
+import HandoffTestSupport
+import NIOConcurrencyHelpers
+import Testing
+@testable import HandoffDaemon
+
+/// `fetch N` overlaps, as a continue does: it notes "fetching N", waits until the test opens its
+/// gate (the other machine answering), then for its turn, and notes "fetched N". `set N` notes
+/// "set N", as any request that changes something here.
+final class OrderedOperations: ControlOperations {
+    private let log = NIOLockedValueBox<[String]>([])
+    private let gates = NIOLockedValueBox<[Int64: ControlTurn]>([:])
+
+    var noted: [String] { log.withLockedValue { $0 } }
+    func gate(_ n: Int64) -> ControlTurn {
+        gates.withLockedValue { g in
+            if let t = g[n] { return t }
+            let t = ControlTurn()
+            g[n] = t
+            return t
+        }
+    }
+    private func note(_ s: String) { log.withLockedValue { $0.append(s) } }
+
+    func overlaps(_ request: ControlRequest) -> Bool { request.op == "fetch" }
+
+    func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
+        let n = request.arguments["n"]?.integerValue ?? 0
+        switch request.op {
+        case "fetch":
+            note("fetching \(n)")
+            await gate(n).wait()
+            await turn.wait()
+            note("fetched \(n)")
+        case "set": note("set \(n)")
+        default: return .failure(.unknownOp(request.op))
+        }
+        return .success(.integer(n))
+    }
+    func disconnected(_ client: ControlClient) async {}
+    func connectionClosing(_ client: ControlClient) {}
+}
+
+/// Issue 27 (throughput): a client's continues wait for the other machine side by side, yet a
+/// client's requests still take effect and are answered in the order sent (docs/CONTROL.md).
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ControlTurnTests {
+    func server(_ operations: OrderedOperations) async throws -> ControlServer {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8)).sock").path
+        let s = ControlServer(path: path, operations: operations)
+        try await s.start()
+        Task { try await s.run() }
+        return s
+    }
+
+    func line(_ op: String, _ n: Int) -> String { "{\"id\":\(n),\"op\":\"\(op)\",\"n\":\(n)}\n" }
+
+    @Test func continuesWaitSideBySideButTakeEffectAndAnswerInOrder() async throws {
+        let ops = OrderedOperations()
+        let s = try await server(ops)
+        let c = try LineClient(path: s.path)
+        c.send(line("fetch", 1) + line("fetch", 2) + line("set", 3) + line("fetch", 4))
+        // Both fetches wait for the network at once: neither gate is open yet.
+        try await waitUntil("fetches 1 and 2 under way together", timeout: 5) {
+            Set(ops.noted) == ["fetching 1", "fetching 2"]
+        }
+        // The second answers first; it still takes effect after the first, and the request after
+        // them (not a fetch) only then; the fetch after that starts only once it has ended.
+        ops.gate(2).end()
+        ops.gate(4).end()
+        ops.gate(1).end()
+        var ids: [Int] = []
+        for _ in 1...4 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        #expect(ids == [1, 2, 3, 4])
+        #expect(Array(ops.noted.dropFirst(2)) == ["fetched 1", "fetched 2", "set 3", "fetching 4", "fetched 4"])
+        await s.stop()
+    }
+
+    @Test func aClientRunsAtMostSixteenRequestsAtOnce() async throws {
+        let ops = OrderedOperations()
+        let s = try await server(ops)
+        let c = try LineClient(path: s.path)
+        c.send((1...40).map { line("fetch", $0) }.joined())
+        try await waitUntil("16 fetches under way", timeout: 5) { ops.noted.count == ControlServer.maxRunning }
+        // The first one ends; one more starts, and no other: the second has not ended.
+        ops.gate(1).end()
+        try await waitUntil("fetch 17 under way", timeout: 5) { ops.noted.contains("fetching 17") }
+        #expect(ops.noted.filter { $0.hasPrefix("fetching") }.count == ControlServer.maxRunning + 1)
+        for n in 2...40 { ops.gate(Int64(n)).end() }
+        var ids: [Int] = []
+        for _ in 1...40 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        #expect(ids == Array(1...40))
+        await s.stop()
+    }
+}
