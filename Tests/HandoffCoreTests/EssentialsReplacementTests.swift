@@ -49,4 +49,23 @@ import Testing
         let ours = (try? a.setTypedPayload(json: Data(text.utf8), typeName: "T")) != nil
         #expect(ours == json, "\(text): JSONSerialization says \(json)")
     }
+
+    @Test func aCanonicalUUIDReadsAsFoundationReadsIt() {
+        for _ in 0..<1000 {
+            let u = UUID()
+            #expect(UUID(canonical: u.uuidString) == u)
+        }
+        #expect(UUID(canonical: "00000000-0000-0000-0000-000000000000") == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        #expect(UUID(canonical: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")?.uuidString == "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")
+    }
+
+    @Test(arguments: [
+        "", "0123456789ABCDEF0123456789ABCDEF0123", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F0",
+        "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "E621E1F8-C36C-495A-93FC-0C247A3E6E5f", "E621E1F8C-36C-495A-93FC-0C247A3E6E5F",
+        "E621E1F8-C36C-495A-93FC_0C247A3E6E5F", "G621E1F8-C36C-495A-93FC-0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E5\u{00C9}",
+        "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}"
+    ])
+    func anyOtherSpellingOfAUUIDIsRefused(_ text: String) {
+        #expect(UUID(canonical: text) == nil, "\(text)")
+    }
 }
