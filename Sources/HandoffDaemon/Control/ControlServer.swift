@@ -97,8 +97,9 @@ public protocol ControlOperations: Sendable {
 
 /// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
 /// (checked with SO_PEERCRED), with a bounded number of clients and bounded request lines.
-/// Requests of one client take effect and are answered in order (`ControlTurn`). `run()` serves each admitted client in a child
-/// task until shutdown, which closes the socket and ends every client's connection.
+/// Requests of one client take effect and are answered in order (`ControlTurn`). `run()` serves
+/// each admitted client in a child task until shutdown, which closes the socket and ends every
+/// client's connection.
 public final class ControlServer: Service, Sendable {
     public let path: String
     private let allowedUIDs: Set<uid_t>

@@ -273,8 +273,14 @@ public actor PeerLinks {
         timeout: Duration = .seconds(5)
     ) async throws(PeerRequestError) -> PeerMessage {
         let slot = ObjectIdentifier(session)
-        if !window.take(slot) { await withCheckedContinuation { window.wait(slot, $0) } }
-        defer { window.give(slot)?.resume() }
+        if let ticket = window.take(slot, deadline: timeout) {
+            switch await window.wait(ticket) {
+            case .value: break
+            case .timedOut: throw .timedOut(session.peer.fingerprint, after: timeout)
+            case .ended, .cancelled: throw .sessionClosed(session.peer.fingerprint)
+            }
+        }
+        defer { window.give(slot) }
         return try await answer(try await ask(make, on: session, timeout: timeout))
     }
 
