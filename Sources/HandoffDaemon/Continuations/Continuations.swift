@@ -106,9 +106,8 @@ public final class Continuations: Service, Sendable {
     func continueActivity(peer name: String, activityID: UUID, scene: UUID?, after turn: ControlTurn = .now) async throws(ControlError)
         -> ContinuationReport
     {
-        let peer = try await peers.resolve(name)
-        let open = await peers.links.connectedPeerIDs
-        let wasOpen = peer.trusted.map { open.contains($0.identity.id) } ?? false
+        let peer = try await peers.resolveForRequest(name)
+        let wasOpen = peer.present
         let reply = try await peers.request(peer) { .fetch(id: $0, activityID: activityID) }
         guard case .activity(_, let activity) = reply, activity.id == activityID else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the fetch with something else than the activity")
@@ -129,7 +128,7 @@ public final class Continuations: Service, Sendable {
         guard let entry = await activities.entry(activityID) else {
             throw .failed(code: "not-found", message: "activity \(activityID.uuidString) is not current here (see `handoffctl activities`)")
         }
-        let peer = try await peers.resolve(name)
+        let peer = try await peers.resolveForRequest(name)
         if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue)
         {
             throw .failed(

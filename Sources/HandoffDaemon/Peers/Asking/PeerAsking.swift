@@ -84,13 +84,24 @@ actor PeerAsking {
 
     /// Sends a request to a paired peer, opening a session (and greeting the peer) if needed;
     /// with no session and no address known, waits for its advert for the listing's grace.
-    func request(_ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage) async throws(ControlError)
-        -> PeerMessage
-    {
+    /// Not isolated: it touches nothing of this actor's, and each continue passing through it
+    /// was a hop (and a wait behind the others) for nothing.
+    nonisolated func request(
+        _ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage
+    ) async throws(ControlError) -> PeerMessage {
         guard let trusted = peer.trusted else {
             throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
         }
         let links = reach.links, id = trusted.identity.id
+        // The usual case, a session open: one call into the links, none into the reach. Closed
+        // under the request, it goes once more below (a session found or opened), and no more.
+        var again = false
+        do throws(PeerRequestError) {
+            if let reply = try await links.requestIfOpen(make, peerID: id, timeout: timeout) { return reply }
+        } catch {
+            guard case .sessionClosed = error else { throw .failed(code: error.code, message: error.description) }
+            again = true
+        }
         var address = peer.address
         if address == nil, await links.current(id) == nil, let listed = await listing.awaitListed(peerID: id) {
             address = PeerView(name: peer.name, trusted: trusted, discovered: listed, present: false).address
@@ -100,7 +111,7 @@ actor PeerAsking {
         } catch {
             // Both machines dialled at once and the session this request went out on was the one
             // both closed: the other one is open, so the request goes again there, once.
-            if case .sessionClosed = error, let other = await links.current(id), other.channel.isActive {
+            if !again, case .sessionClosed = error, let other = await links.current(id), other.channel.isActive {
                 do throws(PeerRequestError) { return try await links.request(make, on: other, timeout: timeout) } catch {
                     throw .failed(code: error.code, message: error.description)
                 }

@@ -126,7 +126,7 @@ public actor PeerLinks {
                 do throws(PeerProtocolError) { message = try PeerMessage(decoding: bytes) } catch {
                     refused(session, error.code)
                     let reply = PeerMessage.errorReply(toUndecodable: bytes)
-                    if reply.answer { await send(.error(id: reply.id, code: error.code, message: error.description), on: session) }
+                    if reply.answer { send(.error(id: reply.id, code: error.code, message: error.description), on: session) }
                     continue
                 }
                 if case .goodbye = message {
@@ -147,13 +147,13 @@ public actor PeerLinks {
                     continue
                 }
                 if let refusal = admit(message, on: session) {
-                    await send(refusal, answering: message, on: session)
+                    send(refusal, answering: message, on: session)
                     continue
                 }
                 if case .hello = message {
                     // Served before the next message is read: what the peer declares applies to
                     // everything it sends after.
-                    await served(message, reply: await serve(message, session), on: session)
+                    served(message, reply: await serve(message, session), on: session)
                     continue
                 }
                 group.addTask {
@@ -191,14 +191,15 @@ public actor PeerLinks {
         }
     }
 
-    private func served(_ request: PeerMessage, reply: PeerMessage?, on session: LinkSession) async {
+    private func served(_ request: PeerMessage, reply: PeerMessage?, on session: LinkSession) {
         admission.served(session: ObjectIdentifier(session))
-        if let reply, !request.isOneWay { await send(reply, answering: request, on: session) }
+        if let reply, !request.isOneWay { send(reply, answering: request, on: session) }
     }
 
     /// Sends a reply; one that cannot be encoded or does not fit a frame becomes an error reply,
-    /// so that the asking peer hears why instead of waiting for its timeout.
-    private func send(_ reply: PeerMessage, answering request: PeerMessage, on session: LinkSession) async {
+    /// so that the asking peer hears why instead of waiting for its timeout. Queued, not awaited
+    /// (as every reply: a peer that does not read is closed at the write deadline).
+    private func send(_ reply: PeerMessage, answering request: PeerMessage, on session: LinkSession) {
         var bytes: [UInt8]
         do throws(CodecError) {
             bytes = try reply.encoded()
@@ -218,12 +219,12 @@ public actor PeerLinks {
                     message: "the answer is \(bytes.count) bytes, more than a link frame carries (\(session.maxMessage))"
                 ).encoded()) ?? []
         }
-        try? await session.send(bytes)
+        session.post(bytes)
     }
 
-    private func send(_ message: PeerMessage, on session: LinkSession) async {
+    private func send(_ message: PeerMessage, on session: LinkSession) {
         guard let bytes = try? message.encoded() else { return }
-        try? await session.send(bytes)
+        session.post(bytes)
     }
 
     private func closed(_ session: LinkSession) {
@@ -267,6 +268,15 @@ public actor PeerLinks {
         try await request(make, on: try await session(to: peer, host: host, port: port).session, timeout: timeout)
     }
 
+    /// Sends a request on the peer's open session, if it has one (nil if not): the lookup and the
+    /// request in one call into this actor.
+    public func requestIfOpen(
+        _ make: @Sendable (Int64) -> PeerMessage, peerID: String, timeout: Duration
+    ) async throws(PeerRequestError) -> PeerMessage? {
+        guard let open = table.current(peerID), open.channel.isActive else { return nil }
+        return try await request(make, on: open, timeout: timeout)
+    }
+
     /// Sends a request on one session and waits for its answer there.
     public func request(
         _ make: @Sendable (Int64) -> PeerMessage, on session: LinkSession,
@@ -299,7 +309,10 @@ public actor PeerLinks {
         var id = Int64.random(in: 1...Int64.max)
         while answers.count(id) > 0 { id = Int64.random(in: 1...Int64.max) }
         let ticket = answers.register(id, owner: ObjectIdentifier(session), deadline: timeout)
-        do { try await session.send(make(id).encoded()) } catch {
+        // Queued, not awaited: the answer is what is waited for, and a write that fails closes
+        // the session, which ends its waiting answers. Awaiting the write cost a hop back onto
+        // this actor per request (bench-throughput).
+        guard let bytes = try? make(id).encoded(), session.post(bytes) else {
             answers.forget(ticket)
             throw .sessionClosed(session.peer.fingerprint)
         }
