@@ -183,6 +183,8 @@ let package = Package(
             ]),
         // The daemon: configuration, stores, Avahi, link and control socket as one service group.
         // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
+        // Sets Swift Concurrency's global enqueue hook (handoffd runs its tasks on its event loop).
+        .target(name: "CExecutorHook"),
         .executableTarget(
             name: "handoffd",
             dependencies: [
@@ -190,7 +192,8 @@ let package = Package(
                 "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus", "CHandoffShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log")
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"), "CExecutorHook"
             ], exclude: ["symbol-order.txt"]),
         // The command line: one file per subcommand, all through HandoffClient.
         .executableTarget(

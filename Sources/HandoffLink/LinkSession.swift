@@ -115,15 +115,14 @@ public final class LinkSession: Sendable {
 
     /// Every write: counted against the pending bytes, and given a deadline. All of it happens on
     /// the event loop in one hop (each `whenComplete` or `scheduleTask` from another thread is a
-    /// hop of its own, and they showed in the continue latency).
+    /// hop of its own, and they showed in the continue latency). Queued even from the event loop
+    /// (where handoffd's tasks run): stream frames are queued so, and a write made at once would
+    /// pass frames queued before it (a goodbye passed the stream's reset at a stop, and the peer
+    /// waited 60 s for the stream to resume).
     private func write(_ bytes: [UInt8]) -> EventLoopFuture<Void> {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: Void.self)
-        if loop.inEventLoop {
-            writeOnLoop(channel.allocator.buffer(bytes: bytes), promise)
-        } else {
-            loop.execute { self.writeOnLoop(self.channel.allocator.buffer(bytes: bytes), promise) }
-        }
+        loop.execute { self.writeOnLoop(self.channel.allocator.buffer(bytes: bytes), promise) }
         return promise.futureResult
     }
 

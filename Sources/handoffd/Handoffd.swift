@@ -14,6 +14,8 @@ import HandoffState
 import HandoffCore
 import Logging
 import NIOCore
+import NIOPosix
+import CExecutorHook
 import ServiceLifecycle
 
 /// The entry point. Synchronous, with the main thread parked until the daemon stops: an async
@@ -34,6 +36,7 @@ enum HandoffdMain {
         // work never hops to another loop: bench-throughput, one sitting on 2 cores, control
         // operations 24.3k/24.6k -> 27.3k/26.2k a second (8 clients), continues unchanged.
         NIOSingletons.groupLoopCountSuggestion = 1
+        EventLoopJobs.routeEveryTask()
         let stopped = DispatchSemaphore(value: 0)
         // Detached: a task made here would belong to the main actor, whose queue nobody drains.
         Task.detached {
@@ -116,6 +119,27 @@ struct Handoffd: AsyncParsableCommand {
         } catch {
             logger.critical("handoffd stopped on an error", metadata: ["error": "\(error)"])
             throw ExitCode.failure
+        }
+    }
+}
+
+/// Every task of handoffd runs on its one event loop thread instead of Dispatch's pool: a message
+/// read on the loop, the actors that handle it and the answer written back then share one thread,
+/// where each step from the loop to a pool thread and back woke a thread (a quarter of the
+/// daemon's CPU at continue load was the kernel's scheduler, perf). Blocking work stays off it:
+/// SQLite writes run on their own queue, Avahi and the control socket's accept on their threads.
+enum EventLoopJobs {
+    nonisolated(unsafe) private static var executor: (any SerialExecutor)?
+
+    static func routeEveryTask() {
+        executor = MultiThreadedEventLoopGroup.singleton.any().executor
+        let routed = handoff_route_global_jobs { job in
+            guard let job else { return }
+            EventLoopJobs.executor!.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+        }
+        if routed != 0 {
+            let text = "handoffd: tasks run on Swift's own threads (another hook was set first)\n"
+            _ = text.withCString { write(2, $0, strlen($0)) }
         }
     }
 }

@@ -6,6 +6,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import Dispatch
 import HandoffAsync
 import HandoffCore
 import HandoffLink
@@ -265,11 +266,19 @@ actor PeerReach {
         await links.adopt(session)
     }
 
+    /// The write (once per endpoint and refresh period) happens on a queue of its own: tasks run
+    /// on the event loop, and a synced SQLite commit there would hold up every socket (a restarted
+    /// hub opens 49 sessions at once).
     func remember(_ where_: PeerEndpoint, of peer: PeerIdentity) {
-        do { try endpoint.trustStore.rememberEndpoint(where_, ofPeer: peer.id, at: Date()) } catch {
-            logger.warning("could not remember a peer's address", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+        let trustStore = endpoint.trustStore, logger = logger
+        Self.writes.async {
+            do { try trustStore.rememberEndpoint(where_, ofPeer: peer.id, at: Date()) } catch {
+                logger.warning("could not remember a peer's address", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
+            }
         }
     }
+
+    private static let writes = DispatchQueue(label: "handoffd.remember")
 
     nonisolated func name(of identity: PeerIdentity) -> String {
         (try? endpoint.trustStore.peer(withKey: identity.publicKey))??.name ?? identity.fingerprint
