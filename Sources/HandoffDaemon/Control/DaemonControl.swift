@@ -175,7 +175,7 @@ struct DaemonControl: ControlOperations {
 
     /// A paired peer's activities (Peers answers from what it holds when that is still current).
     private func remoteList(_ name: String) async throws(ControlError) -> [ActivityInfo] {
-        let peer = try await peers.resolve(name)
+        let peer = try await peers.resolveForRequest(name)
         return try await peers.activities(of: peer).map { $0.info(peer: peer.name) }
     }
 

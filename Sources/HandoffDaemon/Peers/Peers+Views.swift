@@ -71,11 +71,12 @@ extension Peers {
                 + (known.isEmpty ? "; none is visible yet (see `handoffctl peers`)" : " (known: \(known))"))
     }
 
-    /// The peer a request (continue, send) goes to. A paired peer of that name with a session open
-    /// is found with two questions, its session and its advert, where `resolve` builds every
-    /// peer's whole view (ten calls into the parts for one peer): at thousands of continues a
-    /// second those calls were a good part of the daemon's work (bench-throughput). Anything
-    /// else (no session, a name two peers share, a fingerprint) goes through `resolve`.
+    /// The peer a request (continue, send, a list, the search's read) goes to. A paired peer of
+    /// that name with a session open is found with two questions, its session and its advert,
+    /// where `resolve` builds every peer's whole view (ten calls into the parts for each): at
+    /// thousands of continues a second those calls were a good part of the daemon's work
+    /// (bench-throughput), and a restarted hub's search read its 49 peers with 49 x 49 views.
+    /// Anything else (no session, a name two peers share, a fingerprint) goes through `resolve`.
     func resolveForRequest(_ text: String) async throws(ControlError) -> PeerView {
         let named = ((try? trusted()) ?? []).filter { $0.name == text }
         if named.count == 1, let t = named.first, await links.current(t.identity.id) != nil {

@@ -88,7 +88,8 @@ actor Search: Service {
         Task {
             defer { readEnded(name) }
             do throws(ControlError) {
-                let peer = try await peers.resolve(name)
+                // One peer's view, not every peer's: a restarted hub reads 49 peers here at once.
+                let peer = try await peers.resolveForRequest(name)
                 guard peer.trusted != nil else { return }
                 let items = SearchItems.remote(try await peers.activities(of: peer), peer: name)
                 if reads[name] == generation { replace("remote:" + name, items) }
