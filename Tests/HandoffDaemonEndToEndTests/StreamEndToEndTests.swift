@@ -134,12 +134,14 @@ struct StreamEndToEndTests {
         _ = await got
         let w = await wrote
         #expect(w.bytes < 4 << 30)
-        let outcome = await atB.outcome(timeout: .seconds(90))
+        // At once, with the reason: alpha queues its streams' resets before its goodbye (a reset
+        // that came after the goodbye went unread, and beta waited its 60 s for a resume).
+        let outcome = await atB.outcome(timeout: .seconds(20))
         guard case .failed(let code, let message) = outcome else {
             Issue.record("beta's app was told \(outcome)")
             return
         }
-        #expect(["stream-daemon-stopping", "stream-unknown", "stream-link-lost"].contains(code), "\(code): \(message)")
+        #expect(["stream-daemon-stopping", "stream-unknown"].contains(code), "\(code): \(message)")
         atB.close()
         atA.close()
         await apps.close()

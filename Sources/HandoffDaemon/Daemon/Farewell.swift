@@ -11,6 +11,10 @@ public struct Farewell: Service {
 
     public func run() async throws {
         try? await gracefulShutdown()
+        // The streams' resets first, queued on each session before its goodbye: a peer stops
+        // reading a session at its goodbye, and a stream whose reset came after it waited a
+        // minute for a resume that a stopping daemon never makes.
+        daemon.continuations.streams.closeAll()
         await daemon.peers.links.sayGoodbye()
     }
 }
