@@ -152,7 +152,8 @@ def gone(pid, child=None):
         return child.poll() is not None
     try:
         return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
+        # Reaped between the open and the read: the read fails with ESRCH.
         return True
 
 
