@@ -5,7 +5,8 @@ import HandoffControl
 struct Connect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "connect",
-        abstract: "Open a session with a paired machine now (if none is open) and ping it over the session.")
+        abstract: "Open a session with a paired machine now (if none is open) and ping it over the session."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 
@@ -17,7 +18,8 @@ struct Connect: ParsableCommand {
 struct Disconnect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "disconnect",
-        abstract: "Close the sessions with a paired machine (it is dialled again after its backoff).")
+        abstract: "Close the sessions with a paired machine (it is dialled again after its backoff)."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 

@@ -11,7 +11,8 @@ import HandoffCore
 struct Continue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "continue",
-        abstract: "Continue a paired machine's activity here: fetch it, dispatch it, tell the other machine the outcome.")
+        abstract: "Continue a paired machine's activity here: fetch it, dispatch it, tell the other machine the outcome."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "The machine that offers the activity.") var peer: String
     @Argument(help: "The activity's id (see `handoffctl activities --remote`).") var activity: String

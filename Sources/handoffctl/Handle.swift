@@ -13,7 +13,8 @@ import HandoffCore
 struct Handle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handle",
-        abstract: "Be a live handler for activity types: print each continuation offered and accept it (or --decline).")
+        abstract: "Be a live handler for activity types: print each continuation offered and accept it (or --decline)."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "Activity types to handle.") var types: [String]
     @Option(help: "The handler's name, reported to both machines.") var name = "handoffctl"

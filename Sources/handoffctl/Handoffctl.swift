@@ -10,9 +10,12 @@ enum HandoffctlMain {
     /// blocking request, and no thread is started. Commands that wait on events (watch, pair,
     /// streams, live handlers) are `AsyncParsableCommand`s and run on Swift's concurrency pool.
     static func main() {
+        let arguments = GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst()))
         let command: any ParsableCommand
-        do { command = try Handoffctl.parseAsRoot(GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst()))) } catch {
-            Handoffctl.exit(withError: error)
+        if let quick = QuickParse.command(arguments) {
+            command = quick
+        } else {
+            do { command = try Handoffctl.parseAsRoot(arguments) } catch { Handoffctl.exit(withError: error) }
         }
         guard let waiting = command as? any AsyncParsableCommand else {
             var now = command

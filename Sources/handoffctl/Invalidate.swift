@@ -3,7 +3,8 @@ import HandoffControl
 
 struct Invalidate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "invalidate", abstract: "End an activity for good (invalidate); connected peers are told at once.")
+        commandName: "invalidate", abstract: "End an activity for good (invalidate); connected peers are told at once."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
 

@@ -5,7 +5,8 @@ import HandoffCore
 struct LibraryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library", abstract: "The content library: books and their characters.",
-        subcommands: [Books.self, Characters.self])
+        subcommands: [Books.self, Characters.self]
+    ).underHandoffctl
 
     struct Books: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "books", abstract: "List the books.")

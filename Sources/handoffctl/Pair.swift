@@ -21,7 +21,8 @@ struct Pair: AsyncParsableCommand {
             refused (with --accept, the wait goes on for the next attempt). Scripts write the other \
             machine's code to standard input after reading this one's (--json prints it on a line of \
             its own first), or give it with --code when they know it already.
-            """)
+            """
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
 
     @Argument(help: "The machine to pair with: its name in `handoffctl peers`, or HOST[:PORT] (a name or address).")

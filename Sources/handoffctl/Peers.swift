@@ -4,7 +4,8 @@ import HandoffControl
 struct Peers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers",
-        abstract: "List other handoffd machines: listed on the network, paired, present (answering on the link).")
+        abstract: "List other handoffd machines: listed on the network, paired, present (answering on the link)."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
 
     func run() throws {

@@ -18,7 +18,8 @@ struct Publish: AsyncParsableCommand {
             --info values are strings unless typed: key=int:42, key=real:1.5, key=bool:true, \
             key=date:2026-11-21T20:00:00Z, key=data:BASE64 (str: forces a string). \
             --character ID builds the Hawk Notes "viewing a character" activity from the library.
-            """)
+            """
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
 
     @Option(help: "The activity type (declared in the daemon's configuration).") var type: String?

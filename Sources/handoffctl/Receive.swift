@@ -19,7 +19,8 @@ import HandoffCore
 /// one line back ("saved PATH" or why not).
 struct Receive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "receive", abstract: "Receive files sent with `handoffctl send-file`, with progress.")
+        commandName: "receive", abstract: "Receive files sent with `handoffctl send-file`, with progress."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Option(help: "Where to save them (default: handoffd's streams.receive_directory, else here).") var dir: String?
     @Option(help: "Exit after this many files.") var count: Int?

@@ -3,7 +3,8 @@ import HandoffControl
 
 struct Resign: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "resign", abstract: "Stop offering an activity (resignCurrent); peers stop seeing it.")
+        commandName: "resign", abstract: "Stop offering an activity (resignCurrent); peers stop seeing it."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
 

@@ -4,7 +4,8 @@ import HandoffControl
 struct RotateAdvert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate-advert",
-        abstract: "Give this machine's advert a new random name and new material now (it also rotates by itself).")
+        abstract: "Give this machine's advert a new random name and new material now (it also rotates by itself)."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
 
     func run() throws {

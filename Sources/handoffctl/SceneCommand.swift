@@ -13,7 +13,8 @@ import HandoffCore
 struct SceneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scene", abstract: "Scene sessions (windows): connect, update, disconnect, destroy, list, show.",
-        subcommands: [Connect.self, Update.self, Launched.self, Disconnect.self, Destroy.self, List.self, Show.self, DeleteSaved.self])
+        subcommands: [Connect.self, Update.self, Launched.self, Disconnect.self, Destroy.self, List.self, Show.self, DeleteSaved.self]
+    ).underHandoffctl
 
     static let order = [
         "scene", "book", "character", "navigation", "content", "role", "created", "updated", "restored",

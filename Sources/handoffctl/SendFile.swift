@@ -16,7 +16,8 @@ import HandoffCore
 /// continuation stream carries its bytes; `handoffctl receive` on the other machine saves it.
 struct SendFile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "send-file", abstract: "Send a file to a paired machine (where `handoffctl receive` runs), with progress.")
+        commandName: "send-file", abstract: "Send a file to a paired machine (where `handoffctl receive` runs), with progress."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Argument(help: "The file to send.") var path: String
     @Option(help: "The paired machine.") var to: String

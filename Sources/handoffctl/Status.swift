@@ -3,6 +3,7 @@ import HandoffControl
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this machine's handoffd: identity, advert, counts.")
+        .underHandoffctl
     @OptionGroup var options: ClientOptions
 
     func run() throws {

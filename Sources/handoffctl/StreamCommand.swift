@@ -16,7 +16,8 @@ import HandoffCore
 struct StreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream", abstract: "Continuation streams: offer an activity whose continuer may open a stream with this command.",
-        subcommands: [Offer.self])
+        subcommands: [Offer.self]
+    ).underHandoffctl
 
     struct Offer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

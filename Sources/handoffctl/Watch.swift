@@ -13,7 +13,8 @@ import HandoffCore
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "watch", abstract: "Print handoffd's events as they happen (peers, activities, continuations).")
+        commandName: "watch", abstract: "Print handoffd's events as they happen (peers, activities, continuations)."
+    ).underHandoffctl
     @OptionGroup var options: ClientOptions
     @Option(help: "Exit after this many events.") var count: Int?
 

@@ -27,3 +27,25 @@ import Testing
         #expect(output.contains("--code"), "\(output)")
     }
 }
+
+/// Issue 26: a command is parsed first as a root of its own (QuickParse: no completion-script
+/// check, no walk of the whole tree). Its help and its usage errors must still come from
+/// `handoffctl`, as a person has always read them.
+@Suite struct QuickParseCommandLineTests {
+    @Test(arguments: [
+        (["status", "--help"], 0, "USAGE: handoffctl status [--socket <socket>] [--json]"),
+        (["scene"], 0, "USAGE: handoffctl scene <subcommand>"),
+        (["scene", "connect", "--help"], 0, "USAGE: handoffctl scene connect"),
+        (["help", "send"], 0, "USAGE: handoffctl send"),
+        (["status", "--bogus"], 64, "Usage: handoffctl status [--socket <socket>] [--json]"),
+        (["send", "--socket", "/nonexistent/control.sock"], 64, "Usage: handoffctl send [--socket <socket>] [--json] <activity> --to <to>"),
+        (["status", "--generate-completion-script", "bash"], 0, "_handoffctl()"),
+        (["--generate-completion-script", "bash"], 0, "_handoffctl()"),
+        (["nosuch"], 64, "Unexpected argument 'nosuch'")
+    ])
+    func helpAndUsageComeFromHandoffctl(_ args: [String], _ want: Int32, _ says: String) throws {
+        let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args)
+        #expect(status == want, "\(output)")
+        #expect(output.contains(says), "\(output)")
+    }
+}
