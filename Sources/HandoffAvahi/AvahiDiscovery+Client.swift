@@ -124,6 +124,10 @@ extension AvahiDiscovery {
         freeTimeout(t)
         guard !connection.stopped else { return }
         switch purpose {
+        case .runDeferred:
+            let work = connection.deferred
+            connection.deferred = []
+            for w in work { w() }
         case .reconnect:
             reconnect()
         case .restartBrowser:

@@ -39,6 +39,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     }
 
     enum TimerPurpose: Equatable {
+        case runDeferred
         case reconnect
         case restartBrowser
         case retryResolve(PeerTable.InstanceKey)
@@ -76,40 +77,63 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     public var nameInUse: String? { locked { publishing.machines[.main]!.nameInUse } }
     public var collided: Bool { locked { publishing.machines[.main]!.collided } }
 
+    // The state machines answer at once (a refusal is thrown to the caller); the calls into
+    // libavahi-client they ask for wait for avahi-daemon's answer over D-Bus, one round trip each
+    // (creating a group, adding a service, committing), so they are made on the poll thread, in
+    // order: handoffd calls these from its event loop, which serves the link meanwhile. At start,
+    // the advert's publish held the loop 2 ms while a restarted peer's handshake waited.
+
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in
             if connection.stopped { throw .stopped }
-            execute(try publishing.machines[slot]!.publish(advert), slot: slot)
+            let actions = try publishing.machines[slot]!.publish(advert)
+            onPollThread { self.execute(actions, slot: slot) }
         }
     }
 
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
         try lockedThrowing { () throws(DiscoveryError) in
             if connection.stopped { throw .stopped }
-            execute(try publishing.machines[.main]!.updateTXT(txt), slot: .main)
+            let actions = try publishing.machines[.main]!.updateTXT(txt)
+            onPollThread { self.execute(actions, slot: .main) }
         }
     }
 
-    public func withdraw(slot: AdvertSlot) { locked { execute(publishing.machines[slot]!.withdraw(), slot: slot) } }
+    public func withdraw(slot: AdvertSlot) {
+        locked {
+            let actions = publishing.machines[slot]!.withdraw()
+            onPollThread { self.execute(actions, slot: slot) }
+        }
+    }
 
     public func resolve(only wanted: @escaping NameInterest) {
         locked {
             browsing.wanted = wanted
-            for key in Array(browsing.lookups.keys) where browsing.table.peer(named: key.name) == nil { startResolver(key) }
+            onPollThread {
+                for key in Array(self.browsing.lookups.keys) where self.browsing.table.peer(named: key.name) == nil { self.startResolver(key) }
+            }
         }
     }
 
     public func follow(_ names: Set<String>) {
         locked {
             browsing.followed = names
-            for key in Array(browsing.lookups.keys) {
-                if !names.contains(key.name) {
-                    stopRecordBrowser(key)
-                } else if browsing.table.peer(named: key.name) != nil {
-                    startRecordBrowser(key)
+            onPollThread {
+                for key in Array(self.browsing.lookups.keys) {
+                    if !names.contains(key.name) {
+                        self.stopRecordBrowser(key)
+                    } else if self.browsing.table.peer(named: key.name) != nil {
+                        self.startRecordBrowser(key)
+                    }
                 }
             }
         }
+    }
+
+    /// Queues `work` for the poll thread, after what is queued already (the lock is held).
+    func onPollThread(_ work: @escaping () -> Void) {
+        connection.deferred.append(work)
+        if connection.deferred.count == 1 { schedule(.runDeferred, afterMilliseconds: 0) }
     }
 
     /// One of our own adverts holds this name now.
@@ -120,6 +144,8 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         let wasRunning: Bool = locked {
             if connection.stopped { return false }
             connection.stopped = true
+            // What was queued is moot: everything is withdrawn and freed now, on this thread.
+            connection.deferred = []
             for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.withdraw(), slot: slot) }
             for t in connection.timers.keys { freeTimeout(t) }
             connection.timers = [:]

@@ -49,9 +49,22 @@ public enum InterfaceAddresses {
         }
     }
 
+    private static let cache = InterfaceAddressCache()
+
     /// Every address of an interface that is up, loopback excluded; nil when getifaddrs fails
-    /// (it needs a netlink socket, which a sandbox may refuse).
-    public static func current() -> [InterfaceAddress]? {
+    /// (it needs a netlink socket, which a sandbox may refuse). Read once per change while a
+    /// watcher reports the changes (`watching`, `changed`), else at every call.
+    public static func current() -> [InterfaceAddress]? { cache.addresses(reading: read) }
+
+    /// The addresses may have changed (the kernel said so): the next `current()` reads them.
+    public static func changed() { cache.changed() }
+
+    /// A watcher of the kernel's address notifications started (true: it calls `changed()` at
+    /// each one) or stopped (false). Reads are kept while at least one runs.
+    public static func watching(_ on: Bool) { cache.watching(on) }
+
+    /// getifaddrs(3), walked.
+    static func read() -> [InterfaceAddress]? {
         var head: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&head) == 0 else { return nil }
         guard let first = head else { return [] }

@@ -107,7 +107,7 @@ struct Handoffd: AsyncParsableCommand {
             let runner = try DaemonRunner(settings: settings, logger: logger)
             let group = ServiceGroup(
                 configuration: .init(
-                    services: try await runner.services().map { .init(service: $0) },
+                    services: try await runner.services().map { .init(service: NamedService($0)) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch let error as StartupError {

@@ -1,5 +1,6 @@
 import CHandoffShims
 import Dispatch
+import HandoffCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -32,11 +33,19 @@ enum NetworkChanges {
             var buffer = [UInt8](repeating: 0, count: 16_384)
             var any = false
             while buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 { any = true }
-            if any { continuation.yield(.addressesChanged) }
+            if any {
+                // Before the news: whoever acts on it reads the addresses afresh.
+                InterfaceAddresses.changed()
+                continuation.yield(.addressesChanged)
+            }
         }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler {
+            InterfaceAddresses.watching(false)
+            close(fd)
+        }
         let owned = SourceBox(source)
         continuation.onTermination = { _ in owned.source.cancel() }
+        InterfaceAddresses.watching(true)
         source.resume()
         return stream
     }
