@@ -3,7 +3,7 @@ import ArgumentParser
 /// The command named first, parsed as a root of its own. ArgumentParser's parse from the root
 /// first tries its two completion-script commands and walks the whole tree of 36 commands,
 /// each a type to reflect: half of a one-shot command's start-up (docs/ARCHITECTURE.md,
-/// "Start-up"). Only a clean parse is taken here: a help request, a usage error or anything
+/// "handoffctl's start"). Only a clean parse is taken here: a help request, a usage error or anything
 /// else goes through the root, which says it the way it always has.
 enum QuickParse {
     static func command(_ arguments: [String]) -> (any ParsableCommand)? {
