@@ -43,6 +43,12 @@ def wait_all(conns, event, after, seconds, peer="hub"):
         time.sleep(0.002)
 
 
+def busy_seconds():
+    """CPU time the whole machine spent busy (every process, every core), from /proc/stat."""
+    fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def hub_pid():
     return Conn("hub").request("status")["result"]["pid"]
 
@@ -67,11 +73,17 @@ for r in range(ROUNDS):
     t = now()
     child = subprocess.Popen(["nsenter", "-t", HUB_ANCHOR, "-m", "-n", "--", f"{BIN}/handoffd", "--config", f"{WORK}/hub/handoffd.yaml"],
                              stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    busy0 = busy_seconds()
     each = sorted(wait_all(watchers, "peerPresent", t, 30))
+    busy = busy_seconds() - busy0
     restart.append(each[-1])
+    # Which side's dial made each peer see the hub again (the peer's own, after the hub's advert
+    # appeared, or the hub's at its start), and the CPU every process used meanwhile.
+    own = sum(1 for w in watchers for _, m in w.seen("peerPresent", t) if m.get("peer") == "hub" and m.get("dialled"))
     # Where the last one's time goes: the first peer (the hub's own start) and the spread after.
     print(f"  round {r + 1}: first peer present after {each[0] * 1000:.1f} ms, half after {each[len(each) // 2] * 1000:.1f} ms, "
-          f"the last after {each[-1] * 1000:.1f} ms")
+          f"the last after {each[-1] * 1000:.1f} ms; {own} by the peer's own dial; "
+          f"CPU of every process meanwhile {busy * 1000:.0f} ms on {os.cpu_count()} cores")
 print(f"{'hub restarted -> all ' + str(len(PEERS)) + ' peers: peerPresent (last one)':<58} {stats(restart)}")
 
 # 2. The hub publishes: until each peer holds its new list (remoteActivitiesChanged).
@@ -99,12 +111,6 @@ def continue_from(i):
     t = now()
     m = clients[i].request("continue", timeout=30, peer="hub", activity=activity["id"])
     results[i] = (now() - t, m)
-
-
-def busy_seconds():
-    """CPU time the whole machine spent busy (every process, every core), from /proc/stat."""
-    fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 threads = [threading.Thread(target=continue_from, args=(i,)) for i in range(len(clients))]

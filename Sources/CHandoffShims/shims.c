@@ -90,15 +90,21 @@ void handoff_name_thread(const char *name) {
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
-static long resident_bytes(void *start, size_t length, long page) {
-    size_t pages = (length + (size_t)page - 1) / (size_t)page;
-    unsigned char *vector = malloc(pages);
-    long n = 0;
-    if (vector && mincore(start, length, vector) == 0) {
-        for (size_t i = 0; i < pages; i++) n += vector[i] & 1;
+#include <stdio.h>
+
+/* The file-backed pages mapped in this process, in bytes (RssFile of /proc/self/status), or -1.
+   Not mincore: for a file mapping it says whether a page is in the page cache, which the
+   madvise below does not change, so it always reported 0 released. */
+static long resident_file_bytes(void) {
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f) return -1;
+    char line[128];
+    long kib = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "RssFile: %ld kB", &kib) == 1) break;
     }
-    free(vector);
-    return n * page;
+    fclose(f);
+    return kib < 0 ? -1 : kib * 1024;
 }
 
 long handoff_release_startup_pages(void) {
@@ -115,7 +121,7 @@ long handoff_release_startup_pages(void) {
         }
     }
     if (!found) return 0;
-    long released = 0;
+    long before = resident_file_bytes();
     for (size_t i = 0; i < count; i++) {
         if (phdr[i].p_type != PT_LOAD || (phdr[i].p_flags & PF_W)) continue;
         /* Whole pages inside the segment only: a page shared with a writable neighbour stays. */
@@ -123,11 +129,10 @@ long handoff_release_startup_pages(void) {
         uintptr_t end = (bias + phdr[i].p_vaddr + phdr[i].p_memsz) / (uintptr_t)page * (uintptr_t)page;
         if (end <= start) continue;
         size_t length = end - start;
-        released += resident_bytes((void *)start, length, page);
         madvise((void *)start, length, MADV_RANDOM);
         madvise((void *)start, length, MADV_DONTNEED);
-        released -= resident_bytes((void *)start, length, page);
     }
+    long after = resident_file_bytes();
     malloc_trim(0);
-    return released;
+    return before < 0 || after < 0 ? -1 : before - after;
 }

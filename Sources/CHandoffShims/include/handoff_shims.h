@@ -32,7 +32,8 @@ void handoff_name_thread(const char *name);
    the relocated RELRO data or the data segments, which are private copies) are told MADV_RANDOM
    (no fault-around: a page comes back alone, when it is used) and MADV_DONTNEED (unmapped here;
    the pages stay in the page cache, so one needed again is a minor fault), and the heap's free
-   pages go back with malloc_trim. Returns the bytes of the executable no longer resident. */
+   pages go back with malloc_trim. Returns the bytes of file-backed pages no longer mapped in this
+   process (RssFile before and after), or -1 when /proc/self/status cannot be read. */
 long handoff_release_startup_pages(void);
 
 #endif
