@@ -23,6 +23,9 @@ from handoff_probe import Conn as _Conn, book_activity, cpu_seconds, fail, gone,
 WORK, N, BIN, HUB_ANCHOR, ROUNDS = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 # CI's short run idles for less than the long rig's minute.
 IDLE_SECONDS = float(os.environ.get("SCALE_IDLE_SECONDS", "60"))
+# Where the restart rounds' CPU goes: with SCALE_PERF_DIR set, each round runs under
+# `perf record -a` (every process on this machine) into DIR/restart-N.data.
+PERF_DIR = os.environ.get("SCALE_PERF_DIR")
 PEERS = [f"m{i}" for i in range(2, N + 1)]
 
 
@@ -33,11 +36,18 @@ def Conn(name, watch=False):
 def wait_all(conns, event, after, seconds, peer="hub"):
     """Until every connection has EVENT about PEER after AFTER; their delays after AFTER."""
     deadline = now() + seconds
+    seen = {}
     while True:
-        seen = {c.name: c.first(event, after, peer) for c in conns}
-        missing = [n for n, t in seen.items() if t is None]
+        # Only the connections still waited on are looked at: the probe shares the cores with
+        # the 50 daemons it measures.
+        for c in conns:
+            if c.name not in seen:
+                t = c.first(event, after, peer)
+                if t is not None:
+                    seen[c.name] = t
+        missing = [c.name for c in conns if c.name not in seen]
         if not missing:
-            return [t - after for t in seen.values()]
+            return [seen[c.name] - after for c in conns]
         if now() > deadline:
             fail(f"{len(missing)} of {len(conns)} peers had no {event} for {peer} within {seconds} s: {' '.join(missing[:10])}")
         time.sleep(0.002)
@@ -69,13 +79,22 @@ for r in range(ROUNDS):
             fail(f"the hub (pid {pid}) did not exit within 10 s of SIGTERM")
         time.sleep(0.002)
     time.sleep(1)
+    perf = None
+    if PERF_DIR:
+        events = os.environ.get("SCALE_PERF_EVENTS", "-F 4000").split()  # e.g. "-e sched:sched_switch": where threads wait
+        perf = subprocess.Popen(["perf", "record", "-q", "-a", "-g", *events, "-o", f"{PERF_DIR}/restart-{r + 1}.data"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)  # perf's own start, before the hub's
     log = open(f"{WORK}/hub/handoffd.log", "a")
     t = now()
     child = subprocess.Popen(["nsenter", "-t", HUB_ANCHOR, "-m", "-n", "--", f"{BIN}/handoffd", "--config", f"{WORK}/hub/handoffd.yaml"],
                              stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
-    busy0 = busy_seconds()
+    busy0, own0 = busy_seconds(), time.process_time()
     each = sorted(wait_all(watchers, "peerPresent", t, 30))
-    busy = busy_seconds() - busy0
+    busy, own = busy_seconds() - busy0, time.process_time() - own0
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
     restart.append(each[-1])
     # Which side's dial made each peer see the hub again (the peer's own, after the hub's advert
     # appeared, or the hub's at its start), and the CPU every process used meanwhile.
@@ -83,7 +102,7 @@ for r in range(ROUNDS):
     # Where the last one's time goes: the first peer (the hub's own start) and the spread after.
     print(f"  round {r + 1}: first peer present after {each[0] * 1000:.1f} ms, half after {each[len(each) // 2] * 1000:.1f} ms, "
           f"the last after {each[-1] * 1000:.1f} ms; {own} by the peer's own dial; "
-          f"CPU of every process meanwhile {busy * 1000:.0f} ms on {os.cpu_count()} cores")
+          f"CPU of every process meanwhile {busy * 1000:.0f} ms on {os.cpu_count()} cores, of this probe {own * 1000:.0f} ms")
 print(f"{'hub restarted -> all ' + str(len(PEERS)) + ' peers: peerPresent (last one)':<58} {stats(restart)}")
 
 # 2. The hub publishes: until each peer holds its new list (remoteActivitiesChanged).
@@ -116,18 +135,19 @@ def continue_from(i):
 threads = [threading.Thread(target=continue_from, args=(i,)) for i in range(len(clients))]
 for th in threads:
     th.start()
-hub_cpu0, busy0 = cpu_seconds(hub_pid()), busy_seconds()
+hub_cpu0, busy0, own0 = cpu_seconds(hub_pid()), busy_seconds(), time.process_time()
 go.wait()
 for th in threads:
     th.join()
 hub_cpu, busy, span = cpu_seconds(hub_pid()) - hub_cpu0, busy_seconds() - busy0, max(d for d, _ in results)
+own = time.process_time() - own0
 failed = [(clients[i].name, m) for i, (_, m) in enumerate(results) if (m.get("result") or {}).get("outcome") != "continued"]
 if failed:
     fail(f"{len(failed)} of {len(clients)} concurrent continues failed, e.g. {failed[0][0]}: {failed[0][1]}")
 print(f"{str(len(clients)) + ' concurrent continues of the hub activity (all continued)':<58} {stats([d for d, _ in results])}")
 # Where the time goes: here 50 machines share this machine's cores, so the figure above holds the
 # queue for them; on real machines only the hub's share is shared.
-print(f"{'  CPU meanwhile: the hub / every process':<58} {hub_cpu * 1000:.0f} ms / {busy * 1000:.0f} ms "
+print(f"{'  CPU meanwhile: the hub / this probe / every process':<58} {hub_cpu * 1000:.0f} ms / {own * 1000:.0f} ms / {busy * 1000:.0f} ms "
       f"in {span * 1000:.0f} ms on {os.cpu_count()} cores")
 
 # 4. The hub idle with its sessions: CPU per minute, RSS.

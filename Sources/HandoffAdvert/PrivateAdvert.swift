@@ -55,23 +55,30 @@ public enum PrivateAdvert {
     }
 
     /// Finds whose record an advert is among the paired peers' advertising keys (by identity id),
-    /// and opens it. Each key's tag key is derived once, here: checking a record then costs one
-    /// HMAC per key, and the seal key is derived only for the key whose tag matched.
+    /// and opens it. Each key's tag HMAC is keyed once, here (its inner and outer hash states):
+    /// checking a record then costs one HMAC of the salt per key tried, and the seal key is
+    /// derived only for the key whose tag matched. A hub restarted among 49 peers recognises
+    /// their 49 adverts at once (docs/ARCHITECTURE.md, "Private adverts": what that cost).
     public struct Recogniser: Sendable {
-        private let candidates: [(peerID: String, key: AdvertisingKey, tagKey: SymmetricKey)]
+        private let candidates: [(peerID: String, key: AdvertisingKey, tagger: HMAC<SHA256>)]
 
         public init(keys: [(peerID: String, key: AdvertisingKey)]) {
-            candidates = keys.map { ($0.peerID, $0.key, Self.tagKey($0.key)) }
+            candidates = keys.map { ($0.peerID, $0.key, HMAC<SHA256>(key: Self.tagKey($0.key))) }
         }
 
         /// Whose record this is, and what it says; nil for a machine we are not paired with, or
-        /// whose current key we do not hold.
-        public func recognise(_ txt: TXTRecord) -> (peerID: String, contents: Contents)? {
+        /// whose current key we do not hold. `preferring`: the peer whose key is tried first (the
+        /// one that recognised this advert's name before: a rewrite keeps the name), a hint only.
+        public func recognise(_ txt: TXTRecord, preferring preferred: String? = nil) -> (peerID: String, contents: Contents)? {
             guard let salt = txt["n"].flatMap(AdvertTXT.unbase64url), salt.count == AdvertisingKey.saltBytes,
                 let tag = txt["m"].flatMap(AdvertTXT.unbase64url), tag.count == tagBytes,
                 let sealed = txt["b"].flatMap(AdvertTXT.unbase64url), sealed.count == plainBytes + 16
             else { return nil }
-            guard let match = candidates.first(where: { constantTimeEqual(PrivateAdvert.tag($0.tagKey, salt: salt), tag) }),
+            let matches = { (c: (peerID: String, key: AdvertisingKey, tagger: HMAC<SHA256>)) in
+                constantTimeEqual(PrivateAdvert.tag(c.tagger, salt: salt), tag)
+            }
+            let hinted = preferred.flatMap { p in candidates.first { $0.peerID == p } }.flatMap { matches($0) ? $0 : nil }
+            guard let match = hinted ?? candidates.first(where: { $0.peerID != preferred && matches($0) }),
                 let box = try? ChaChaPoly.SealedBox(nonce: zeroNonce, ciphertext: sealed.dropLast(16), tag: sealed.suffix(16)),
                 let opened = try? ChaChaPoly.open(box, using: sealKey(match.key, salt: salt), authenticating: Array(formatVersion.utf8)),
                 let contents = Contents(plain: Array(opened))
@@ -105,7 +112,14 @@ public enum PrivateAdvert {
     /// The recognition tag of one record: it changes with the salt, and only a holder of the
     /// advertising key can compute it.
     static func tag(_ key: SymmetricKey, salt: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: salt, using: key).prefix(tagBytes))
+        tag(HMAC<SHA256>(key: key), salt: salt)
+    }
+
+    /// The same from an HMAC already keyed (a copy: the keyed state is not changed).
+    static func tag(_ keyed: HMAC<SHA256>, salt: [UInt8]) -> [UInt8] {
+        var mac = keyed
+        mac.update(data: salt)
+        return Array(mac.finalize().prefix(tagBytes))
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -20,6 +20,32 @@ import Testing
         #expect(found.contents == .init(sequence: 42, tokens: Self.tokens))
     }
 
+    /// The hint (the peer that recognised the advert's name before) is only an order: a wrong or
+    /// unknown one still finds the right key, and a right one does not make a stranger's record
+    /// or another peer's pass.
+    @Test func aPreferredPeerIsTriedFirstAndDecidesNothing() throws {
+        let alice = AdvertisingKey.random(generation: 2), carol = AdvertisingKey.random(generation: 1)
+        let recogniser = PrivateAdvert.Recogniser(keys: [("carol", carol), ("alice", alice)])
+        let txt = try PrivateAdvert.record(.init(sequence: 7, tokens: Self.tokens), key: alice)
+        for hint in ["alice", "carol", "nobody", nil] as [String?] {
+            let found = try #require(recognisedBy(recogniser, txt, hint))
+            #expect(found.peerID == "alice")
+            #expect(found.contents == .init(sequence: 7, tokens: Self.tokens))
+        }
+        let stranger = try PrivateAdvert.record(.init(sequence: 1, tokens: []), key: .random(generation: 1))
+        #expect(recognisedBy(recogniser, stranger, "alice") == nil)
+        // Alice's tag with another blob: the tag picks the key, the seal still decides.
+        var forged = try PrivateAdvert.record(.init(sequence: 8, tokens: []), key: alice)
+        forged = try TXTRecord([.init("n", try #require(forged["n"])), .init("m", try #require(forged["m"])), .init("b", try #require(stranger["b"]))]
+        )
+        #expect(recognisedBy(recogniser, forged, "alice") == nil)
+    }
+
+    private func recognisedBy(_ r: PrivateAdvert.Recogniser, _ txt: TXTRecord, _ hint: String?) -> (peerID: String, contents: PrivateAdvert.Contents)?
+    {
+        r.recognise(txt, preferring: hint)
+    }
+
     @Test func strangersAndFormerPeersRecogniseNothing() throws {
         let ours = AdvertisingKey.random(generation: 4)
         let txt = try PrivateAdvert.record(.init(sequence: 1, tokens: Self.tokens), key: ours)

@@ -163,7 +163,7 @@ actor PeerListing {
         peer.addresses = AdvertAddresses.usable(peer.addresses, local: InterfaceAddresses.current() ?? [])
         let isNew = adverts.discovered[peer.name] == nil
         let before = adverts.recognised[peer.name]?.peerID
-        if let (peerID, contents) = recogniser.recognise(peer.txt) {
+        if let (peerID, contents) = recogniser.recognise(peer.txt, preferring: before) {
             var news: [ListingNews] = []
             if adverts.recognise(peer.name, peerID: peerID, sequence: contents.sequence) {
                 news.append(.offers(peerID: peerID, tokens: contents.tokens))

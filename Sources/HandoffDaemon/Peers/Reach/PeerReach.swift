@@ -160,20 +160,25 @@ actor PeerReach {
     // MARK: - Dialling
 
     /// Paired peers without a session, and configured addresses whose peer has none, that are due.
+    /// Which are due is asked first: the remembered endpoints are a query each, and a restarted
+    /// hub looked again at every one of 49 adverts while its 49 dials were still in flight.
     private func dueDials() async -> [Dial] {
         let connected = await links.connectedPeerIDs
+        let now = ReachClock.now()
+        let unconnected = ((try? endpoint.trustStore.peers()) ?? []).filter {
+            !connected.contains($0.identity.id) || state.stalled[$0.identity.id] != nil
+        }
+        let due = Set(state.dialer.due(unconnected.map(\.identity.id), at: now))
         var dials: [Dial] = []
-        for t in (try? endpoint.trustStore.peers()) ?? [] where !connected.contains(t.identity.id) || state.stalled[t.identity.id] != nil {
+        for t in unconnected where due.contains(t.identity.id) {
             let candidates = state.candidates(remembered: endpoint.trustStore.endpoints(ofPeer: t.identity.id), peerID: t.identity.id)
             if !candidates.isEmpty { dials.append(Dial(key: t.identity.id, peer: t.identity, candidates: candidates)) }
         }
-        for e in settings.staticPeers where state.staticOwner[e].map({ !connected.contains($0) }) ?? true {
-            dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e]))
-        }
-        let due = Set(state.dialer.due(dials.map(\.key), at: ReachClock.now()))
-        let chosen = dials.filter { due.contains($0.key) }
-        for d in chosen { state.dialer.begin(d.key, attempts: d.candidates.count) }
-        return chosen
+        let statics = settings.staticPeers.filter { e in state.staticOwner[e].map { !connected.contains($0) } ?? true }
+        let dueStatics = Set(state.dialer.due(statics.map { "static:\($0)" }, at: now))
+        for e in statics where dueStatics.contains("static:\(e)") { dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e])) }
+        for d in dials { state.dialer.begin(d.key, attempts: d.candidates.count) }
+        return dials
     }
 
     private static func outcome(_ dial: @Sendable () async throws -> LinkSession) async -> Result<LinkSession, any Error> {
