@@ -45,3 +45,7 @@ let timeoutCallback: AvahiTimeoutCallback = { timeout, userdata in
     guard let timeout else { return }
     owner(userdata)?.timerFired(timeout)
 }
+
+let inboxCallback: AvahiWatchCallback = { _, _, _, userdata in
+    owner(userdata)?.drainInbox()
+}

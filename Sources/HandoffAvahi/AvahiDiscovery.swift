@@ -29,6 +29,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     var publishing: AvahiPublishing
     var browsing = AvahiBrowsing()
     var connection = AvahiConnection()
+    /// `resolve` and `follow` hand their work to the poll thread through it (AvahiInbox: why).
+    let inbox = AvahiInbox()
+    var inboxWatch: OpaquePointer?
 
     struct Lookup {
         let domain: String
@@ -64,6 +67,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         // first dials need not wait for (a restarted peer is present sooner). Until it runs,
         // publishing waits as it does for a daemon that is not there yet.
         schedule(.reconnect, afterMilliseconds: 0)
+        if inbox.fd >= 0, let api = avahi_threaded_poll_get(poll) {
+            inboxWatch = api.pointee.watch_new(api, inbox.fd, AVAHI_WATCH_IN, inboxCallback, context)
+        }
         if avahi_threaded_poll_start(poll) < 0 {
             Unmanaged<AvahiDiscovery>.fromOpaque(context).release()
             throw .avahi(code: -1, message: "thread start failed", during: "starting the Avahi poll thread")
@@ -106,28 +112,44 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         }
     }
 
+    // `resolve` and `follow` change what the poll thread's callbacks do, and refuse nothing: they
+    // reach the poll thread through the inbox, without the poll lock (AvahiInbox).
+
     public func resolve(only wanted: @escaping NameInterest) {
-        locked {
-            browsing.wanted = wanted
-            onPollThread {
-                for key in Array(self.browsing.lookups.keys) where self.browsing.table.peer(named: key.name) == nil { self.startResolver(key) }
-            }
+        withoutWaiting {
+            self.browsing.wanted = wanted
+            for key in Array(self.browsing.lookups.keys) where self.browsing.table.peer(named: key.name) == nil { self.startResolver(key) }
         }
     }
 
     public func follow(_ names: Set<String>) {
-        locked {
-            browsing.followed = names
-            onPollThread {
-                for key in Array(self.browsing.lookups.keys) {
-                    if !names.contains(key.name) {
-                        self.stopRecordBrowser(key)
-                    } else if self.browsing.table.peer(named: key.name) != nil {
-                        self.startRecordBrowser(key)
-                    }
+        withoutWaiting {
+            self.browsing.followed = names
+            for key in Array(self.browsing.lookups.keys) {
+                if !names.contains(key.name) {
+                    self.stopRecordBrowser(key)
+                } else if self.browsing.table.peer(named: key.name) != nil {
+                    self.startRecordBrowser(key)
                 }
             }
         }
+    }
+
+    /// Runs `work` on the poll thread with the poll lock held, soon, in the order given; through
+    /// the inbox, or (no pipe) by taking the lock and queueing it as `onPollThread` does.
+    private func withoutWaiting(_ work: @escaping @Sendable () -> Void) {
+        if inboxWatch != nil {
+            _ = inbox.post(work)
+        } else {
+            locked { if !connection.stopped { onPollThread(work) } }
+        }
+    }
+
+    /// The inbox's pipe is readable: its work runs here, on the poll thread, the lock held.
+    func drainInbox() {
+        let work = inbox.take()
+        guard !connection.stopped else { return }
+        for w in work { w() }
     }
 
     /// Queues `work` for the poll thread, after what is queued already (the lock is held).
@@ -146,6 +168,8 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             connection.stopped = true
             // What was queued is moot: everything is withdrawn and freed now, on this thread.
             connection.deferred = []
+            inbox.close()
+            if let w = inboxWatch { avahi_threaded_poll_get(poll)?.pointee.watch_free(w) }
             for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.withdraw(), slot: slot) }
             for t in connection.timers.keys { freeTimeout(t) }
             connection.timers = [:]
@@ -161,6 +185,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         guard wasRunning else { return }
         avahi_threaded_poll_stop(poll)
         avahi_threaded_poll_free(poll)
+        inbox.closeDescriptor()
         continuation.finish()
         Unmanaged<AvahiDiscovery>.fromOpaque(context).release()
     }
