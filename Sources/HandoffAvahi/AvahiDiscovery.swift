@@ -116,14 +116,14 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     // reach the poll thread through the inbox, without the poll lock (AvahiInbox).
 
     public func resolve(only wanted: @escaping NameInterest) {
-        withoutWaiting {
+        withoutWaiting(.resolve) {
             self.browsing.wanted = wanted
             for key in Array(self.browsing.lookups.keys) where self.browsing.table.peer(named: key.name) == nil { self.startResolver(key) }
         }
     }
 
     public func follow(_ names: Set<String>) {
-        withoutWaiting {
+        withoutWaiting(.follow) {
             self.browsing.followed = names
             for key in Array(self.browsing.lookups.keys) {
                 if !names.contains(key.name) {
@@ -137,9 +137,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     /// Runs `work` on the poll thread with the poll lock held, soon, in the order given; through
     /// the inbox, or (no pipe) by taking the lock and queueing it as `onPollThread` does.
-    private func withoutWaiting(_ work: @escaping @Sendable () -> Void) {
+    private func withoutWaiting(_ kind: AvahiInbox.Kind, _ work: @escaping @Sendable () -> Void) {
         if inboxWatch != nil {
-            _ = inbox.post(work)
+            _ = inbox.post(kind, work)
         } else {
             locked { if !connection.stopped { onPollThread(work) } }
         }

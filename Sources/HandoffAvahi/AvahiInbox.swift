@@ -10,9 +10,17 @@ import Synchronization
 /// blocked 62 ms on the lock in `resolve` and `follow` alone, while its peers' handshakes
 /// waited). The work goes in a list under a lock of its own; a byte on a pipe, watched by the
 /// poll, wakes the poll thread, which runs it in order with the poll lock held, as a callback.
+///
+/// Each kind of work is "latest wins" (a `follow` or a `resolve` rescans every lookup for the whole
+/// new state), so the inbox keeps only the newest of each kind: at most one entry per kind, however
+/// many advert events (which a stranger can cause) arrive while the poll thread waits on D-Bus.
 final class AvahiInbox: Sendable {
+    enum Kind: Equatable {
+        case follow, resolve
+    }
+
     private struct State {
-        var work: [@Sendable () -> Void] = []
+        var work: [(kind: Kind, run: @Sendable () -> Void)] = []
         var closed = false
     }
 
@@ -35,11 +43,16 @@ final class AvahiInbox: Sendable {
         }
     }
 
-    /// Queues `work` and wakes the poll thread; false if there is no pipe or the inbox is closed.
-    func post(_ work: @escaping @Sendable () -> Void) -> Bool {
+    /// Queues `work`, in place of any queued work of its kind, and wakes the poll thread; false if
+    /// there is no pipe or the inbox is closed.
+    func post(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { s in
             guard fd >= 0, !s.closed else { return false }
-            s.work.append(work)
+            if let queued = s.work.firstIndex(where: { $0.kind == kind }) {
+                s.work[queued].run = work
+                return true
+            }
+            s.work.append((kind, work))
             // One wake-up for a batch: the poll thread takes everything queued when it runs.
             if s.work.count == 1 {
                 var one: UInt8 = 1
@@ -56,7 +69,7 @@ final class AvahiInbox: Sendable {
             var bytes = [UInt8](repeating: 0, count: 64)
             while read(fd, &bytes, bytes.count) > 0 {}
             defer { s.work = [] }
-            return s.work
+            return s.work.map(\.run)
         }
     }
 
