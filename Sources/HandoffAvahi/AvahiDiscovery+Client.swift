@@ -60,10 +60,10 @@ extension AvahiDiscovery {
             if connection.reportedProblem != nil { logger.notice("discovery available again: avahi-daemon answers over D-Bus") }
             connection.reportedProblem = nil
             logger.debug("avahi client running", metadata: ["avahi.version": "\(String(cString: avahi_client_get_version_string(c)))"])
-            for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.clientBecameRunning(), slot: slot) }
+            for slot in AdvertSlot.allCases { advance(slot) { $0.clientBecameRunning() } }
             startBrowsing()
         case AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
-            for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.serverNotRunning(), slot: slot) }
+            for slot in AdvertSlot.allCases { advance(slot) { $0.serverNotRunning() } }
         case AVAHI_CLIENT_CONNECTING:
             if connection.reportedProblem == nil {
                 connection.reportedProblem = "waiting"
@@ -95,7 +95,7 @@ extension AvahiDiscovery {
         }
         browsing.lookups = [:]
         browsing.recordBrowsers = [:]
-        for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.clientLost(reason: reason), slot: slot) }
+        for slot in AdvertSlot.allCases { advance(slot) { $0.clientLost(reason: reason) } }
         emit(browsing.table.removeAll())
     }
 

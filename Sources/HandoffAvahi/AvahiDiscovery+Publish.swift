@@ -23,7 +23,7 @@ extension AvahiDiscovery {
                                 during: "creating an entry group")))
                     return
                 }
-                let target = publishing.machines[slot]!.desired?.hostName.flatMap { publishAddresses(as: $0 + ".local", in: group) }
+                let target = machines.withLock { $0[slot]!.desired?.hostName }.flatMap { publishAddresses(as: $0 + ".local", in: group) }
                 let rc = AvahiStrings.withList(txt.strings) { list in
                     avahi_entry_group_add_service_strlst(
                         group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
@@ -32,7 +32,7 @@ extension AvahiDiscovery {
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
                     logger.info("service name taken locally", metadata: ["service.name": "\(name)"])
-                    execute(publishing.machines[slot]!.collision(), slot: slot)
+                    advance(slot) { $0.collision() }
                     return
                 }
                 if rc < 0 {
@@ -94,17 +94,17 @@ extension AvahiDiscovery {
         guard let slot = publishing.groups.first(where: { $0.value == g })?.key else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            execute(publishing.machines[slot]!.groupEstablished(), slot: slot)
+            advance(slot) { $0.groupEstablished() }
         case AVAHI_ENTRY_GROUP_COLLISION:
-            let machine = publishing.machines[slot]!
+            let machine = machines.withLock { $0[slot]! }
             logger.info(
                 machine.desired?.onCollision == .withdraw
                     ? "service name collision on the network; withdrawn for a new name" : "service name collision on the network; renaming",
                 metadata: ["service.name": "\(machine.nameInUse ?? "")"])
-            execute(publishing.machines[slot]!.collision(), slot: slot)
+            advance(slot) { $0.collision() }
         case AVAHI_ENTRY_GROUP_FAILURE:
             let code = client.map { avahi_client_errno($0) } ?? -1
-            execute(publishing.machines[slot]!.groupFailed(code: code, message: avahiErrorText(code)), slot: slot)
+            advance(slot) { $0.groupFailed(code: code, message: avahiErrorText(code)) }
         default:
             break
         }

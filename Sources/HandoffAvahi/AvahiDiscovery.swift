@@ -6,6 +6,7 @@ import CAvahi
 #endif
 import HandoffDiscovery
 import Logging
+import Synchronization
 
 /// Discovery over a real avahi-daemon, through libavahi-client on an AvahiThreadedPoll.
 ///
@@ -26,7 +27,12 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     // Guarded by the poll lock.
     var client: OpaquePointer?
-    var publishing: AvahiPublishing
+    var publishing = AvahiPublishing()
+    /// Each advert slot's state machine, under a lock of its own that is never held while calling
+    /// into libavahi-client: `publish`, `updateTXT` and `withdraw` answer from it (a refusal is
+    /// thrown at once) without the poll lock, which the poll thread holds while it waits for
+    /// avahi-daemon over D-Bus. Lock order: the poll lock, then this, then the inbox's.
+    let machines: Mutex<[AdvertSlot: AdvertiserMachine]>
     var browsing = AvahiBrowsing()
     var connection = AvahiConnection()
     /// `resolve` and `follow` hand their work to the poll thread through it (AvahiInbox: why).
@@ -58,9 +64,8 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             throw .avahi(code: -1, message: "out of memory", during: "creating the Avahi poll thread")
         }
         self.poll = poll
-        publishing = AvahiPublishing(
-            machines: Dictionary(
-                uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: avahiAlternativeServiceName)) }))
+        machines = Mutex(
+            Dictionary(uniqueKeysWithValues: AdvertSlot.allCases.map { ($0, AdvertiserMachine(alternativeName: avahiAlternativeServiceName)) }))
         context = Unmanaged.passRetained(self).toOpaque()
         // The client is made on the poll thread, as after a failure: avahi_client_new waits for
         // avahi-daemon's answers over D-Bus (1-2 ms at start), which the link's listening and
@@ -80,35 +85,46 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
 
     /// The name our advert holds once established; differs from the requested one after a collision.
-    public var nameInUse: String? { locked { publishing.machines[.main]!.nameInUse } }
-    public var collided: Bool { locked { publishing.machines[.main]!.collided } }
+    public var nameInUse: String? { machines.withLock { $0[.main]!.nameInUse } }
+    public var collided: Bool { machines.withLock { $0[.main]!.collided } }
 
     // The state machines answer at once (a refusal is thrown to the caller); the calls into
     // libavahi-client they ask for wait for avahi-daemon's answer over D-Bus, one round trip each
     // (creating a group, adding a service, committing), so they are made on the poll thread, in
     // order: handoffd calls these from its event loop, which serves the link meanwhile. At start,
-    // the advert's publish held the loop 2 ms while a restarted peer's handshake waited.
+    // the advert's publish held the loop 2 ms while a restarted peer's handshake waited; at a
+    // restart among 49 peers, taking the poll lock for them held it 31 ms (scale.sh, perf).
 
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
-        try lockedThrowing { () throws(DiscoveryError) in
-            if connection.stopped { throw .stopped }
-            let actions = try publishing.machines[slot]!.publish(advert)
-            onPollThread { self.execute(actions, slot: slot) }
-        }
+        try advertise(slot) { (m) throws(DiscoveryError) in try m.publish(advert) }
     }
 
     public func updateTXT(_ txt: TXTRecord) throws(DiscoveryError) {
-        try lockedThrowing { () throws(DiscoveryError) in
-            if connection.stopped { throw .stopped }
-            let actions = try publishing.machines[.main]!.updateTXT(txt)
-            onPollThread { self.execute(actions, slot: .main) }
-        }
+        try advertise(.main) { (m) throws(DiscoveryError) in try m.updateTXT(txt) }
     }
 
     public func withdraw(slot: AdvertSlot) {
-        locked {
-            let actions = publishing.machines[slot]!.withdraw()
-            onPollThread { self.execute(actions, slot: slot) }
+        try? advertise(slot) { m in m.withdraw() }
+    }
+
+    /// Moves the slot's machine and hands the actions it asks for to the poll thread, in the order
+    /// of the moves (posted under the machines' lock), through the inbox; or, with no inbox, under
+    /// the poll lock as before.
+    private func advertise(
+        _ slot: AdvertSlot, _ move: (inout AdvertiserMachine) throws(DiscoveryError) -> [AdvertiserMachine.Action]
+    ) throws(DiscoveryError) {
+        guard inboxWatch != nil else {
+            return try lockedThrowing { () throws(DiscoveryError) in
+                if connection.stopped { throw .stopped }
+                let actions = try machines.withLock { (m) throws(DiscoveryError) in try move(&m[slot]!) }
+                onPollThread { self.execute(actions, slot: slot) }
+            }
+        }
+        if inbox.isClosed { throw .stopped }
+        try machines.withLock { (m) throws(DiscoveryError) in
+            let actions = try move(&m[slot]!)
+            guard !actions.isEmpty else { return }
+            _ = inbox.post(.advert) { self.execute(actions, slot: slot) }
         }
     }
 
@@ -159,7 +175,12 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     }
 
     /// One of our own adverts holds this name now.
-    func isOwnName(_ name: String) -> Bool { publishing.machines.values.contains { $0.groupActive && $0.nameInUse == name } }
+    func isOwnName(_ name: String) -> Bool { machines.withLock { $0.values.contains { $0.groupActive && $0.nameInUse == name } } }
+
+    /// Moves the slot's machine on the poll thread (the poll lock held) and carries out what it asks.
+    func advance(_ slot: AdvertSlot, _ move: (inout AdvertiserMachine) -> [AdvertiserMachine.Action]) {
+        execute(machines.withLock { move(&$0[slot]!) }, slot: slot)
+    }
 
     /// Withdraws the advert (avahi sends the goodbye), frees the client and stops the poll thread.
     public func shutdown() {
@@ -170,7 +191,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
             connection.deferred = []
             inbox.close()
             if let w = inboxWatch { avahi_threaded_poll_get(poll)?.pointee.watch_free(w) }
-            for slot in AdvertSlot.allCases { execute(publishing.machines[slot]!.withdraw(), slot: slot) }
+            for slot in AdvertSlot.allCases { advance(slot) { $0.withdraw() } }
             for t in connection.timers.keys { freeTimeout(t) }
             connection.timers = [:]
             // Freeing the client frees its group, browsers and resolvers too.

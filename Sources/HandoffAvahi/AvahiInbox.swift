@@ -11,12 +11,17 @@ import Synchronization
 /// waited). The work goes in a list under a lock of its own; a byte on a pipe, watched by the
 /// poll, wakes the poll thread, which runs it in order with the poll lock held, as a callback.
 ///
-/// Each kind of work is "latest wins" (a `follow` or a `resolve` rescans every lookup for the whole
-/// new state), so the inbox keeps only the newest of each kind: at most one entry per kind, however
-/// many advert events (which a stranger can cause) arrive while the poll thread waits on D-Bus.
+/// A `follow` or a `resolve` is "latest wins" (each rescans every lookup for the whole new state),
+/// so the inbox keeps only the newest of each: one entry each, however many advert events (which a
+/// stranger can cause) arrive while the poll thread waits on D-Bus. Our own adverts' actions are
+/// all kept, in order: they come from handoffd's own publishes, rewrites and rotations, which
+/// its schedule paces.
 final class AvahiInbox: Sendable {
     enum Kind: Equatable {
-        case follow, resolve
+        case follow, resolve, advert
+
+        /// Whether newer work of this kind replaces what is queued.
+        var latestWins: Bool { self != .advert }
     }
 
     private struct State {
@@ -48,7 +53,7 @@ final class AvahiInbox: Sendable {
     func post(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { s in
             guard fd >= 0, !s.closed else { return false }
-            if let queued = s.work.firstIndex(where: { $0.kind == kind }) {
+            if kind.latestWins, let queued = s.work.firstIndex(where: { $0.kind == kind }) {
                 s.work[queued].run = work
                 return true
             }
@@ -61,6 +66,8 @@ final class AvahiInbox: Sendable {
             return true
         }
     }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
 
     /// On the poll thread (the poll lock held): what was queued, in order.
     func take() -> [@Sendable () -> Void] {

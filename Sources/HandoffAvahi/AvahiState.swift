@@ -1,12 +1,12 @@
 import HandoffDiscovery
 
-/// Our adverts' entry groups, one per slot, and each one's state machine (guarded by the poll lock).
+/// Our adverts' entry groups, one per slot (guarded by the poll lock; each slot's state machine
+/// has a lock of its own: `AvahiDiscovery.machines`).
 struct AvahiPublishing {
     var groups: [AdvertSlot: OpaquePointer] = [:]
     /// The slot whose group avahi_entry_group_new is creating (its first callback comes before
     /// the pointer is returned).
     var creatingGroup: AdvertSlot?
-    var machines: [AdvertSlot: AdvertiserMachine]
 }
 
 /// The service browser, what it lists, and each instance's resolver and TXT record browser

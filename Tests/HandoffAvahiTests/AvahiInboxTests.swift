@@ -48,3 +48,18 @@ struct AvahiInboxTests {
         #expect(inbox.take().isEmpty)
     }
 }
+
+extension AvahiInboxTests {
+    @Test func ourAdvertsActionsAreAllKeptInOrderBesideTheLatestFollow() {
+        let inbox = AvahiInbox()
+        defer { inbox.closeDescriptor() }
+        let ran = Mutex<[String]>([])
+        #expect(inbox.post(.advert) { ran.withLock { $0.append("withdraw") } })
+        #expect(inbox.post(.follow) { ran.withLock { $0.append("follow 1") } })
+        #expect(inbox.post(.advert) { ran.withLock { $0.append("publish") } })
+        #expect(inbox.post(.follow) { ran.withLock { $0.append("follow 2") } })
+        #expect(inbox.post(.advert) { ran.withLock { $0.append("update") } })
+        for w in inbox.take() { w() }
+        #expect(ran.withLock { $0 } == ["withdraw", "follow 2", "publish", "update"])
+    }
+}
