@@ -190,7 +190,6 @@ let package = Package(
             dependencies: [
                 "HandoffDaemon", "HandoffAvahi", "HandoffWideArea", "HandoffDiscovery", "HandoffCore", "HandoffState", "HandoffConfig",
                 "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus", "CHandoffShims",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"), "CExecutorHook"

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Dispatch
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -17,6 +16,7 @@ import NIOCore
 import NIOPosix
 import CExecutorHook
 import ServiceLifecycle
+import Synchronization
 
 /// The entry point. Synchronous, with the main thread parked until the daemon stops: an async
 /// `main` ends the main thread in `dispatch_main`, whose `pthread_exit` unwinds its stack through
@@ -25,11 +25,17 @@ import ServiceLifecycle
 @main
 enum HandoffdMain {
     static func main() {
-        var parsed: any ParsableCommand
-        do { parsed = try Handoffd.parseAsRoot() } catch { Handoffd.exit(withError: error) }
-        guard let daemon = parsed as? Handoffd else {
-            do { try parsed.run() } catch { Handoffd.exit(withError: error) }
-            return
+        let options: DaemonArguments
+        do throws(DaemonArguments.Failure) {
+            switch try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst())) {
+            case .run(let o): options = o
+            case .help:
+                print(DaemonArguments.help, terminator: "")
+                return
+            }
+        } catch {
+            StandardStreams.error("\(error)\n")
+            exit(64)  // EX_USAGE, as swift-argument-parser exits for a bad command line
         }
         // One event loop, whatever the number of cores: NIO would start one thread per core
         // (sixteen on many laptops), and a daemon's sockets carry little. With one, a channel's
@@ -38,61 +44,38 @@ enum HandoffdMain {
         NIOSingletons.groupLoopCountSuggestion = 1
         EventLoopJobs.routeEveryTask()
         let stopped = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32>(0)
         // Detached: a task made here would belong to the main actor, whose queue nobody drains.
         Task.detached {
-            do { try await daemon.run() } catch { Handoffd.exit(withError: error) }
+            let code = await Handoffd(options: options).run()
+            status.withLock { $0 = code }
             stopped.signal()
         }
         stopped.wait()
+        exit(status.withLock { $0 })
     }
 }
 
 /// `handoffd`: loads the configuration, opens the stores, and runs the daemon's services until
 /// SIGTERM or SIGINT.
-struct Handoffd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "handoffd",
-        abstract: "Handoff and state restoration daemon: advertises activities over DNS-SD and continues them from paired machines.",
-        discussion:
-            "Exit status: 0 after a clean stop or a valid --check-config; 1 when the configuration, the state directory or the identity key is unusable (the message says which and how to fix it)."
-    )
+struct Handoffd {
+    let options: DaemonArguments
 
-    static let defaultConfigPath = "/etc/handoffd/handoffd.yaml"
-
-    @Option(help: "The configuration file. A missing file at the default path means built-in defaults.")
-    var config: String = Handoffd.defaultConfigPath
-
-    @Flag(help: "A missing --config file means built-in defaults too (the user unit's ~/.config/handoffd/handoffd.yaml).")
-    var configOptional = false
-
-    @Flag(help: "Check the configuration and the library, report the first error with its key, and exit.")
-    var checkConfig = false
-
-    @Option(help: "Overrides state_directory (identity key, trust store, scenes).")
-    var stateDirectory: String?
-
-    @Option(help: "Overrides runtime_directory (the control socket).")
-    var runtimeDirectory: String?
-
-    @Option(help: "Overrides device_name.")
-    var deviceName: String?
-
-    @Option(help: "Overrides peer_port (0 picks a free port).")
-    var peerPort: Int?
-
-    func run() async throws {
+    /// The exit status: 0 after a clean stop or a valid --check-config, 1 when handoffd cannot
+    /// start or stopped on an error (the log says why).
+    func run() async -> Int32 {
         let settings: Settings
-        do { settings = try Settings.load(self) } catch {
+        do { settings = try Settings.load(options) } catch {
             // Before logging is set up: the journal still gets it as an error (`<3>`).
             let prefix = JournalLogHandler.stderrIsJournal() ? "<\(JournalLogHandler.priority(.critical))>" : ""
             StandardStreams.error("\(prefix)handoffd: \(error)\n")
-            throw ExitCode.failure
+            return 1
         }
-        if checkConfig {
+        if options.checkConfig {
             print(
                 "\(settings.source): valid; library \(settings.libraryPath) with \(settings.library.books.count) books; \(settings.configuration.activityTypes.types.count) declared activity types"
             )
-            return
+            return 0
         }
         let level = Logger.Level(rawValue: settings.configuration.logLevel) ?? .info
         let journal = JournalLogHandler.stderrIsJournal()
@@ -110,16 +93,15 @@ struct Handoffd: AsyncParsableCommand {
                     services: try await runner.services().map { .init(service: NamedService($0)) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
+            return 0
         } catch let error as StartupError {
             logger.critical("handoffd cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode.failure
         } catch let error as DaemonStartError {
             logger.critical("handoffd cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode.failure
         } catch {
             logger.critical("handoffd stopped on an error", metadata: ["error": "\(error)"])
-            throw ExitCode.failure
         }
+        return 1
     }
 }
 

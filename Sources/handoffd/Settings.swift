@@ -32,7 +32,7 @@ struct Settings: Sendable {
     var library: Library
     var libraryPath: String
 
-    static func load(_ options: Handoffd) throws -> Settings {
+    static func load(_ options: DaemonArguments) throws -> Settings {
         var configuration: HandoffConfiguration
         var source: String
         if FileManager.default.fileExists(atPath: options.config) {
@@ -40,7 +40,7 @@ struct Settings: Sendable {
                 throw StartupError.config(error.description)
             }
             source = options.config
-        } else if options.config == Handoffd.defaultConfigPath || options.configOptional {
+        } else if options.config == DaemonArguments.defaultConfigPath || options.configOptional {
             configuration = HandoffConfiguration()
             source = "built-in defaults (no \(options.config))"
         } else {
