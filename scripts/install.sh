@@ -16,7 +16,8 @@ D=${DESTDIR:-}
 
 scripts/build-release.sh handoffd handoffctl hawknotes
 BIN=$(scripts/build-release.sh --bin-path)
-# From the debug build (it has the same commands and help): the plugin's default, release,
+# handoffctl's and hawknotes' pages from the debug build (it has the same commands and help;
+# handoffd's page is config/man/handoffd.1, as its options are read by hand): the plugin's default, release,
 # would build everything a second time.
 swift package generate-manual --configuration debug >/dev/null
 MAN=.build/plugins/GenerateManual/outputs
@@ -46,7 +47,7 @@ install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"
 # (run with python3, which the package does not need).
 install -m 0644 scripts/handoff-zone-policy.py "$D/usr/share/handoffd/handoff-zone-policy.py"
 # Blank lines are not mdoc (groff warns about each).
-for page in "$MAN"/handoffctl/*.1 "$MAN"/handoffd/*.1 "$MAN"/hawknotes/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
+for page in "$MAN"/handoffctl/*.1 config/man/handoffd.1 "$MAN"/hawknotes/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
 # A completion file is sourced, not run: no "#!" line.
 "$BIN/handoffctl" --generate-completion-script bash | sed '1{/^#!/d}' > "$D/usr/share/bash-completion/completions/handoffctl"
 "$BIN/handoffctl" --generate-completion-script zsh > "$D/usr/share/zsh/vendor-completions/_handoffctl"

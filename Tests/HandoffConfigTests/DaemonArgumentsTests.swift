@@ -1,3 +1,4 @@
+import Foundation
 import HandoffConfig
 import Testing
 
@@ -59,5 +60,20 @@ import Testing
         #expect(failure(["--peer-port", "70000"]) == "'--peer-port' takes a port from 0 to 65535 (0 picks a free one), not '70000'")
         #expect(failure(["--peer-port=seven"]) == "'--peer-port' takes a port from 0 to 65535 (0 picks a free one), not 'seven'")
         #expect(DaemonArguments.Failure(message: "m").description == "handoffd: m\nSee 'handoffd --help'.")
+    }
+
+    /// The manual page (config/man/handoffd.1, written by hand) names every option the help names.
+    @Test func theManualPageHasEveryOption() throws {
+        let page = try String(contentsOf: repositoryRoot.appendingPathComponent("config/man/handoffd.1"), encoding: .utf8)
+        // The OPTIONS section's entries: each line's first word that starts with "--".
+        let section = try #require(DaemonArguments.help.split(separator: "OPTIONS:").last)
+        let options = Set(
+            section.split(separator: "\n").compactMap { line in line.split(separator: " ").first { $0.hasPrefix("--") }.map(String.init) })
+        #expect(options.count == 8)
+        for option in options {
+            #expect(
+                page.contains("Fl -\(option.dropFirst(2))\n") || page.contains("Fl -\(option.dropFirst(2)) "),
+                "\(option) is not in config/man/handoffd.1")
+        }
     }
 }
