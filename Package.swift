@@ -57,10 +57,12 @@ let package = Package(
             dependencies: [
                 "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "CYAML"
             ]),
-        // libavahi-client, seen only by HandoffAvahi. Not through pkg-config: avahi-client.pc adds
-        // -D_REENTRANT (meaningless with glibc), a flag SwiftPM refuses with a warning at every
-        // build; the headers are in /usr/include and the module map names the libraries.
-        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        // Avahi, seen only by HandoffAvahi: libavahi-common linked, libavahi-client's functions
+        // forwarded to libavahi-client.so.3, loaded by the poll thread when it makes the client
+        // (handoff_avahi_client_load). Not through pkg-config: avahi-client.pc adds -D_REENTRANT
+        // (meaningless with glibc), a flag SwiftPM refuses with a warning at every build; the
+        // headers (libavahi-client-dev) are in /usr/include.
+        .target(name: "CAvahi", dependencies: ["CLibraryLoader"], linkerSettings: [.linkedLibrary("avahi-common")]),
         // Advertiser/browser protocols, TXT rules, the desired-state machine and peer table, a fake.
         .target(
             name: "HandoffDiscovery",
@@ -79,7 +81,7 @@ let package = Package(
         // Its functions forward to libldns.so.3, loaded only when wide_area is configured
         // (handoff_ldns_load); the headers come from libldns-dev, the library from libldns3.
         .target(name: "CLDNS", dependencies: ["CLibraryLoader"]),
-        // dlopen on first use, and the forwarders' macros, for CLDNS and CSystemdBus.
+        // dlopen on first use, and the forwarders' macros, for CAvahi, CLDNS and CSystemdBus.
         .target(name: "CLibraryLoader"),
         // The only importer of CLDNS: unicast DNS-SD (RFC 6763 over RFC 2136 updates) as a Discovery.
         .target(

@@ -21,6 +21,14 @@ extension AvahiDiscovery {
     }
 
     func makeClient() {
+        // Loaded here, on the poll thread, rather than at exec (cavahi.h: why). A missing library
+        // is retried like a missing daemon: installing it later needs no restart.
+        if let failure = handoff_avahi_client_load() {
+            report(.clientLibrary(detail: String(cString: failure)), retrying: connection.reconnectDelayMs)
+            schedule(.reconnect, afterMilliseconds: connection.reconnectDelayMs)
+            connection.reconnectDelayMs = min(connection.reconnectDelayMs * 2, 10_000)
+            return
+        }
         var error: Int32 = 0
         let made = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, clientCallback, context, &error)
         guard let made else {

@@ -25,6 +25,8 @@ public enum DiscoveryError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidInstanceName(String, reason: String)
     case txt(TXTError)
     case dbusUnavailable(socket: String)
+    /// libavahi-client.so.3 could not be loaded (dlerror's text).
+    case clientLibrary(detail: String)
     case avahi(code: Int32, message: String, during: String)
     case stopped
 
@@ -36,6 +38,8 @@ public enum DiscoveryError: Error, Sendable, Equatable, CustomStringConvertible 
             e.description
         case .dbusUnavailable(let socket):
             "the D-Bus system bus is not reachable at \(socket); start dbus (systemctl start dbus) so that handoffd can reach avahi-daemon"
+        case .clientLibrary(let detail):
+            "the Avahi client library cannot be loaded (\(detail)); install it (apt install libavahi-client3)"
         case .avahi(let code, let message, let during):
             "avahi error \(code) (\(message)) while \(during)"
         case .stopped:
