@@ -20,6 +20,13 @@ extension AvahiDiscovery {
         return "/run/dbus/system_bus_socket"
     }
 
+    /// Makes the client on the poll thread (once; `start()` and the init both come here).
+    func beginClient() {
+        guard !connection.clientBegun else { return }
+        connection.clientBegun = true
+        schedule(.reconnect, afterMilliseconds: 0)
+    }
+
     func makeClient() {
         // Loaded here, on the poll thread, rather than at exec (cavahi.h: why). A missing library
         // is retried like a missing daemon: installing it later needs no restart.

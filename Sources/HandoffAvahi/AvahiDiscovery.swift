@@ -54,9 +54,12 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         case retryResolve(PeerTable.InstanceKey)
     }
 
-    /// Starts the Avahi client at once, on the poll thread. If avahi-daemon is not running yet the
-    /// client waits for it and publishes as soon as it appears.
-    public init(serviceType: String = AvahiDiscovery.serviceType, logger: Logger = Logger(label: "handoffd.discovery")) throws(DiscoveryError) {
+    /// Starts the poll thread, and the Avahi client on it at once unless `startingClient` is false
+    /// (then `start()` does). If avahi-daemon is not running yet the client waits for it and
+    /// publishes as soon as it appears.
+    public init(
+        serviceType: String = AvahiDiscovery.serviceType, startingClient: Bool = true, logger: Logger = Logger(label: "handoffd.discovery")
+    ) throws(DiscoveryError) {
         self.serviceType = serviceType
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream()
@@ -71,7 +74,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         // avahi-daemon's answers over D-Bus (1-2 ms at start), which the link's listening and
         // first dials need not wait for (a restarted peer is present sooner). Until it runs,
         // publishing waits as it does for a daemon that is not there yet.
-        schedule(.reconnect, afterMilliseconds: 0)
+        if startingClient { beginClient() }
         if inbox.fd >= 0, let api = avahi_threaded_poll_get(poll) {
             inboxWatch = api.pointee.watch_new(api, inbox.fd, AVAHI_WATCH_IN, inboxCallback, context)
         }
@@ -83,6 +86,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
 
     public var peers: [DiscoveredPeer] { locked { browsing.table.peers } }
     public var sources: [AsyncStream<DiscoveryEvent>] { [events] }
+
+    /// Makes the Avahi client now, for one made with `startingClient: false`.
+    public func start() { locked { if !connection.stopped { beginClient() } } }
 
     /// The name our advert holds once established; differs from the requested one after a collision.
     public var nameInUse: String? { machines.withLock { $0[.main]!.nameInUse } }

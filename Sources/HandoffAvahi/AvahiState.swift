@@ -30,6 +30,8 @@ struct AvahiConnection {
     /// Delay before the next attempt to reach the system bus: doubles up to 10 s, reset on success.
     var reconnectDelayMs: UInt32 = 500
     var stopped = false
+    /// The client's first making is scheduled (`beginClient`).
+    var clientBegun = false
     /// Calls into libavahi-client that callers asked for, to be made on the poll thread
     /// (`AvahiDiscovery.onPollThread`), in order.
     var deferred: [() -> Void] = []

@@ -30,5 +30,6 @@ public final class CombinedDiscovery: Discovery, @unchecked Sendable {
     public func follow(_ names: Set<String>) { for part in parts { part.follow(names) } }
     public func resolve(only wanted: @escaping NameInterest) { for part in parts { part.resolve(only: wanted) } }
 
+    public func start() { for part in parts { part.start() } }
     public func shutdown() { for part in parts { part.shutdown() } }
 }

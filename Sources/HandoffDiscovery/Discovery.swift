@@ -56,6 +56,15 @@ public protocol Discovery: ServiceAdvertiser, ServiceBrowser {
     /// The event streams, one per source (the link, a zone), each in order; one consumer each.
     /// A peer two sources list is one peer: readers merge them by name (`MergedPeerTable`).
     var sources: [AsyncStream<DiscoveryEvent>] { get }
+    /// Begins talking to the backend, for a discovery made not to at once (`AvahiDiscovery`'s
+    /// `startingClient: false`); until then what is published and asked for waits, as for a
+    /// backend that is not up yet. Idempotent.
+    func start()
     /// Withdraws the advert (peers see the goodbye) and stops.
     func shutdown()
+}
+
+extension Discovery {
+    /// A source that starts when it is made.
+    public func start() {}
 }

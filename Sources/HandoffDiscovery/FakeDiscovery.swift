@@ -74,6 +74,12 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
 
     public func withdraw(slot: AdvertSlot) { execute(lock.withLock { slots.machines[slot]!.withdraw() }, slot: slot) }
 
+    /// When `start()` was first called (ContinuousClock), for tests of who starts discovery when.
+    public var startedAt: ContinuousClock.Instant? { lock.withLock { firstStart } }
+    private var firstStart: ContinuousClock.Instant?
+
+    public func start() { lock.withLock { if firstStart == nil { firstStart = .now } } }
+
     public func shutdown() {
         for slot in AdvertSlot.allCases { withdraw(slot: slot) }
         lock.withLock { stopped = true }

@@ -53,7 +53,8 @@ final class DaemonRunner: Sendable {
             throw StartupError.state("cannot open the scene database in \(c.stateDirectory): \(error)")
         }
         let link: AvahiDiscovery
-        do { link = try AvahiDiscovery(logger: logger) } catch { throw StartupError.state("\(error)") }
+        // Its client is made once the first dials have ended (Peers.run: why).
+        do { link = try AvahiDiscovery(startingClient: false, logger: logger) } catch { throw StartupError.state("\(error)") }
         var discovery: any Discovery = link
         var zoneKey: TSIGKey?
         if let w = c.wideArea {

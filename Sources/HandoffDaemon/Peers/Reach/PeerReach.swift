@@ -52,6 +52,8 @@ actor PeerReach {
     var ourActivities: [ActivitySummary]?
     /// The dials `dialAtOnce` started before `run()`: `run()` takes them over.
     private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
+    /// Succeeds once each of those dials has ended, with a session or not.
+    private var startedEnded: EventLoopFuture<Void>?
 
     init(endpoint: LinkEndpoint, settings: PeersSettings, events: ControlEvents, logger: Logger) {
         self.endpoint = endpoint
@@ -86,6 +88,16 @@ actor PeerReach {
                 started.append((dial.key, candidate, endpoint.startConnect(host: candidate.host, port: candidate.port, expecting: dial.peer)))
             }
         }
+        if let loop = started.first?.session.eventLoop {
+            startedEnded = EventLoopFuture.whenAllComplete(started.map(\.session), on: loop).map { _ in }
+        }
+    }
+
+    /// Until each dial `dialAtOnce` started has ended (a session, or a failure), or `bound` has
+    /// passed: at once if there were none.
+    func firstDialsEnded(within bound: Duration) async {
+        guard let ended = startedEnded else { return }
+        _ = await Timeout.race(bound) { try? await ended.get() }
     }
 
     /// Accepts, reads and dials until graceful shutdown, then says goodbye on every session.
