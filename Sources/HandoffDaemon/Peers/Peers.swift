@@ -74,13 +74,14 @@ public final class Peers: Service, Sendable {
         await route(await listing.refresh())
         await withDiscardingTaskGroup { group in
             // Discovery (the Avahi client) starts once the first dials have ended, or after
-            // 100 ms: making the client loads libavahi-client with the ten libraries it brings and
+            // 100 ms: making the client loads libavahi-client with the eight libraries it brings and
             // talks to dbus-daemon and avahi-daemon, CPU that a small machine's restarted daemon
             // took from its first handshakes (scripts/bench-presence.sh, docs/ARCHITECTURE.md,
             // "Presence"). A paired peer's address is remembered; mDNS is only a hint.
             group.addTask { [reach, discovery] in
                 await reach.firstDialsEnded(within: .milliseconds(100))
-                discovery.start()
+                // Not for a daemon already stopping (the group is cancelled).
+                if !Task.isCancelled { discovery.start() }
             }
             for (index, events) in discovery.sources.enumerated() {
                 group.addTask {
