@@ -30,12 +30,7 @@ extension AvahiDiscovery {
     func makeClient() {
         // Loaded here, on the poll thread, rather than at exec (cavahi.h: why). A missing library
         // is retried like a missing daemon: installing it later needs no restart.
-        if let failure = handoff_avahi_client_load() {
-            report(.clientLibrary(detail: String(cString: failure)), retrying: connection.reconnectDelayMs)
-            schedule(.reconnect, afterMilliseconds: connection.reconnectDelayMs)
-            connection.reconnectDelayMs = min(connection.reconnectDelayMs * 2, 10_000)
-            return
-        }
+        if let failure = handoff_avahi_client_load() { return retryClient(after: .clientLibrary(detail: String(cString: failure))) }
         var error: Int32 = 0
         let made = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, clientCallback, context, &error)
         guard let made else {
@@ -44,12 +39,16 @@ extension AvahiDiscovery {
                 FileManager.default.fileExists(atPath: socket)
                 ? .avahi(code: error, message: avahiErrorText(error), during: "connecting to avahi-daemon")
                 : .dbusUnavailable(socket: socket)
-            report(problem, retrying: connection.reconnectDelayMs)
-            schedule(.reconnect, afterMilliseconds: connection.reconnectDelayMs)
-            connection.reconnectDelayMs = min(connection.reconnectDelayMs * 2, 10_000)
-            return
+            return retryClient(after: problem)
         }
         client = made
+    }
+
+    /// Reports why no client could be made and tries again later, the delay doubling up to 10 s.
+    private func retryClient(after problem: DiscoveryError) {
+        report(problem, retrying: connection.reconnectDelayMs)
+        schedule(.reconnect, afterMilliseconds: connection.reconnectDelayMs)
+        connection.reconnectDelayMs = min(connection.reconnectDelayMs * 2, 10_000)
     }
 
     /// Logs and emits a problem once until it changes or clears, so a long outage is one line
