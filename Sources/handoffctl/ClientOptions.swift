@@ -16,8 +16,11 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Print the daemon's answer as JSON instead of a table.")
     var json = false
 
-    var socketPath: String {
-        socket ?? ProcessInfo.processInfo.environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
+    var socketPath: String { Self.socketPath(option: socket) }
+
+    /// --socket, else $HANDOFF_SOCKET, else handoffd's own (also the guess of `EarlyConnection`).
+    static func socketPath(option: String?) -> String {
+        option ?? ProcessInfo.processInfo.environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
     }
 
     /// Connects, or fails (exit 3) with one line that says how to start handoffd.
@@ -41,7 +44,8 @@ struct ClientOptions: ParsableArguments {
 
     /// One operation on a connection of its own (blocking); failures as `perform`'s.
     func performOnce<Op: ControlOperation>(_ operation: Op) throws -> Op.Result {
-        do { return try HandoffClient.performOnce(operation, socketPath: socketPath) } catch {
+        let connection = EarlyConnection.take(for: socketPath) ?? HandoffClient.OnceConnection(socketPath: socketPath)
+        do { return try connection.perform(operation) } catch {
             throw failure(error.description, code: Self.exitStatus(error))
         }
     }

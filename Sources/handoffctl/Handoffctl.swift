@@ -11,6 +11,7 @@ enum HandoffctlMain {
     /// streams, live handlers) are `AsyncParsableCommand`s and run on Swift's concurrency pool.
     static func main() {
         let arguments = GlobalOptions.movedAfterCommand(Array(CommandLine.arguments.dropFirst()))
+        EarlyConnection.open(for: arguments)
         let command: any ParsableCommand
         if let quick = QuickParse.command(arguments) {
             command = quick

@@ -131,4 +131,22 @@ struct UnknownOperation: ControlOperation {
         let tooLong = #expect(throws: ClientError.self) { try HandoffClient.performOnce(RawOperation([:]), socketPath: long) }
         #expect(tooLong?.description.contains("use a shorter --socket") == true)
     }
+
+    /// A connection opened before its operation is known (handoffctl opens it before parsing):
+    /// the daemon admits it meanwhile; the operation is answered as `performOnce`'s; one
+    /// operation per connection; a connection that could not be made says why when asked.
+    @Test func aConnectionOpenedAheadPerformsOneOperationLater() async throws {
+        let s = try await HandoffClientTests().server()
+        let early = HandoffClient.OnceConnection(socketPath: s.path)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while s.clientCount == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(s.clientCount == 1, "the daemon admitted the connection before any request was written")
+        #expect(try early.perform(RawOperation(["value": "later"])).propertyList == "later")
+        #expect(throws: ClientError.refused(code: "connection-used", message: "this connection has performed its operation; open another")) {
+            try early.perform(RawOperation([:]))
+        }
+        await s.stop()
+        let absent = HandoffClient.OnceConnection(socketPath: s.path)
+        #expect(throws: ClientError.daemonNotRunning(socket: s.path)) { try absent.perform(RawOperation([:])) }
+    }
 }
