@@ -196,13 +196,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"), "CExecutorHook"
             ], exclude: ["symbol-order.txt"]),
+        // handoffctl's command line: declarations with ArgumentParser's names, read by reflecting
+        // the one command that runs (docs/ARCHITECTURE.md, "handoffctl's start"). Pure: no I/O.
+        .target(name: "HandoffCommandLine"),
         // The command line: one file per subcommand, all through HandoffClient.
         .executableTarget(
             name: "handoffctl",
             dependencies: [
                 "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "CHandoffShims", "HandoffAsync",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "HandoffCommandLine", .product(name: "NIOCore", package: "swift-nio")
             ],
             // Released fully static: no dynamic loader, no libc/libm/libgcc_s to map and bind, so
             // every command starts 0.75 ms sooner (docs/ARCHITECTURE.md, "Start-up"). It looks up
@@ -245,6 +247,7 @@ let package = Package(
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
         .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotes", "HandoffContent", "HandoffCore"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),

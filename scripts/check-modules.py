@@ -29,6 +29,7 @@ ALLOWED = {
     "HandoffControl": {"HandoffCore"},
     "HandoffDiscovery": {"HandoffCore", "Logging"},
     "HandoffBusAPI": {"HandoffCore", "HandoffControl"},
+    "HandoffCommandLine": set(),
 }
 
 # What a module must never reach, directly or through its dependencies.

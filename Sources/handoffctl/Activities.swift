@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 import HandoffCore
 
@@ -6,7 +6,7 @@ struct Activities: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activities",
         abstract: "List this machine's current activities, or (--remote) those of paired machines."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
 
     @Flag(help: "List the activities paired machines offer (as last told, else asked over the link now).")

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

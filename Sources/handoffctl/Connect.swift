@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 /// `connect` and `disconnect`: the two session operations, one subcommand each (troubleshooting).
@@ -6,7 +6,7 @@ struct Connect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "connect",
         abstract: "Open a session with a paired machine now (if none is open) and ping it over the session."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 
@@ -19,7 +19,7 @@ struct Disconnect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "disconnect",
         abstract: "Close the sessions with a paired machine (it is dialled again after its backoff)."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 

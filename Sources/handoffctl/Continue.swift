@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -12,7 +12,7 @@ struct Continue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "continue",
         abstract: "Continue a paired machine's activity here: fetch it, dispatch it, tell the other machine the outcome."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The machine that offers the activity.") var peer: String
     @Argument(help: "The activity's id (see `handoffctl activities --remote`).") var activity: String

@@ -1,17 +1,17 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffClient
 import Synchronization
 
 /// The control connection of a one-shot command, opened before its command line is parsed
-/// (`HandoffClient.OnceConnection`): handoffd admits it on its own thread while ArgumentParser
-/// reflects the command here, and the request then meets a connection already served instead
-/// of waiting behind its admission (docs/ARCHITECTURE.md, "handoffctl's start").
+/// (`HandoffClient.OnceConnection`): handoffd admits it on its own threads while the command
+/// line is read here, and the request then meets a connection already served instead of
+/// waiting behind its admission, 0.3 ms on the test hosts (docs/ARCHITECTURE.md, "handoffctl's start").
 enum EarlyConnection {
     private static let slot = Mutex<HandoffClient.OnceConnection?>(nil)
 
     /// Connects if `arguments` (the command first, as `GlobalOptions.movedAfterCommand` leaves
     /// them) name a one-shot command, one that performs a single blocking operation, and ask for
-    /// no help. The socket is guessed from the words as ArgumentParser will read them; a guess
+    /// no help. The socket is guessed from the words as the parser will read them; a guess
     /// that turns out wrong costs a connection closed unused (`take` compares the paths).
     static func open(for arguments: [String]) {
         guard oneShot(arguments) != nil, !arguments.contains(where: { $0 == "--help" || $0 == "-h" }) else { return }
@@ -34,7 +34,7 @@ enum EarlyConnection {
     static func oneShot(_ arguments: [String]) -> (any ParsableCommand.Type)? {
         var command: any ParsableCommand.Type = Handoffctl.self
         for word in arguments {
-            guard let sub = command.configuration.subcommands.first(where: { $0.configuration.commandName == word }) else { break }
+            guard let sub = command.configuration.subcommands.first(where: { $0.commandName == word }) else { break }
             command = sub
         }
         guard command != Handoffctl.self, command.configuration.subcommands.isEmpty, !(command is any AsyncParsableCommand.Type) else { return nil }

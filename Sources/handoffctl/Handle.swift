@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -14,7 +14,7 @@ struct Handle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handle",
         abstract: "Be a live handler for activity types: print each continuation offered and accept it (or --decline)."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "Activity types to handle.") var types: [String]
     @Option(help: "The handler's name, reported to both machines.") var name = "handoffctl"

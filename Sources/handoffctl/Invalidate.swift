@@ -1,10 +1,10 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct Invalidate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "invalidate", abstract: "End an activity for good (invalidate); connected peers are told at once."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
 

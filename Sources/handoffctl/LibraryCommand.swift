@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 import HandoffCore
 
@@ -6,7 +6,7 @@ struct LibraryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library", abstract: "The content library: books and their characters.",
         subcommands: [Books.self, Characters.self]
-    ).underHandoffctl
+    )
 
     struct Books: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "books", abstract: "List the books.")

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -22,7 +22,7 @@ struct Pair: AsyncParsableCommand {
             machine's code to standard input after reading this one's (--json prints it on a line of \
             its own first), or give it with --code when they know it already.
             """
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
 
     @Argument(help: "The machine to pair with: its name in `handoffctl peers`, or HOST[:PORT] (a name or address).")

@@ -1,11 +1,11 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct Peers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers",
         abstract: "List other handoffd machines: listed on the network, paired, present (answering on the link)."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
 
     func run() throws {

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -19,7 +19,7 @@ struct Publish: AsyncParsableCommand {
             key=date:2026-11-21T20:00:00Z, key=data:BASE64 (str: forces a string). \
             --character ID builds the Hawk Notes "viewing a character" activity from the library.
             """
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
 
     @Option(help: "The activity type (declared in the daemon's configuration).") var type: String?

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 import CHandoffShims
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -20,7 +20,7 @@ import HandoffCore
 struct Receive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive", abstract: "Receive files sent with `handoffctl send-file`, with progress."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Option(help: "Where to save them (default: handoffd's streams.receive_directory, else here).") var dir: String?
     @Option(help: "Exit after this many files.") var count: Int?

@@ -1,10 +1,10 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct Resign: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resign", abstract: "Stop offering an activity (resignCurrent); peers stop seeing it."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
 

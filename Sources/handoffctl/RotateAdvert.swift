@@ -1,11 +1,11 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct RotateAdvert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate-advert",
         abstract: "Give this machine's advert a new random name and new material now (it also rotates by itself)."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
 
     func run() throws {

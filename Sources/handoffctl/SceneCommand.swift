@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -14,7 +14,7 @@ struct SceneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scene", abstract: "Scene sessions (windows): connect, update, disconnect, destroy, list, show.",
         subcommands: [Connect.self, Update.self, Launched.self, Disconnect.self, Destroy.self, List.self, Show.self, DeleteSaved.self]
-    ).underHandoffctl
+    )
 
     static let order = [
         "scene", "book", "character", "navigation", "content", "role", "created", "updated", "restored",

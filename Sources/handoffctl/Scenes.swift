@@ -1,9 +1,9 @@
-import ArgumentParser
+import HandoffCommandLine
 
 struct Scenes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenes", abstract: "List the scenes (windows) handoffd keeps state for (as `scene list`)."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
 
     func run() async throws { try await SceneCommand.List.show(options) }

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -15,7 +15,7 @@ struct Search: AsyncParsableCommand {
             Every word must match the start of a word (case and accents ignored): `handoffctl search lady bea` finds Lady \
             Beatrice. Results are numbered, best first; `--continue N` continues the Nth here (from the machine it is on).
             """
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(parsing: .remaining, help: "The words to look for.") var words: [String] = []
     @Option(help: "Continue the Nth result (1 is the first) instead of listing them.") var `continue`: Int?

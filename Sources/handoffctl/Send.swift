@@ -1,11 +1,11 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct Send: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Push one of this machine's current activities to a paired machine, which continues it."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The activity's id.") var activity: String
     @Option(help: "The machine to send it to.") var to: String

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -17,7 +17,7 @@ import HandoffCore
 struct SendFile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send-file", abstract: "Send a file to a paired machine (where `handoffctl receive` runs), with progress."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The file to send.") var path: String
     @Option(help: "The paired machine.") var to: String

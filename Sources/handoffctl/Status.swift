@@ -1,9 +1,8 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this machine's handoffd: identity, advert, counts.")
-        .underHandoffctl
     @OptionGroup var options: ClientOptions
 
     func run() throws {

@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -17,7 +17,7 @@ struct StreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream", abstract: "Continuation streams: offer an activity whose continuer may open a stream with this command.",
         subcommands: [Offer.self]
-    ).underHandoffctl
+    )
 
     struct Offer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

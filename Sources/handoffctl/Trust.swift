@@ -1,10 +1,9 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 import HandoffCore
 
 struct Trust: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "trust", abstract: "List the paired machines whose keys this machine trusts.")
-        .underHandoffctl
     @OptionGroup var options: ClientOptions
 
     func run() throws {

@@ -1,11 +1,11 @@
-import ArgumentParser
+import HandoffCommandLine
 import HandoffControl
 
 struct Unpair: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unpair",
         abstract: "Forget a paired machine; it is told, and this machine's advertising key is rotated."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The machine to forget (name or fingerprint).") var peer: String
 

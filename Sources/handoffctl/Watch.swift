@@ -1,4 +1,4 @@
-import ArgumentParser
+import HandoffCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -14,7 +14,7 @@ import HandoffCore
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Print handoffd's events as they happen (peers, activities, continuations)."
-    ).underHandoffctl
+    )
     @OptionGroup var options: ClientOptions
     @Option(help: "Exit after this many events.") var count: Int?
 

@@ -28,10 +28,10 @@ import Testing
     }
 }
 
-/// Issue 26: a command is parsed first as a root of its own (QuickParse: no completion-script
-/// check, no walk of the whole tree). Its help and its usage errors must still come from
-/// `handoffctl`, as a person has always read them.
-@Suite struct QuickParseCommandLineTests {
+/// Issue 26: handoffctl reads its command line with HandoffCommandLine (the command that runs is
+/// the only one reflected). Its help, its usage errors and its completion scripts read as they
+/// did with ArgumentParser, and say `handoffctl`.
+@Suite struct CommandLineHelpTests {
     @Test(arguments: [
         (["status", "--help"], 0, "USAGE: handoffctl status [--socket <socket>] [--json]"),
         (["scene"], 0, "USAGE: handoffctl scene <subcommand>"),
@@ -41,7 +41,16 @@ import Testing
         (["send", "--socket", "/nonexistent/control.sock"], 64, "Usage: handoffctl send [--socket <socket>] [--json] <activity> --to <to>"),
         (["status", "--generate-completion-script", "bash"], 0, "_handoffctl()"),
         (["--generate-completion-script", "bash"], 0, "_handoffctl()"),
-        (["nosuch"], 64, "Unexpected argument 'nosuch'")
+        (["nosuch"], 64, "Unexpected argument 'nosuch'"),
+        (["help", "scene", "show"], 0, "USAGE: handoffctl scene show [--socket <socket>] [--json] <scene>"),
+        (["status", "--bogus", "--help"], 0, "USAGE: handoffctl status"),
+        (["search", "--limit", "many", "x"], 64, "The value 'many' is invalid for '--limit <limit>'"),
+        (["status", "--json=yes"], 64, "The option '--json' does not take any value, but 'yes' was specified."),
+        (["send", "x", "--to"], 64, "Missing value for '--to <to>'"),
+        (["publish", "--help"], 0, "USAGE: handoffctl publish <options>"),
+        (["--generate-completion-script", "zsh"], 0, "#compdef handoffctl"),
+        (["--generate-completion-script=fish"], 0, "complete -c handoffctl"),
+        (["--experimental-dump-help"], 0, "\"serializationVersion\":0")
     ])
     func helpAndUsageComeFromHandoffctl(_ args: [String], _ want: Int32, _ says: String) throws {
         let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args)

@@ -1,0 +1,209 @@
+@_spi(Reflection) import Swift
+
+/// Reads a command line against the command tree: the words name a path of commands, and the
+/// rest fill the leaf command's declared arguments. Only the leaf is reflected.
+
+/// Why parsing did not give a command to run, or what to print instead.
+public enum CommandLineError: Error {
+    /// `--help`, `-h`, `help <command>`, or a command that only groups others.
+    case help(path: [any ParsableCommand.Type])
+    /// Wrong usage: the message, and the help of the argument it is about.
+    case usage(path: [any ParsableCommand.Type], message: String, argumentHelp: String?)
+    /// `--generate-completion-script SHELL`.
+    case completionScript(shell: String)
+    /// `--experimental-dump-help`: the tree as ArgumentParser's ToolInfo JSON (for its man page plugin).
+    case dumpHelp
+    /// A command with subcommands only was run.
+    case helpRequested
+}
+
+/// The arguments a command declares, in declaration order, its groups' in their place. Read
+/// with the standard library's field walk (`_forEachField`: the names, offsets and types the
+/// compiler recorded), not `Mirror`: a Mirror boxes every field and looks up three protocol
+/// conformances per type, each a search through all of the binary's conformance records
+/// (a third of a millisecond of every start). Wrappers are classes, so a field's type says at
+/// once whether it is one.
+struct Declared {
+    var slots: [ArgumentSlot] = []
+    var groups: [ArgumentGroup] = []
+
+    init<T: ParsableArguments>(_ arguments: T) {
+        var arguments = arguments
+        withUnsafeBytes(of: &arguments) { add(T.self, at: $0.baseAddress!) }
+    }
+
+    /// The wrappers among the fields of a `type` value stored at `base`.
+    mutating func add(_ type: Any.Type, at base: UnsafeRawPointer) {
+        let walked = _forEachField(of: type, options: []) { name, offset, fieldType, _ in
+            if fieldType is ArgumentSlot.Type {
+                let slot = base.load(fromByteOffset: offset, as: ArgumentSlot.self)
+                slot.name = Names.kebab(String(String(cString: name).drop { $0 == "_" }))
+                slots.append(slot)
+            } else if fieldType is ArgumentGroup.Type {
+                let group = base.load(fromByteOffset: offset, as: ArgumentGroup.self)
+                groups.append(group)
+                group.addArguments(to: &self)
+            }
+            return true
+        }
+        precondition(walked, "HandoffCommandLine cannot read the fields of \(type): declare arguments in a struct")
+    }
+
+    var positionals: [ArgumentSlot] {
+        slots.filter {
+            if case .positional = $0.kind { return true }
+            return false
+        }
+    }
+    var named: [ArgumentSlot] { slots.filter { !$0.isPositional } }
+}
+
+extension ArgumentSlot {
+    var isPositional: Bool {
+        if case .positional = kind { return true }
+        return false
+    }
+    var isRepeating: Bool {
+        switch kind {
+        case .option(let repeating), .positional(let repeating, _): repeating
+        case .flag: false
+        }
+    }
+    var takesValue: Bool {
+        if case .option = kind { return true }
+        return false
+    }
+}
+
+extension ParsableCommand {
+    public static var commandName: String { configuration.commandName ?? Names.kebab(String(describing: Self.self)) }
+
+    /// Parses `arguments` (without the program's name) from this command down, validates, and
+    /// returns the command to run; otherwise throws `CommandLineError` (or what `validate` threw).
+    public static func parseAsRoot(_ arguments: [String]) throws -> any ParsableCommand {
+        // As ArgumentParser: after any command, `--generate-completion-script SHELL` (or `=SHELL`).
+        let options = arguments.prefix { $0 != "--" }
+        if let at = options.firstIndex(where: { $0 == "--generate-completion-script" || $0.hasPrefix("--generate-completion-script=") }) {
+            let (_, inline) = Names.split(arguments[at])
+            throw CommandLineError.completionScript(shell: inline ?? (at + 1 < arguments.count ? arguments[at + 1] : ""))
+        }
+        if arguments.first == "--experimental-dump-help" { throw CommandLineError.dumpHelp }
+        var path: [any ParsableCommand.Type] = [Self.self]
+        var rest = arguments[...]
+        if rest.first == "help", !configuration.subcommands.contains(where: { $0.commandName == "help" }) {
+            for word in rest.dropFirst() {
+                guard let sub = path.last!.configuration.subcommands.first(where: { $0.commandName == word }) else { break }
+                path.append(sub)
+            }
+            throw CommandLineError.help(path: path)
+        }
+        while let word = rest.first, let sub = path.last!.configuration.subcommands.first(where: { $0.commandName == word }) {
+            path.append(sub)
+            rest = rest.dropFirst()
+        }
+        Invocation.set(path)
+        let leaf = path.last!
+        guard leaf.configuration.subcommands.isEmpty else {
+            guard let word = rest.first else { throw CommandLineError.help(path: path) }
+            if word == "--help" || word == "-h" { throw CommandLineError.help(path: path) }
+            throw CommandLineError.usage(path: path, message: "Unexpected argument '\(word)'", argumentHelp: nil)
+        }
+        return try leaf.parsed(Array(rest), path: path)
+    }
+
+    fileprivate static func parsed(_ words: [String], path: [any ParsableCommand.Type]) throws -> any ParsableCommand {
+        // Help wins over anything wrong beside it.
+        if words.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) { throw CommandLineError.help(path: path) }
+        var command = Self()
+        let declared = Declared(command)
+        func usage(_ message: String, _ slot: ArgumentSlot? = nil) -> CommandLineError {
+            .usage(path: path, message: message, argumentHelp: slot.map { "\(HelpText.label($0))  \($0.help)" })
+        }
+        var given: [ObjectIdentifier: [String]] = [:]
+        var positional: [String] = []
+        var i = 0
+        var terminated = false
+        while i < words.count {
+            let word = words[i]
+            i += 1
+            if terminated || !word.hasPrefix("-") || word == "-" {
+                positional.append(word)
+                continue
+            }
+            if word == "--" {
+                terminated = true
+                continue
+            }
+            let (name, inline) = Names.split(word)
+            guard name.hasPrefix("--"), let slot = declared.named.first(where: { "--" + $0.name == name }) else {
+                throw usage("Unknown option '\(name)'")
+            }
+            if slot.takesValue {
+                if let inline {
+                    given[ObjectIdentifier(slot), default: []].append(inline)
+                } else if i < words.count, !words[i].hasPrefix("-") || words[i] == "-" {
+                    given[ObjectIdentifier(slot), default: []].append(words[i])
+                    i += 1
+                } else {
+                    throw usage("Missing value for '\(HelpText.label(slot))'", slot)
+                }
+            } else {
+                if let inline { throw usage("The option '--\(slot.name)' does not take any value, but '\(inline)' was specified.") }
+                given[ObjectIdentifier(slot)] = ["true"]
+            }
+        }
+        // Positionals in declaration order; a repeating one takes the rest.
+        for slot in declared.positionals where !positional.isEmpty {
+            if slot.isRepeating {
+                given[ObjectIdentifier(slot)] = positional
+                positional = []
+            } else {
+                given[ObjectIdentifier(slot)] = [positional.removeFirst()]
+            }
+        }
+        if let extra = positional.first { throw usage("Unexpected argument '\(extra)'") }
+        for slot in declared.slots {
+            let taken = given[ObjectIdentifier(slot)] ?? []
+            if taken.isEmpty, !slot.mayBeAbsent { throw usage("Missing expected argument '\(HelpText.synopsis(slot, bare: true))'", slot) }
+            if !slot.take(taken) { throw usage("The value '\(slot.rejected ?? "")' is invalid for '\(HelpText.label(slot))'", slot) }
+        }
+        do {
+            for group in declared.groups { try group.validate() }
+            try command.validate()
+        } catch let error as ValidationError {
+            throw usage(error.message)
+        }
+        return command
+    }
+}
+
+/// The path of the command being run: a `ValidationError` thrown by its `run` is reported with
+/// its usage, as one thrown by `validate`.
+public enum Invocation {
+    nonisolated(unsafe) private static var path: [any ParsableCommand.Type] = []
+    static func set(_ p: [any ParsableCommand.Type]) { path = p }
+    public static var current: [any ParsableCommand.Type] { path }
+}
+
+enum Names {
+    /// `requiredKey` -> `required-key`, `activityURL` -> `activity-url`.
+    static func kebab(_ name: String) -> String {
+        let characters = Array(name)
+        var out = ""
+        for (i, c) in characters.enumerated() {
+            if c.isUppercase, i > 0 {
+                let previous = characters[i - 1]
+                let nextIsLower = i + 1 < characters.count && characters[i + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) { out.append("-") }
+            }
+            out += c.lowercased()
+        }
+        return out
+    }
+
+    /// `--name=value` -> ("--name", "value").
+    static func split(_ word: String) -> (String, String?) {
+        guard let equals = word.firstIndex(of: "=") else { return (word, nil) }
+        return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+    }
+}
