@@ -33,11 +33,10 @@ public enum Completions {
         }.joined()
     }
 
-    static func bash(_ root: any ParsableCommand.Type) -> String {
+    /// For bash and zsh alike: a command path's subcommands, its options, those taking a value.
+    private static func functions(_ root: any ParsableCommand.Type) -> String {
         let name = root.commandName
         return """
-            #!/bin/bash
-            # \(name) completion, made by `\(name) --generate-completion-script bash`.
             __\(name)_subcommands() {
                 case "$1" in
             \(cases(root) { $0.configuration.subcommands.map { $0.commandName } })    esac
@@ -50,6 +49,15 @@ public enum Completions {
                 case "$1" in
             \(cases(root) { options($0).filter(\.takesValue).map { "--" + $0.name } })    esac
             }
+            """
+    }
+
+    static func bash(_ root: any ParsableCommand.Type) -> String {
+        let name = root.commandName
+        return """
+            #!/bin/bash
+            # \(name) completion, made by `\(name) --generate-completion-script bash`.
+            \(functions(root))
             _\(name)() {
                 local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} path="" i w
                 for ((i = 1; i < COMP_CWORD; i++)); do
@@ -72,18 +80,7 @@ public enum Completions {
         return """
             #compdef \(name)
             # \(name) completion, made by `\(name) --generate-completion-script zsh`.
-            __\(name)_subcommands() {
-                case "$1" in
-            \(cases(root) { $0.configuration.subcommands.map { $0.commandName } })    esac
-            }
-            __\(name)_options() {
-                case "$1" in
-            \(cases(root) { options($0).map { "--" + $0.name } + ["-h", "--help"] })    esac
-            }
-            __\(name)_valued() {
-                case "$1" in
-            \(cases(root) { options($0).filter(\.takesValue).map { "--" + $0.name } })    esac
-            }
+            \(functions(root))
             _\(name)() {
                 local cmdpath="" i w
                 for (( i = 2; i < CURRENT; i++ )); do
