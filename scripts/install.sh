@@ -23,9 +23,9 @@ swift package generate-manual --configuration debug >/dev/null
 MAN=.build/plugins/GenerateManual/outputs
 # The plugin takes only products that link ArgumentParser; handoffctl reads its command line with
 # HandoffCommandLine, which answers --experimental-dump-help as ArgumentParser would, so its page
-# comes from the same tool the plugin runs (built by the plugin above).
+# comes from the same tool the plugin runs (the plugin above builds it, as generate-manual-tool).
 mkdir -p "$MAN/handoffctl"
-.build/debug/generate-manual .build/debug/handoffctl --output-directory "$MAN/handoffctl"
+.build/debug/generate-manual-tool .build/debug/handoffctl --output-directory "$MAN/handoffctl"
 
 install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
