@@ -88,19 +88,11 @@ extension ParsableCommand {
             throw CommandLineError.completionScript(shell: inline ?? (at + 1 < arguments.count ? arguments[at + 1] : ""))
         }
         if arguments.first == "--experimental-dump-help" { throw CommandLineError.dumpHelp }
-        var path: [any ParsableCommand.Type] = [Self.self]
-        var rest = arguments[...]
-        if rest.first == "help", !configuration.subcommands.contains(where: { $0.commandName == "help" }) {
-            for word in rest.dropFirst() {
-                guard let sub = path.last!.configuration.subcommands.first(where: { $0.commandName == word }) else { break }
-                path.append(sub)
-            }
-            throw CommandLineError.help(path: path)
+        if arguments.first == "help", !configuration.subcommands.contains(where: { $0.commandName == "help" }) {
+            throw CommandLineError.help(path: commandPath(Array(arguments.dropFirst())))
         }
-        while let word = rest.first, let sub = path.last!.configuration.subcommands.first(where: { $0.commandName == word }) {
-            path.append(sub)
-            rest = rest.dropFirst()
-        }
+        let path = commandPath(arguments)
+        let rest = arguments.dropFirst(path.count - 1)
         Invocation.set(path)
         let leaf = path.last!
         guard leaf.configuration.subcommands.isEmpty else {
@@ -109,6 +101,17 @@ extension ParsableCommand {
             throw CommandLineError.usage(path: path, message: "Unexpected argument '\(word)'", argumentHelp: nil)
         }
         return try leaf.parsed(Array(rest), path: path)
+    }
+
+    /// This command and the commands the leading `words` name under it, down to the first word
+    /// that names none.
+    public static func commandPath(_ words: [String]) -> [any ParsableCommand.Type] {
+        var path: [any ParsableCommand.Type] = [Self.self]
+        for word in words {
+            guard let sub = path.last!.configuration.subcommands.first(where: { $0.commandName == word }) else { break }
+            path.append(sub)
+        }
+        return path
     }
 
     fileprivate static func parsed(_ words: [String], path: [any ParsableCommand.Type]) throws -> any ParsableCommand {

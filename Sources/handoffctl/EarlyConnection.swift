@@ -32,12 +32,9 @@ enum EarlyConnection {
     /// The command named by the leading words if it is a synchronous leaf (`status`,
     /// `scene show`): those run `ClientOptions.performOnce`, the async ones connect through NIO.
     static func oneShot(_ arguments: [String]) -> (any ParsableCommand.Type)? {
-        var command: any ParsableCommand.Type = Handoffctl.self
-        for word in arguments {
-            guard let sub = command.configuration.subcommands.first(where: { $0.commandName == word }) else { break }
-            command = sub
-        }
-        guard command != Handoffctl.self, command.configuration.subcommands.isEmpty, !(command is any AsyncParsableCommand.Type) else { return nil }
+        let path = Handoffctl.commandPath(arguments)
+        guard path.count > 1, let command = path.last, command.configuration.subcommands.isEmpty, !(command is any AsyncParsableCommand.Type)
+        else { return nil }
         return command
     }
 
