@@ -81,7 +81,7 @@ public struct ExitCode: Error, Equatable, CustomStringConvertible {
 enum ArgumentKind: Equatable {
     case option(repeating: Bool)
     case flag
-    case positional(repeating: Bool, remaining: Bool)
+    case positional(repeating: Bool)
 }
 
 /// One declared option, flag or positional: what help and the parser need, and the value once

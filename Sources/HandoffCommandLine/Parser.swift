@@ -65,7 +65,7 @@ extension ArgumentSlot {
     }
     var isRepeating: Bool {
         switch kind {
-        case .option(let repeating), .positional(let repeating, _): repeating
+        case .option(let repeating), .positional(let repeating): repeating
         case .flag: false
         }
     }

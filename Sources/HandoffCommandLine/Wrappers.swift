@@ -49,8 +49,8 @@ public final class Flag: ValueSlot<Bool>, @unchecked Sendable {
     }
 }
 
-/// How a positional takes words. Only `.remaining` differs from the default here: it reads as
-/// ArgumentParser's, and every remaining positional word is taken (options are still options).
+/// How a positional takes words: accepted as ArgumentParser's, and read as the default here (a
+/// repeating positional takes every remaining positional word; options are still options).
 public enum ArgumentParsingStrategy: Sendable {
     case `default`, remaining
 }
@@ -66,21 +66,21 @@ public final class Argument<Value>: ValueSlot<Value>, @unchecked Sendable {
     /// Required.
     public init(help: String = "") where Value: ExpressibleByArgument {
         super.init(
-            kind: .positional(repeating: false, remaining: false), help: help, mayBeAbsent: false, fallback: nil, defaultText: nil,
+            kind: .positional(repeating: false), help: help, mayBeAbsent: false, fallback: nil, defaultText: nil,
             convert: Convert.last)
     }
 
     /// Optional: nil when absent.
     public init<T: ExpressibleByArgument>(help: String = "") where Value == T? {
         super.init(
-            kind: .positional(repeating: false, remaining: false), help: help, mayBeAbsent: true, fallback: nil, defaultText: nil,
+            kind: .positional(repeating: false), help: help, mayBeAbsent: true, fallback: nil, defaultText: nil,
             convert: Convert.optional)
     }
 
     /// One or more.
     public init<T: ExpressibleByArgument>(help: String = "") where Value == [T] {
         super.init(
-            kind: .positional(repeating: true, remaining: false), help: help, mayBeAbsent: false, fallback: nil, defaultText: nil,
+            kind: .positional(repeating: true), help: help, mayBeAbsent: false, fallback: nil, defaultText: nil,
             convert: Convert.all)
     }
 
@@ -88,7 +88,7 @@ public final class Argument<Value>: ValueSlot<Value>, @unchecked Sendable {
     public init<T: ExpressibleByArgument>(wrappedValue: [T], parsing: ArgumentParsingStrategy = .default, help: String = "")
     where Value == [T] {
         super.init(
-            kind: .positional(repeating: true, remaining: parsing == .remaining), help: help, mayBeAbsent: true, fallback: wrappedValue,
+            kind: .positional(repeating: true, ), help: help, mayBeAbsent: true, fallback: wrappedValue,
             defaultText: nil, convert: Convert.all)
     }
 }
