@@ -32,6 +32,11 @@ public enum WaitOutcome<Value: Sendable>: Sendable {
 /// Inlinable, so that each user's `Waiters<Key, Value>` is specialized in its own module: called
 /// across modules as generic code, every dictionary access on the slots looked up their generic
 /// metadata in the runtime's caches, 18 µs per `register` (perf, a push between two daemons).
+/// The continuation kept is an `UnsafeContinuation`: `CheckedContinuation` is a resilient type of
+/// the Concurrency library, so a slot holding one had no layout known at compile time and every
+/// copy of a slot went through its metadata and value witnesses (perf, a push: a third of a
+/// handler's offer). It is resumed once by construction: only the `finish` that takes the slot
+/// out of the table resumes it.
 public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public struct Ticket: Hashable, Sendable {
         @usableFromInline let number: UInt64
@@ -43,7 +48,7 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         @usableFromInline let key: Key
         @usableFromInline let owner: ObjectIdentifier?
         @usableFromInline var outcome: WaitOutcome<Value>?
-        @usableFromInline var continuation: CheckedContinuation<WaitOutcome<Value>, Never>?
+        @usableFromInline var continuation: UnsafeContinuation<WaitOutcome<Value>, Never>?
         @usableFromInline var timer: Scheduled<Void>?
 
         @inlinable init(key: Key, owner: ObjectIdentifier?) {
@@ -96,7 +101,7 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     @inlinable
     public func wait(_ ticket: Ticket) async -> WaitOutcome<Value> {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<WaitOutcome<Value>, Never>) in
+            await withUnsafeContinuation { (c: UnsafeContinuation<WaitOutcome<Value>, Never>) in
                 let ready = state.withLockedValue { s -> WaitOutcome<Value>? in
                     guard var slot = s.slots[ticket.number] else { return .ended }
                     if let outcome = slot.outcome {
@@ -188,7 +193,7 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// The first outcome wins; a later one finds the slot settled (or gone) and does nothing.
     @inlinable @discardableResult
     func finish(_ number: UInt64, _ outcome: WaitOutcome<Value>) -> Bool {
-        let taken = state.withLockedValue { s -> (CheckedContinuation<WaitOutcome<Value>, Never>?, Scheduled<Void>?)? in
+        let taken = state.withLockedValue { s -> (UnsafeContinuation<WaitOutcome<Value>, Never>?, Scheduled<Void>?)? in
             guard var slot = s.slots[number], slot.outcome == nil else { return nil }
             let timer = slot.timer
             if let c = slot.continuation {

@@ -43,4 +43,28 @@ extension UUID {
         default: nil
         }
     }
+
+    /// The canonical spelling (as `uuidString`), written here: Foundation's on Linux formats it
+    /// with `snprintf`, which showed in a push's profile on both daemons (the activity's id, the
+    /// handler's token).
+    public var canonicalString: String {
+        let digits: StaticString = "0123456789ABCDEF"
+        return withUnsafeBytes(of: uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                digits.withUTF8Buffer { hex in
+                    var i = 0
+                    for (n, byte) in raw.enumerated() {
+                        if n == 4 || n == 6 || n == 8 || n == 10 {
+                            out[i] = 0x2D
+                            i += 1
+                        }
+                        out[i] = hex[Int(byte >> 4)]
+                        out[i + 1] = hex[Int(byte & 0x0F)]
+                        i += 2
+                    }
+                    return i
+                }
+            }
+        }
+    }
 }

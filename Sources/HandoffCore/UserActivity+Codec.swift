@@ -17,7 +17,7 @@ extension UserActivity {
 
     public var propertyList: PropertyListValue {
         var d: [String: PropertyListValue] = [
-            Field.id: .string(id.uuidString),
+            Field.id: .string(id.canonicalString),
             Field.version: .integer(Int64(bitPattern: version)),
             Field.type: .string(type.rawValue),
             Field.userInfo: .dictionary(userInfo),

@@ -52,11 +52,11 @@ extension PeerMessage {
         case .activities(let id, let items):
             d = ["type": "activities", "id": .integer(id), "items": .array(items.map(\.propertyList))]
         case .fetch(let id, let activityID):
-            d = ["type": "fetch", "id": .integer(id), "activity": .string(activityID.uuidString)]
+            d = ["type": "fetch", "id": .integer(id), "activity": .string(activityID.canonicalString)]
         case .activity(let id, let activity):
             d = ["type": "activity", "id": .integer(id), "activity": activity.propertyList]
         case .continued(let activityID, let version, let outcome):
-            d = ["type": "continued", "activity": .string(activityID.uuidString), "version": .integer(Int64(bitPattern: version))]
+            d = ["type": "continued", "activity": .string(activityID.canonicalString), "version": .integer(Int64(bitPattern: version))]
             d.merge(outcome.fields) { $1 }
         case .push(let id, let activity):
             d = ["type": "push", "id": .integer(id), "activity": activity.propertyList]
@@ -66,7 +66,7 @@ extension PeerMessage {
         case .changed(let items):
             d = ["type": "changed", "items": .array(items.map(\.propertyList))]
         case .invalidated(let activityID):
-            d = ["type": "invalidated", "activity": .string(activityID.uuidString)]
+            d = ["type": "invalidated", "activity": .string(activityID.canonicalString)]
         case .ping(let id):
             d = ["type": "ping", "id": .integer(id)]
         case .pong(let id):
@@ -76,7 +76,7 @@ extension PeerMessage {
         case .streamOpen(let id, let stream, let activityID, let window):
             d = [
                 "type": "streamOpen", "id": .integer(id), "stream": .integer(Int64(bitPattern: stream)),
-                "activity": .string(activityID.uuidString), "window": .integer(Int64(window))
+                "activity": .string(activityID.canonicalString), "window": .integer(Int64(window))
             ]
         case .streamAccepted(let id, let stream, let window):
             d = ["type": "streamAccepted", "id": .integer(id), "stream": .integer(Int64(bitPattern: stream)), "window": .integer(Int64(window))]
@@ -189,11 +189,11 @@ extension PeerMessage {
 extension ActivitySummary {
     public var propertyList: PropertyListValue {
         var d: [String: PropertyListValue] = [
-            "activity": .string(activityID.uuidString), "type": .string(type),
+            "activity": .string(activityID.canonicalString), "type": .string(type),
             "version": .integer(Int64(bitPattern: version))
         ]
         if let title { d["title"] = .string(title) }
-        if let scene { d["scene"] = .string(scene.uuidString) }
+        if let scene { d["scene"] = .string(scene.canonicalString) }
         return .dictionary(d)
     }
 

@@ -59,6 +59,32 @@ import Testing
         #expect(UUID(canonical: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")?.uuidString == "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")
     }
 
+    @Test func aCanonicalStringIsFoundationsUUIDString() {
+        for _ in 0..<1000 {
+            let u = UUID()
+            #expect(u.canonicalString == u.uuidString)
+        }
+        #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).canonicalString == "00000000-0000-0000-0000-000000000000")
+        #expect(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)).canonicalString
+            == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+    }
+
+    /// Version 4, the RFC 4122 variant, and not the same twice in 10,000.
+    @Test func aRandomUUIDIsAVersionFourUUID() {
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 {
+            let u = UUID.random()
+            #expect(u.uuid.6 >> 4 == 4 && u.uuid.8 >> 6 == 0b10, "\(u)")
+            seen.insert(u)
+        }
+        #expect(seen.count == 10_000)
+        // Every bit but the six fixed ones varies.
+        let ors = seen.reduce(into: [UInt8](repeating: 0, count: 16)) { acc, u in withUnsafeBytes(of: u.uuid) { for i in 0..<16 { acc[i] |= $0[i] } } }
+        let ands = seen.reduce(into: [UInt8](repeating: 0xFF, count: 16)) { acc, u in withUnsafeBytes(of: u.uuid) { for i in 0..<16 { acc[i] &= $0[i] } } }
+        #expect(ors == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x4F, 0xFF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(ands == [0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 0])
+    }
+
     @Test(arguments: [
         "", "0123456789ABCDEF0123456789ABCDEF0123", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F0",
         "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "E621E1F8-C36C-495A-93FC-0C247A3E6E5f", "E621E1F8C-36C-495A-93FC-0C247A3E6E5F",

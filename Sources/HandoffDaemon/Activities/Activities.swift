@@ -220,7 +220,7 @@ public actor Activities: Service {
     /// wait (cancelling it after its budget).
     private func askOwner(_ activity: UserActivity) async -> UserActivity? {
         guard let owner = owners[activity.id] else { return nil }
-        let token = UUID().uuidString
+        let token = UUID.random().canonicalString
         let ticket = refreshes.register(token, owner: owner.key)
         owner.send(event: "needsSave", ["token": .string(token), "activity": .string(activity.id.uuidString)])
         guard let fresh = await refreshes.wait(ticket).value, fresh.id == activity.id, fresh.version > activity.version else { return nil }

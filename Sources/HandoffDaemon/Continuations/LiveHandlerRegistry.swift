@@ -62,10 +62,12 @@ public actor LiveHandlerRegistry: LiveHandlers {
 
     public func offer(_ activity: UserActivity) async -> String? {
         let candidates = registrations.filter { $0.types.contains(activity.type.rawValue) }
-        let facts = await sceneFacts(candidates.compactMap(\.scene))
+        // Asked only if a candidate shows a scene: the question is a hop to SceneBook.
+        let scenes = candidates.compactMap(\.scene)
+        let facts = scenes.isEmpty ? [:] : await sceneFacts(scenes)
         for i in Self.order(scenes: candidates.map(\.scene), target: activity.targetContentIdentifier, facts: facts) {
             let r = candidates[i]
-            let token = UUID().uuidString
+            let token = UUID.random().canonicalString
             let ticket = answers.register(token, owner: r.key, deadline: answerBudget)
             r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name), "activity": activity.propertyList])
             if await answers.wait(ticket).value == true { return r.name }

@@ -120,7 +120,7 @@ public final class ControlServer: Service, Sendable {
 
     fileprivate struct Connection: Sendable {
         let client: ControlClient
-        let lines: AsyncStream<LineFramer.Item>
+        let lines: ControlLines
         let taken: @Sendable () -> Void
     }
 
@@ -251,7 +251,7 @@ public final class ControlServer: Service, Sendable {
     /// one before it, so this also bounds the answers held for a client that does not read them.
     static let maxRunning = 16
 
-    fileprivate func serve(_ client: ControlClient, lines: AsyncStream<LineFramer.Item>, taken: @Sendable () -> Void) async {
+    fileprivate func serve(_ client: ControlClient, lines: ControlLines, taken: @Sendable () -> Void) async {
         // The end of the lines may be seen only after the request running is answered: a closed
         // connection is told at once instead.
         client.channel.closeFuture.whenComplete { [operations] _ in operations.connectionClosing(client) }
@@ -260,7 +260,7 @@ public final class ControlServer: Service, Sendable {
             // first; they end in that order. Any other request runs here, once they have all
             // ended, and the next line is read only after its answer: nothing starts beside it.
             var running: [ControlTurn] = []
-            for await item in lines {
+            while let item = await lines.next() {
                 taken()
                 while let first = running.first, first.hasEnded { running.removeFirst() }
                 let request: ControlRequest
@@ -328,7 +328,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
     private let descriptor: Int32
     private var framer: LineFramer
     private var pending: [LineFramer.Item] = []
-    private var continuation: AsyncStream<LineFramer.Item>.Continuation?
+    private var lines: ControlLines?
     private var refused = false
     private let queued = NIOLockedValueBox(0)
 
@@ -347,9 +347,9 @@ private final class ConnectionHandler: ChannelInboundHandler {
                 handler.refused = true
                 return
             }
-            let (stream, continuation) = AsyncStream.makeStream(of: LineFramer.Item.self)
-            handler.continuation = continuation
-            for item in handler.pending { continuation.yield(item) }
+            let lines = ControlLines()
+            handler.lines = lines
+            for item in handler.pending { lines.yield(item) }
             handler.pending = []
             // Taking a line from the queue resumes reading once it is half empty.
             let taken: @Sendable () -> Void = {
@@ -359,7 +359,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
                 }
                 if resume { channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
             }
-            server.admitted(ControlServer.Connection(client: client, lines: stream, taken: taken))
+            server.admitted(ControlServer.Connection(client: client, lines: lines, taken: taken))
         }
         context.fireChannelActive()
     }
@@ -372,15 +372,15 @@ private final class ConnectionHandler: ChannelInboundHandler {
             return n
         }
         if count >= Self.maxQueued { context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
-        if let continuation {
-            for item in items { continuation.yield(item) }
+        if let lines {
+            for item in items { lines.yield(item) }
         } else {
             pending += items  // credentials not checked yet
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        continuation?.finish()
+        lines?.finish()
         context.fireChannelInactive()
     }
 }

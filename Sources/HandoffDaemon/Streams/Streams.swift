@@ -143,7 +143,7 @@ final class Streams: Sendable {
         guard let owner else {
             return refuse("no-stream-app", "the app that published activity \(activityID.uuidString) on \(here) is no longer connected to handoffd")
         }
-        let token = UUID().uuidString
+        let token = UUID.random().canonicalString
         let key = Key(peerID: peerID, stream: stream)
         let admitted = state.withLockedValue { s -> String? in
             if s.links[key] != nil || s.offers.values.contains(where: { $0.key == key }) { return "stream-exists" }
@@ -272,7 +272,7 @@ final class Streams: Sendable {
     private func makeLink(
         key: Key, peerName: String, activityID: UUID, peerWindow: UInt64, loop: EventLoop?
     ) async throws(ControlError) -> StreamLink {
-        let token = UUID().uuidString
+        let token = UUID.random().canonicalString
         let admitted = state.withLockedValue { s -> Bool in
             guard s.links[key] == nil, s.count(peer: key.peerID) < settings.maxPerPeer || s.offers.values.contains(where: { $0.key == key }),
                 s.total < settings.maxTotal || s.offers.values.contains(where: { $0.key == key })
