@@ -9,9 +9,12 @@ import NIOPosix
 /// at a few thousand requests a second and did not shrink afterwards. A cancelled NIO timer leaves
 /// the heap at once.
 public enum Timeout {
+    /// The loop timers run on when none is given (handoffd runs one).
+    public static var loop: EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
+
     /// Runs `action` after `delay`, unless the returned timer is cancelled first.
     public static func after(
-        _ delay: Duration, on loop: EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
+        _ delay: Duration, on loop: EventLoop = Timeout.loop,
         _ action: @escaping @Sendable () -> Void
     ) -> Scheduled<Void> {
         loop.scheduleTask(in: TimeAmount(delay), action)

@@ -49,11 +49,12 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         @usableFromInline let owner: ObjectIdentifier?
         @usableFromInline var outcome: WaitOutcome<Value>?
         @usableFromInline var continuation: UnsafeContinuation<WaitOutcome<Value>, Never>?
-        @usableFromInline var timer: Scheduled<Void>?
+        @usableFromInline let deadline: NIODeadline?
 
-        @inlinable init(key: Key, owner: ObjectIdentifier?) {
+        @inlinable init(key: Key, owner: ObjectIdentifier?, deadline: NIODeadline?) {
             self.key = key
             self.owner = owner
+            self.deadline = deadline
         }
     }
 
@@ -61,6 +62,9 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         @usableFromInline var slots: [UInt64: Slot] = [:]
         /// Registration order, so that `resumeOldest` is fair.
         @usableFromInline var next: UInt64 = 0
+        /// One timer, set for the earliest deadline of the waits not yet over (see `register`).
+        @usableFromInline var alarm: Scheduled<Void>?
+        @usableFromInline var alarmAt: NIODeadline?
 
         @inlinable init() {}
 
@@ -77,24 +81,47 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     @inlinable public init() {}
 
     /// Starts a wait for `key`, ending with `.timedOut` after `deadline` unless resumed first.
+    ///
+    /// Deadlines share one timer, set for the earliest: a timer of its own per wait (scheduled,
+    /// then cancelled when the answer came) was a sixth of a peer request's cost (perf, a push).
+    /// Waits mostly end well before their deadline and later waits have later deadlines, so the
+    /// timer is seldom moved; when it rings it ends the waits due and is set for the next.
     @inlinable
     public func register(_ key: Key, owner: ObjectIdentifier? = nil, deadline: Duration? = nil) -> Ticket {
+        let at = deadline.map { NIODeadline.now() + TimeAmount($0) }
         let number = state.withLockedValue { s -> UInt64 in
             s.next += 1
-            s.slots[s.next] = Slot(key: key, owner: owner)
+            s.slots[s.next] = Slot(key: key, owner: owner, deadline: at)
+            if let at, s.alarmAt.map({ at < $0 }) ?? true { setAlarm(at, in: &s) }
             return s.next
         }
-        if let deadline {
-            let timer = Timeout.after(deadline) { [weak self] in self?.finish(number, .timedOut) }
-            // The wait may be over already (resumed between the two locks): then the timer goes.
-            let kept = state.withLockedValue { s -> Bool in
-                guard s.slots[number] != nil, s.slots[number]?.outcome == nil else { return false }
-                s.slots[number]?.timer = timer
-                return true
-            }
-            if !kept { timer.cancel() }
-        }
         return Ticket(number: number)
+    }
+
+    @inlinable
+    func setAlarm(_ at: NIODeadline, in s: inout State) {
+        s.alarm?.cancel()
+        s.alarmAt = at
+        s.alarm = Timeout.loop.scheduleTask(deadline: at) { [weak self] in self?.alarmRang() }
+    }
+
+    /// Ends the waits whose deadline has passed and sets the timer for the next.
+    @inlinable
+    func alarmRang() {
+        let now = NIODeadline.now()
+        let due = state.withLockedValue { s -> [UInt64] in
+            s.alarm = nil
+            s.alarmAt = nil
+            var due: [UInt64] = []
+            var next: NIODeadline?
+            for (number, slot) in s.slots where slot.outcome == nil {
+                guard let deadline = slot.deadline else { continue }
+                if deadline <= now { due.append(number) } else if next.map({ deadline < $0 }) ?? true { next = deadline }
+            }
+            if let next { setAlarm(next, in: &s) }
+            return due
+        }
+        for number in due.sorted() { finish(number, .timedOut) }
     }
 
     /// The outcome of a registered wait (at once if it already has one). Each ticket is awaited once.
@@ -170,8 +197,7 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// Drops a registered wait that will not be awaited (the request it was for could not be sent).
     @inlinable
     public func forget(_ ticket: Ticket) {
-        let timer = state.withLockedValue { $0.slots.removeValue(forKey: ticket.number)?.timer }
-        timer?.cancel()
+        state.withLockedValue { _ = $0.slots.removeValue(forKey: ticket.number) }
     }
 
     /// Waits for `key` not yet over.
@@ -193,21 +219,19 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// The first outcome wins; a later one finds the slot settled (or gone) and does nothing.
     @inlinable @discardableResult
     func finish(_ number: UInt64, _ outcome: WaitOutcome<Value>) -> Bool {
-        let taken = state.withLockedValue { s -> (UnsafeContinuation<WaitOutcome<Value>, Never>?, Scheduled<Void>?)? in
+        // The shared timer stays: it rings for nothing at worst, and moves on to the next deadline.
+        let taken = state.withLockedValue { s -> UnsafeContinuation<WaitOutcome<Value>, Never>?? in
             guard var slot = s.slots[number], slot.outcome == nil else { return nil }
-            let timer = slot.timer
             if let c = slot.continuation {
                 s.slots[number] = nil
-                return (c, timer)
+                return .some(c)
             }
             // Not awaited yet: kept for `wait`.
             slot.outcome = outcome
-            slot.timer = nil
             s.slots[number] = slot
-            return (nil, timer)
+            return .some(nil)
         }
-        guard let (continuation, timer) = taken else { return false }
-        timer?.cancel()
+        guard let continuation = taken else { return false }
         continuation?.resume(returning: outcome)
         return true
     }

@@ -14,11 +14,14 @@ public struct BoundedDecoder: Sendable {
 
     public init(limits: CodecLimits = .default) { self.limits = limits }
 
-    public func decode(_ data: Data) throws(CodecError) -> PropertyListValue {
-        if data.count > limits.maxBytes {
-            throw .inputTooLarge(size: data.count, limit: limits.maxBytes)
+    public func decode(_ data: Data) throws(CodecError) -> PropertyListValue { try decode(bytes: Array(data)) }
+
+    /// Bytes already in an array (a peer's message) are read where they are.
+    public func decode(bytes: [UInt8]) throws(CodecError) -> PropertyListValue {
+        if bytes.count > limits.maxBytes {
+            throw .inputTooLarge(size: bytes.count, limit: limits.maxBytes)
         }
-        var reader = Reader(bytes: Array(data), limits: limits)
+        var reader = Reader(bytes: bytes, limits: limits)
         try reader.expectHeader()
         let value = try reader.readValue(depth: 1)
         if reader.offset != reader.bytes.count {

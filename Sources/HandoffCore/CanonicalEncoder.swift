@@ -12,7 +12,11 @@ public struct CanonicalEncoder: Sendable {
 
     public init(limits: CodecLimits = .default) { self.limits = limits }
 
-    public func encode(_ value: PropertyListValue) throws(CodecError) -> Data {
+    public func encode(_ value: PropertyListValue) throws(CodecError) -> Data { Data(try encodedBytes(value)) }
+
+    /// The encoding as the bytes written: a peer message goes to the link as bytes, and a copy
+    /// through `Data` and back cost it two walks of generic code (perf, a push).
+    public func encodedBytes(_ value: PropertyListValue) throws(CodecError) -> [UInt8] {
         var writer = Writer(limits: limits)
         writer.bytes.append(contentsOf: WireFormat.magic)
         writer.bytes.append(WireFormat.version)
@@ -20,7 +24,7 @@ public struct CanonicalEncoder: Sendable {
         if writer.bytes.count > limits.maxBytes {
             throw .inputTooLarge(size: writer.bytes.count, limit: limits.maxBytes)
         }
-        return Data(writer.bytes)
+        return writer.bytes
     }
 
     private struct Writer {

@@ -21,13 +21,13 @@ extension PeerMessage {
 
     /// The canonical bytes of the message.
     public func encoded(limits: CodecLimits = PeerMessage.limits) throws(CodecError) -> [UInt8] {
-        Array(try CanonicalEncoder(limits: limits).encode(propertyList))
+        try CanonicalEncoder(limits: limits).encodedBytes(propertyList)
     }
 
     /// Decodes a peer's bytes with the bounded decoder; every field is checked for its kind.
     public init(decoding bytes: [UInt8], limits: CodecLimits = PeerMessage.limits) throws(PeerProtocolError) {
         let value: PropertyListValue
-        do throws(CodecError) { value = try BoundedDecoder(limits: limits).decode(Data(bytes)) } catch { throw .undecodable(error) }
+        do throws(CodecError) { value = try BoundedDecoder(limits: limits).decode(bytes: bytes) } catch { throw .undecodable(error) }
         let parsed: PeerMessage?
         do throws(CodecError) { parsed = try Self.parse(value) } catch {
             if case .field(let name, let problem) = error { throw .badField(name, problem) }

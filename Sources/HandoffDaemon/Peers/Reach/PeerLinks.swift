@@ -297,8 +297,10 @@ public actor PeerLinks {
     /// A request sent, its answer still to be awaited (`answer`) or dropped (`forget`).
     public struct Asked: Sendable {
         fileprivate let ticket: Waiters<Int64, PeerMessage>.Ticket
-        fileprivate let peer: String
+        /// Named (its fingerprint) only if the answer fails: the name was a tenth of an ask.
+        fileprivate let identity: PeerIdentity
         fileprivate let timeout: Duration
+        fileprivate var peer: String { identity.fingerprint }
     }
 
     /// Sends a request without waiting for its answer: several can be in flight on one session.
@@ -316,7 +318,7 @@ public actor PeerLinks {
             answers.forget(ticket)
             throw .sessionClosed(session.peer.fingerprint)
         }
-        return Asked(ticket: ticket, peer: session.peer.fingerprint, timeout: timeout)
+        return Asked(ticket: ticket, identity: session.peer, timeout: timeout)
     }
 
     /// The answer to a request sent with `ask`; an `error` answer becomes `.refused`.
