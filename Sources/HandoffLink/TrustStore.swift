@@ -27,6 +27,9 @@ public struct TrustedPeer: Sendable, Equatable {
 /// `HandoffState.SQLiteTrustStore` is the real one; `InMemoryTrustStore` serves unit tests.
 public protocol TrustStore: Sendable {
     func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer?
+    /// The peer whose `PeerIdentity.id` this is: a session's peer already has it, and deriving
+    /// it again from the key (SHA-256, hex) was a third of serving a push (perf).
+    func peer(withID id: String) throws -> TrustedPeer?
     func peers() throws -> [TrustedPeer]
     func pin(_ peer: TrustedPeer) throws
     /// Removes the peer, replaces our advertising key and remembers to tell the peer, in one
@@ -114,6 +117,7 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     public func peer(withKey publicKey: [UInt8]) -> TrustedPeer? {
         lock.withLock { byID[PeerIdentity(publicKey: publicKey).id] }
     }
+    public func peer(withID id: String) -> TrustedPeer? { lock.withLock { byID[id] } }
     public func peers() -> [TrustedPeer] { lock.withLock { byID.values.sorted { $0.name < $1.name } } }
     public func pin(_ peer: TrustedPeer) { lock.withLock { byID[peer.identity.id] = peer } }
     public func unpin(id: String, rotatingTo newKey: AdvertisingKey) {

@@ -74,6 +74,8 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
         return cache.withLock { $0.peers[id] }
     }
 
+    public func peer(withID id: String) throws -> TrustedPeer? { cache.withLock { $0.peers[id] } }
+
     public func peers() throws -> [TrustedPeer] {
         cache.withLock { $0.peers.values.sorted { $0.name < $1.name } }
     }

@@ -298,6 +298,6 @@ actor PeerReach {
     private static let writes = DispatchQueue(label: "handoffd.remember")
 
     nonisolated func name(of identity: PeerIdentity) -> String {
-        (try? endpoint.trustStore.peer(withKey: identity.publicKey))??.name ?? identity.fingerprint
+        (try? endpoint.trustStore.peer(withID: identity.id))??.name ?? identity.fingerprint
     }
 }

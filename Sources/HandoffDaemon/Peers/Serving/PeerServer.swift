@@ -18,6 +18,14 @@ struct PeerServer: Sendable {
     let refusePushesFrom: Set<String>
     let logger: Logger
 
+    /// Whether pushes from `peer` are refused: by `*`, its fingerprint or its name. Nothing is
+    /// spelled or looked up when no machine is refused (the fingerprint and the name were most
+    /// of serving a push).
+    func refuses(_ peer: PeerIdentity) -> Bool {
+        guard !refusePushesFrom.isEmpty else { return false }
+        return refusePushesFrom.contains("*") || refusePushesFrom.contains(peer.fingerprint) || refusePushesFrom.contains(peers.name(of: peer))
+    }
+
     static let refused = RemoteOutcome.failed(
         code: "push-refused",
         message: "this machine does not take pushes from yours (refuse_pushes_from in its handoffd.yaml); continue from here instead")
@@ -28,9 +36,7 @@ struct PeerServer: Sendable {
         case .hello(let id, let hello):
             // The answer is our hello, or why the versions do not match.
             return await peers.answer(hello: hello, id: id, on: session)
-        case .push(let id, _) where refusePushesFrom.contains("*") || refusePushesFrom.contains(peer.fingerprint):
-            return .outcome(id: id, outcome: Self.refused)
-        case .push(let id, _) where refusePushesFrom.contains(peers.name(of: peer)):
+        case .push(let id, _) where refuses(peer):
             return .outcome(id: id, outcome: Self.refused)
         case .push(let id, let activity):
             logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
