@@ -126,8 +126,11 @@ import Testing
         let cases: [(String, JSONValue.Problem)] = [
             (#"{"a":[1,{"b":null}]}"#, .unsupported(path: "$.a[1].b", what: "null")),
             (#"{"a":{"b":1,"b":2}}"#, .unsupported(path: "$.a.b", what: "a repeated key")),
-            (#"[0,[1,99999999999999999999]]"#, .unsupported(path: "$[1][1]", what: "the integer 99999999999999999999 (integers must fit 64 bits; write a real as {\"$real\": …})")),
-            (#"{"x":[1],"y":{"$real":"nan"}}"#, .unsupported(path: "$.y", what: "NaN (a real must be a number, inf or -inf)")),
+            (
+                #"[0,[1,99999999999999999999]]"#,
+                .unsupported(path: "$[1][1]", what: "the integer 99999999999999999999 (integers must fit 64 bits; write a real as {\"$real\": …})")
+            ),
+            (#"{"x":[1],"y":{"$real":"nan"}}"#, .unsupported(path: "$.y", what: "NaN (a real must be a number, inf or -inf)"))
         ]
         for (text, problem) in cases {
             #expect(throws: problem, "\(text)") { try JSONValue.parse(Array(text.utf8)) }

@@ -65,8 +65,9 @@ import Testing
             #expect(u.canonicalString == u.uuidString)
         }
         #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).canonicalString == "00000000-0000-0000-0000-000000000000")
-        #expect(UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)).canonicalString
-            == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        #expect(
+            UUID(uuid: (0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F)).canonicalString
+                == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
     }
 
     /// Version 4, the RFC 4122 variant, and not the same twice in 10,000.
@@ -79,8 +80,12 @@ import Testing
         }
         #expect(seen.count == 10_000)
         // Every bit but the six fixed ones varies.
-        let ors = seen.reduce(into: [UInt8](repeating: 0, count: 16)) { acc, u in withUnsafeBytes(of: u.uuid) { for i in 0..<16 { acc[i] |= $0[i] } } }
-        let ands = seen.reduce(into: [UInt8](repeating: 0xFF, count: 16)) { acc, u in withUnsafeBytes(of: u.uuid) { for i in 0..<16 { acc[i] &= $0[i] } } }
+        let ors = seen.reduce(into: [UInt8](repeating: 0, count: 16)) { acc, u in
+            withUnsafeBytes(of: u.uuid) { for i in 0..<16 { acc[i] |= $0[i] } }
+        }
+        let ands = seen.reduce(into: [UInt8](repeating: 0xFF, count: 16)) { acc, u in
+            withUnsafeBytes(of: u.uuid) { for i in 0..<16 { acc[i] &= $0[i] } }
+        }
         #expect(ors == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x4F, 0xFF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
         #expect(ands == [0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 0])
     }
