@@ -41,12 +41,12 @@ public enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .dictionary(let d) where !d.isEmpty && !(d.count == 1 && d.keys.first!.hasPrefix("$")):
             out.append(UInt8(ascii: "{"))
-            for (i, k) in d.keys.sorted().enumerated() {
+            for (i, (k, v)) in d.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
                 string(k, into: &out)
                 out += Array(" : ".utf8)
-                writePretty(d[k]!, indent: indent + 1, into: &out)
+                writePretty(v, indent: indent + 1, into: &out)
             }
             newline(indent)
             out.append(UInt8(ascii: "}"))
@@ -59,8 +59,8 @@ public enum JSONWriter {
     static func write(_ value: PropertyListValue, into out: inout [UInt8]) {
         switch value {
         case .string(let s): string(s, into: &out)
-        case .integer(let i): out += Array(String(i).utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .real(let r):
             if !r.isFinite {
                 // JSON has no NaN or infinity; the tag carries them as text.
@@ -88,11 +88,12 @@ public enum JSONWriter {
             out.append(UInt8(ascii: "{"))
             // A lone key that starts with "$" would read back as a tag: it gets one more "$".
             let escape = d.count == 1 && d.keys.first!.hasPrefix("$")
-            for (i, k) in d.keys.sorted().enumerated() {
+            // Sorted as pairs: sorting the keys and looking each up again hashed every key twice.
+            for (i, (k, v)) in d.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 string(escape ? "$" + k : k, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(d[k]!, into: &out)
+                write(v, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -20,7 +20,28 @@ public struct ActivityType: Sendable, Hashable, Comparable, CustomStringConverti
         lhs.rawValue < rhs.rawValue
     }
 
+    /// One pass over the bytes, for the usual case: every activity read from a peer or an app is
+    /// checked, and splitting it into labels was a fifth of reading one (perf, a push). The reason
+    /// is worked out below only for a type this refuses.
+    private static func isWellFormed(_ value: String) -> Bool {
+        var labels = 1, labelLength = 0, length = 0
+        for byte in value.utf8 {
+            length += 1
+            if byte == 0x2E {
+                if labelLength == 0 { return false }
+                labels += 1
+                labelLength = 0
+            } else if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D {
+                labelLength += 1
+            } else {
+                return false
+            }
+        }
+        return length <= maxLength && labels >= 2 && labelLength > 0
+    }
+
     private static func problem(with value: String) -> String? {
+        if isWellFormed(value) { return nil }
         if value.utf8.isEmpty { return "it is empty" }
         if value.utf8.count > maxLength { return "it is longer than \(maxLength) bytes" }
         let labels = value.split(separator: ".", omittingEmptySubsequences: false)

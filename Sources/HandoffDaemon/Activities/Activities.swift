@@ -207,7 +207,13 @@ public actor Activities: Service {
     func acceptReport(_ activityID: UUID, by peerID: String) -> Bool { fetched.reported(activityID, by: peerID, at: Date()) }
 
     /// The activity, refreshed by its app first if it needs saving and the app answers in time.
-    func freshest(_ activity: UserActivity) async -> UserActivity { await requestHandler.freshest(activity) }
+    /// The activity as its app has it now (asked only if it needs saving), noted as given to the
+    /// peer it is about to be pushed to: one call, one hop onto this actor for a push.
+    func freshest(_ activity: UserActivity, givenTo peerID: String?) async -> UserActivity {
+        let fresh = activity.needsSave ? await requestHandler.freshest(activity) : activity
+        if let peerID { noteGiven(fresh.id, to: peerID) }
+        return fresh
+    }
 
     private var requestHandler: PeerRequestHandler {
         let snapshot = current

@@ -137,9 +137,8 @@ public final class Continuations: Service, Sendable {
                     "\(peer.name) does not continue '\(entry.activity.type.rawValue)' (its handoffd does not declare that type); declare it in activity_types there first"
             )
         }
-        let activity = await activities.freshest(entry.activity)
-        // Before the push: the peer's app may ask for a stream while it handles it.
-        if let id = peer.trusted?.identity.id { await activities.noteGiven(activity.id, to: id) }
+        // Noted as given before the push: the peer's app may ask for a stream while it handles it.
+        let activity = await activities.freshest(entry.activity, givenTo: peer.trusted?.identity.id)
         let reply = try await peers.request(peer, timeout: .seconds(60)) { .push(id: $0, activity: activity) }
         guard case .outcome(_, let outcome) = reply else {
             throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the push with something else than an outcome")
