@@ -16,6 +16,9 @@ final class ControlLines: Sendable {
     }
     private let state = NIOLockedValueBox(State())
 
+    /// Whether a reader waits for a line (tests).
+    var hasReader: Bool { state.withLockedValue { $0.reader != nil } }
+
     /// A line for the reader; nothing once finished.
     func yield(_ item: LineFramer.Item) {
         let reader = state.withLockedValue { s -> UnsafeContinuation<LineFramer.Item?, Never>? in

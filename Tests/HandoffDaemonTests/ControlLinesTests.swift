@@ -1,0 +1,48 @@
+import HandoffControl
+import Testing
+@testable import HandoffDaemon
+
+/// A control client's lines, from its connection's handler to the task that serves it.
+@Suite(.timeLimit(.minutes(1))) struct ControlLinesTests {
+    @Test func linesComeInOrderWhetherQueuedOrAwaited() async {
+        let lines = ControlLines()
+        lines.yield(.line(Array("a".utf8)))
+        lines.yield(.tooLong(limit: 8))
+        #expect(await lines.next() == .line(Array("a".utf8)))
+        #expect(await lines.next() == .tooLong(limit: 8))
+        // Awaited before the line comes: the reader is resumed with it.
+        let reader = Task { await lines.next() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !lines.hasReader, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(lines.hasReader)
+        lines.yield(.line(Array("b".utf8)))
+        #expect(await reader.value == .line(Array("b".utf8)))
+    }
+
+    @Test func theEndComesAfterTheLinesQueuedAndNothingIsTakenAfterIt() async {
+        let lines = ControlLines()
+        lines.yield(.line(Array("a".utf8)))
+        lines.finish()
+        lines.yield(.line(Array("late".utf8)))
+        #expect(await lines.next() == .line(Array("a".utf8)))
+        #expect(await lines.next() == nil)
+        #expect(await lines.next() == nil)
+    }
+
+    @Test func aWaitingReaderIsEndedByFinishOrByItsCancellation() async {
+        let finished = ControlLines()
+        let reader = Task { await finished.next() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !finished.hasReader, ContinuousClock.now < deadline { await Task.yield() }
+        finished.finish()
+        #expect(await reader.value == nil)
+
+        let cancelled = ControlLines()
+        let waiting = Task { await cancelled.next() }
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        // A cancelled reader ended the queue, as a cancelled `for await` ends a stream.
+        cancelled.yield(.line(Array("x".utf8)))
+        #expect(await cancelled.next() == nil)
+    }
+}
