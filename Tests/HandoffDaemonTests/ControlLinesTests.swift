@@ -44,5 +44,14 @@ import Testing
         // A cancelled reader ended the queue, as a cancelled `for await` ends a stream.
         cancelled.yield(.line(Array("x".utf8)))
         #expect(await cancelled.next() == nil)
+
+        // And what was queued behind it is not handed out (shutdown starts no request queued).
+        let queued = ControlLines()
+        queued.yield(.line(Array("a".utf8)))
+        let reader2 = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await queued.next()
+        }
+        #expect(await reader2.value == nil)
     }
 }

@@ -34,17 +34,24 @@ final class ControlLines: Sendable {
     }
 
     /// No more lines: the reader gets those queued, then nil.
-    func finish() {
+    func finish() { end(droppingQueued: false) }
+
+    private func end(droppingQueued: Bool) {
         let reader = state.withLockedValue { s -> UnsafeContinuation<LineFramer.Item?, Never>? in
             s.finished = true
+            if droppingQueued {
+                s.items = []
+                s.head = 0
+            }
             defer { s.reader = nil }
             return s.reader
         }
         reader?.resume(returning: nil)
     }
 
-    /// The next line, or nil once finished and empty. A cancelled reader ends the queue (as a
-    /// cancelled `for await` over a stream ends it). One reader at a time.
+    /// The next line, or nil once finished and empty. A cancelled reader ends the queue and what
+    /// it held (as a cancelled `for await` over a stream ends it: at shutdown no request queued
+    /// behind is started). One reader at a time.
     func next() async -> LineFramer.Item? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (c: UnsafeContinuation<LineFramer.Item?, Never>) in
@@ -65,7 +72,7 @@ final class ControlLines: Sendable {
                 if let ready { c.resume(returning: ready) }
             }
         } onCancel: {
-            finish()
+            end(droppingQueued: true)
         }
     }
 }
