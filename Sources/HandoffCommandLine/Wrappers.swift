@@ -88,7 +88,7 @@ public final class Argument<Value>: ValueSlot<Value>, @unchecked Sendable {
     public init<T: ExpressibleByArgument>(wrappedValue: [T], parsing: ArgumentParsingStrategy = .default, help: String = "")
     where Value == [T] {
         super.init(
-            kind: .positional(repeating: true, ), help: help, mayBeAbsent: true, fallback: wrappedValue,
+            kind: .positional(repeating: true), help: help, mayBeAbsent: true, fallback: wrappedValue,
             defaultText: nil, convert: Convert.all)
     }
 }

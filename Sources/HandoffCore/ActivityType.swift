@@ -31,13 +31,18 @@ public struct ActivityType: Sendable, Hashable, Comparable, CustomStringConverti
                 if labelLength == 0 { return false }
                 labels += 1
                 labelLength = 0
-            } else if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D {
+            } else if isLabelByte(byte) {
                 labelLength += 1
             } else {
                 return false
             }
         }
         return length <= maxLength && labels >= 2 && labelLength > 0
+    }
+
+    /// A letter, a digit or '-': what a label may hold.
+    private static func isLabelByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
     }
 
     private static func problem(with value: String) -> String? {
@@ -48,11 +53,7 @@ public struct ActivityType: Sendable, Hashable, Comparable, CustomStringConverti
         if labels.count < 2 { return "it needs at least two dot-separated labels" }
         for label in labels {
             if label.isEmpty { return "it has an empty label" }
-            let ok = label.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
-                    || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
-            }
-            if !ok { return "label '\(label)' may hold only letters, digits and '-'" }
+            if !label.utf8.allSatisfy(isLabelByte) { return "label '\(label)' may hold only letters, digits and '-'" }
         }
         return nil
     }

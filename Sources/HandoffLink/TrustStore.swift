@@ -115,7 +115,7 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     }
 
     public func peer(withKey publicKey: [UInt8]) -> TrustedPeer? {
-        lock.withLock { byID[PeerIdentity(publicKey: publicKey).id] }
+        peer(withID: PeerIdentity(publicKey: publicKey).id)
     }
     public func peer(withID id: String) -> TrustedPeer? { lock.withLock { byID[id] } }
     public func peers() -> [TrustedPeer] { lock.withLock { byID.values.sorted { $0.name < $1.name } } }

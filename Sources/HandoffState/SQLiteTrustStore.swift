@@ -70,8 +70,7 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
     }
 
     public func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer? {
-        let id = PeerIdentity(publicKey: publicKey).id
-        return cache.withLock { $0.peers[id] }
+        try peer(withID: PeerIdentity(publicKey: publicKey).id)
     }
 
     public func peer(withID id: String) throws -> TrustedPeer? { cache.withLock { $0.peers[id] } }
