@@ -100,6 +100,16 @@ public enum JSONWriter {
     }
 
     static func string(_ s: String, into out: inout [UInt8]) {
+        // Printable ASCII with nothing to escape, most of what is written: one copy, not a byte
+        // at a time (a push's event line, perf).
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return false }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        if plain == true { return }
         let start = out.count
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {

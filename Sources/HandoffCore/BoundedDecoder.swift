@@ -99,7 +99,7 @@ public struct BoundedDecoder: Sendable {
                     if let previousKey, !previousKey.lexicographicallyPrecedes(keyBytes) {
                         throw .nonCanonical("dictionary keys out of order or repeated", offset: keyOffset)
                     }
-                    guard let key = String(validating: keyBytes, as: UTF8.self) else {
+                    guard let key = String(validUTF8: keyBytes) else {
                         throw .invalidUTF8(offset: keyOffset)
                     }
                     // Swift compares strings by canonical equivalence: two different byte sequences
@@ -160,7 +160,7 @@ public struct BoundedDecoder: Sendable {
         mutating func readString() throws(CodecError) -> String {
             let start = offset
             let slice = try readLengthPrefixed()
-            guard let s = String(validating: slice, as: UTF8.self) else { throw .invalidUTF8(offset: start) }
+            guard let s = String(validUTF8: slice) else { throw .invalidUTF8(offset: start) }
             return s
         }
 

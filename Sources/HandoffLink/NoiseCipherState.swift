@@ -51,14 +51,25 @@ extension NoiseCipherState {
     /// Runs one seal or open with the key and the next nonce. The counter moves only once `body`
     /// succeeded, so a forged frame cannot desynchronise the session; any failure is `failure`.
     mutating func withNextNonce<T>(failing failure: NoiseError, _ body: (SymmetricKey, ChaChaPoly.Nonce) throws -> T) throws(NoiseError) -> T {
+        try withNextCounter(failing: failure) { try body($0, Self.nonce($1)) }
+    }
+
+    /// The same with the nonce's counter, for a caller that writes the nonce's bytes itself.
+    mutating func withNextCounter<T>(failing failure: NoiseError, _ body: (SymmetricKey, UInt64) throws -> T) throws(NoiseError) -> T {
         guard let key else { throw .malformedMessage("a transport frame before the handshake") }
         guard nonce < Self.maxNonce else { throw .nonceExhausted }
         do {
-            let result = try body(key, Self.nonce(nonce))
+            let result = try body(key, nonce)
             nonce += 1
             return result
         } catch {
             throw failure
         }
+    }
+
+    /// The nonce of counter `n` appended to `data`: 32 bits of zeros, then `n` little-endian.
+    static func appendNonce(_ n: UInt64, to data: inout Data) {
+        var words = (UInt32(0), UInt32(truncatingIfNeeded: n).littleEndian, UInt32(truncatingIfNeeded: n >> 32).littleEndian)
+        withUnsafeBytes(of: &words) { data.append($0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 12) }
     }
 }

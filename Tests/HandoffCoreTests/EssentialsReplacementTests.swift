@@ -99,4 +99,16 @@ import Testing
     func anyOtherSpellingOfAUUIDIsRefused(_ text: String) {
         #expect(UUID(canonical: text) == nil, "\(text)")
     }
+
+    /// The ASCII shortcut and the standard library's validation agree on every kind of input.
+    @Test(
+        arguments: [
+            [], Array("plain ascii".utf8), Array("é ü 日本 🦅".utf8), [0x41, 0xFF], [0xE2, 0x82], [0xC0, 0xAF], [0xED, 0xA0, 0x80],
+            [0xF0, 0x9F, 0xA6, 0x85, 0x41], [0x41, 0x00, 0x42], [0xF4, 0x90, 0x80, 0x80], [0x7F]
+        ] as [[UInt8]])
+    func validUTF8AgreesWithTheStandardLibrary(_ bytes: [UInt8]) {
+        let expected = String(validating: bytes, as: UTF8.self)
+        #expect(bytes.withUnsafeBufferPointer { String(validUTF8: $0) } == expected, "\(bytes)")
+        #expect(String(validUTF8: ([0x20] + bytes + [0x20])[1..<bytes.count + 1]) == expected, "\(bytes) as a slice")
+    }
 }
