@@ -62,54 +62,64 @@ print(f"{'status on an open connection (daemon side)':<44} min {ms[0]:6.2f}  med
 PY
 
 # A push to a live handler on beta (a client registered with `handle`, as an app is): from the
-# `send` request on alpha to the handler's read of its `continue` event, and from `handoffctl send`
-# launched on alpha (nsenter) to the same read. One clock: both hosts share this kernel's
-# CLOCK_MONOTONIC.
+# write of the `send` request on alpha to the handler's read of its `continue` event, and from
+# `handoffctl send` launched on alpha (nsenter) to the same read. One clock: both hosts share this
+# kernel's CLOCK_MONOTONIC. The handler is a process of its own that stamps each read and hands
+# the stamp over a pipe, and the pusher sleeps on that pipe: a handler thread in the pusher's
+# process, with the pusher polling for its stamp every 0.2 ms, took the CPU and the interpreter's
+# lock from the two daemons and the handler while they worked, and the clock started before the
+# request's JSON was made (0.86-0.90 -> 0.71-0.72 ms, one build, one sitting: docs/ARCHITECTURE.md,
+# "Threads and blocking").
 ctl alpha publish --character "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 type=$(ctl alpha activities --json | json_field type)
 python3 - "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" "$BIN/handoffctl" <<'PY'
-import json, socket, subprocess, sys, threading, time
+import json, os, socket, subprocess, sys, time
 n, alpha, beta, activity, kind, anchor, ctl = int(sys.argv[1]), *sys.argv[2:]
 now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
-class Client:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.f = self.s.makefile("rb")
-        self.next = 0
-    def send(self, op, **args):
-        self.next += 1
-        self.s.sendall((json.dumps(dict(args, id=self.next, op=op)) + "\n").encode())
-    def line(self):
-        return json.loads(self.f.readline())
+HANDLER = r"""
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+f = s.makefile("rb")
+s.sendall((json.dumps({"id": 1, "op": "handle", "types": [sys.argv[2]], "name": "bench"}) + "\n").encode())
+answer = json.loads(f.readline())
+if not answer.get("ok"):
+    sys.exit(f"bench: beta refused the handler: {answer}")
+os.write(1, b"ready\n")
+next_id = 1
+while True:
+    raw = f.readline()
+    t = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    if not raw:
+        break
+    m = json.loads(raw)
+    if m.get("event") == "continue":
+        os.write(1, b"%d\n" % t)
+        next_id += 1
+        s.sendall((json.dumps({"id": next_id, "op": "handled", "token": m["token"], "accepted": True}) + "\n").encode())
+    elif m.get("event") is None and not m.get("ok", True):
+        sys.exit(f"bench: the handler was refused: {m}")
+"""
+handler = subprocess.Popen([sys.executable, "-c", HANDLER, beta, kind], stdout=subprocess.PIPE)
+stamps = handler.stdout
+if stamps.readline() != b"ready\n":
+    sys.exit("bench: the handler on beta did not start")
 
-handler, pusher = Client(beta), Client(alpha)
-handler.send("handle", types=[kind], name="bench")
-assert handler.line().get("ok"), "beta refused the handler"
-seen = []  # the handler's read of each continue event
-ready = threading.Event()
-def handle():
-    while True:
-        m = handler.line()
-        if m.get("event") == "continue":
-            seen.append(now())
-            handler.send("handled", token=m["token"], accepted=True)
-        elif m.get("event") is None and not m.get("ok", True):
-            sys.exit(f"bench: the handler was refused: {m}")
-threading.Thread(target=handle, daemon=True).start()
+def seen(what):
+    # The handler's stamp of its read; nothing within 10 s (or the handler gone) ends the bench.
+    import select
+    if not select.select([stamps], [], [], 10)[0]:
+        sys.exit(f"bench: the handler on beta never saw {what}")
+    line = stamps.readline()
+    if not line:
+        sys.exit(f"bench: the handler on beta ended before {what}")
+    return int(line)
 
 def report(label, ms):
     ms.sort()
     print(f"{label:<44} min {ms[0]:6.2f}  median {ms[len(ms) // 2]:6.2f}  p90 {ms[int(len(ms) * 0.9)]:6.2f} ms  (N={len(ms)})")
-
-def until_seen(count, what):
-    deadline = time.monotonic() + 10
-    while len(seen) < count:
-        if time.monotonic() > deadline:
-            sys.exit(f"bench: the handler on beta never saw {what}; alpha answered {pusher.line()}")
-        time.sleep(0.0002)
 
 # handoffd takes at most 5 pushes a second to one peer (docs/SECURITY.md): one every 0.22 s.
 last = [0.0]
@@ -119,31 +129,34 @@ def paced():
         time.sleep(wait)
     last[0] = time.monotonic()
 
+pusher = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+pusher.connect(alpha)
+answers = pusher.makefile("rb")
 push = []
 for i in range(n + 1):
     paced()
-    before = len(seen)
+    line = (json.dumps({"id": i + 1, "op": "send", "activity": activity, "to": "beta"}) + "\n").encode()
     t = now()
-    pusher.send("send", activity=activity, to="beta")
-    until_seen(before + 1, f"a push ({activity} of {kind})")
+    pusher.sendall(line)
+    handled = seen(f"a push ({activity} of {kind})")
     if i:
-        push.append((seen[-1] - t) / 1e6)
-    answer = pusher.line()
+        push.append((handled - t) / 1e6)
+    answer = json.loads(answers.readline())
     assert answer.get("ok"), f"send failed: {answer}"
 report("push -> live handler on beta (open client)", push)
 
 cli = []
 for i in range(n):
     paced()
-    before = len(seen)
     t = now()
     p = subprocess.Popen(["nsenter", "-t", anchor, "-m", "-n", "--", ctl, "send", activity, "--to", "beta", "--socket", alpha],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    until_seen(before + 1, "handoffctl send")
-    cli.append((seen[-1] - t) / 1e6)
+    cli.append((seen("handoffctl send") - t) / 1e6)
     if p.wait() != 0:
         sys.exit("bench: handoffctl send failed")
 report("handoffctl send start -> handled on beta", cli)
+handler.kill()
+handler.wait()
 PY
 
 # Idle RSS: 10 s after each daemon started.
