@@ -42,6 +42,14 @@ archive=$(clang -print-file-name=libstdc++.a)
 mkdir -p "$STATIC_CXX"
 ln -sfn "$archive" "$STATIC_CXX/libstdc++.a"
 [ $# -gt 0 ] || set -- handoffd handoffctl
+# SwiftPM relinks only when an object or a flag changed, not when the order list did: a binary
+# older than the list is removed, so that it is linked again with the list as it is now.
+if [ -z "${NO_SYMBOL_ORDER:-}" ]; then
+  bin_path=$(swift build "${FLAGS[@]}" --show-bin-path)
+  for product in "$@"; do
+    [ "$bin_path/$product" -ot "$ORDER" ] && rm -f "$bin_path/$product"
+  done
+fi
 # A warning from our code fails the build here as in the debug build (scripts/check-warnings.py).
 LOG=$(mktemp /tmp/handoffd-release-build.XXXXXX)
 trap 'rm -f "$LOG"' EXIT
