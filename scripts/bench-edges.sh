@@ -102,7 +102,8 @@ while True:
     elif m.get("event") is None and not m.get("ok", True):
         sys.exit(f"bench: the handler was refused: {m}")
 """
-handler = subprocess.Popen([sys.executable, "-c", HANDLER, beta, kind], stdout=subprocess.PIPE)
+# Unbuffered: select() below sees what is unread, none of it held in a reader's buffer.
+handler = subprocess.Popen([sys.executable, "-c", HANDLER, beta, kind], stdout=subprocess.PIPE, bufsize=0)
 stamps = handler.stdout
 if stamps.readline() != b"ready\n":
     sys.exit("bench: the handler on beta did not start")
