@@ -39,10 +39,10 @@ public struct NoiseCipherState: Sendable {
         return Array(plain)
     }
 
-    /// 32 bits of zeros, then the counter little-endian (the ChaChaPoly nonce of the spec).
+    /// The ChaChaPoly nonce of the spec for counter `n` (`appendNonce`).
     static func nonce(_ n: UInt64) -> ChaChaPoly.Nonce {
-        var bytes = [UInt8](repeating: 0, count: 12)
-        for i in 0..<8 { bytes[4 + i] = UInt8(truncatingIfNeeded: n >> (8 * UInt64(i))) }
+        var bytes = Data(capacity: 12)
+        appendNonce(n, to: &bytes)
         return try! ChaChaPoly.Nonce(data: bytes)
     }
 }
