@@ -47,7 +47,7 @@ ln -sfn "$archive" "$STATIC_CXX/libstdc++.a"
 if [ -z "${NO_SYMBOL_ORDER:-}" ]; then
   bin_path=$(swift build "${FLAGS[@]}" --show-bin-path)
   for product in "$@"; do
-    [ "$bin_path/$product" -ot "$ORDER" ] && rm -f "$bin_path/$product"
+    if [ "$bin_path/$product" -ot "$ORDER" ]; then rm -f "$bin_path/$product"; fi
   done
 fi
 # A warning from our code fails the build here as in the debug build (scripts/check-warnings.py).
