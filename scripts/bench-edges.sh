@@ -68,7 +68,7 @@ PY
 # the stamp over a pipe, and the pusher sleeps on that pipe: a handler thread in the pusher's
 # process, with the pusher polling for its stamp every 0.2 ms, took the CPU and the interpreter's
 # lock from the two daemons and the handler while they worked, and the clock started before the
-# request's JSON was made (0.86-0.90 -> 0.71-0.72 ms, one build, one sitting: docs/ARCHITECTURE.md,
+# request's JSON was made (0.86-0.90 -> 0.69-0.74 ms, one build, one sitting: docs/ARCHITECTURE.md,
 # "Threads and blocking").
 ctl alpha publish --character "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
