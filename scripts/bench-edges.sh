@@ -74,7 +74,7 @@ ctl alpha publish --character "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 type=$(ctl alpha activities --json | json_field type)
 python3 - "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" "$BIN/handoffctl" <<'PY'
-import json, os, socket, subprocess, sys, time
+import json, os, select, socket, subprocess, sys, time
 n, alpha, beta, activity, kind, anchor, ctl = int(sys.argv[1]), *sys.argv[2:]
 now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
@@ -110,7 +110,6 @@ if stamps.readline() != b"ready\n":
 
 def seen(what):
     # The handler's stamp of its read; nothing within 10 s (or the handler gone) ends the bench.
-    import select
     if not select.select([stamps], [], [], 10)[0]:
         sys.exit(f"bench: the handler on beta never saw {what}")
     line = stamps.readline()

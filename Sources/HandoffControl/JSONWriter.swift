@@ -103,7 +103,7 @@ public enum JSONWriter {
         // Printable ASCII with nothing to escape, most of what is written: one copy, not a byte
         // at a time (a push's event line, perf).
         let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return false }
+            guard bytes.allSatisfy(isPlain) else { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
@@ -139,15 +139,23 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Printable ASCII that JSON takes as it is: not a quote, a backslash, a control or DEL.
+    private static func isPlain(_ b: UInt8) -> Bool {
+        b >= 0x20 && b < 0x7F && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\")
+    }
+
     private static func ascii(_ b: UInt8, into out: inout [UInt8]) {
+        if isPlain(b) {
+            out.append(b)
+            return
+        }
         switch b {
         case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
         case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
         case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
         case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
         case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-        case 0..<0x20, 0x7F: escape(UInt32(b), into: &out)
-        default: out.append(b)
+        default: escape(UInt32(b), into: &out)  // the other controls and DEL
         }
     }
 
