@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""A push to a live handler on beta, for scripts/bench-edges.sh (which starts the hosts, the
+daemons and the floor's relays, and passes their paths):
+
+  bench-push.py N ALPHA_SOCKET BETA_SOCKET ACTIVITY TYPE ANCHOR HANDOFFCTL FLOOR_A FLOOR_B
+
+- push -> live handler: from the write of the `send` request on an open connection to alpha to
+  the handler's read of its `continue` event on beta (a client registered with `handle`, as an
+  app is). One clock: both hosts share this kernel's CLOCK_MONOTONIC.
+- the same with both daemons woken 1 ms before each push (a `status` on an open connection to
+  each): what the push costs when the cores have not just slept. The bench paces its pushes
+  0.22 s apart (a peer takes at most 5 a second), and after ~10 ms idle this machine's cores wake
+  slowly and cold.
+- `handoffctl send` launched on alpha (nsenter, as a person's shell would) -> the same read.
+- the floor: the same pusher and handler with two relays in C in place of the daemons
+  (scripts/push-relay.c: unix socket -> TCP over the veth -> unix socket), cold and woken the
+  same way. Push minus floor is the daemons' part.
+
+The handler is a process of its own that stamps each read and hands the stamp over a pipe on
+which the pusher sleeps: a handler thread in the pusher's process, with the pusher polling for
+its stamp every 0.2 ms, took the CPU and the interpreter's lock from the daemons and the handler
+while they worked, and the clock started before the request's JSON was made (0.86-0.90 ->
+0.69-0.74 ms, one build, one sitting: docs/ARCHITECTURE.md, "Threads and blocking").
+"""
+import json
+import select
+import socket
+import subprocess
+import sys
+import time
+
+n, alpha, beta, activity, kind, anchor, ctl, floor_a, floor_b = int(sys.argv[1]), *sys.argv[2:10]
+now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+# argv: SOCKET TYPE (registers for TYPE and answers each offer), or SOCKET alone (the floor: every
+# line it reads is a push).
+HANDLER = r"""
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+f = s.makefile("rb")
+daemon = len(sys.argv) > 2
+if daemon:
+    s.sendall((json.dumps({"id": 1, "op": "handle", "types": [sys.argv[2]], "name": "bench"}) + "\n").encode())
+    answer = json.loads(f.readline())
+    if not answer.get("ok"):
+        sys.exit(f"bench: beta refused the handler: {answer}")
+os.write(1, b"ready\n")
+next_id = 1
+while True:
+    raw = f.readline()
+    t = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    if not raw:
+        break
+    if not daemon:
+        os.write(1, b"%d\n" % t)
+        continue
+    m = json.loads(raw)
+    if m.get("event") == "continue":
+        os.write(1, b"%d\n" % t)
+        next_id += 1
+        s.sendall((json.dumps({"id": next_id, "op": "handled", "token": m["token"], "accepted": True}) + "\n").encode())
+    elif m.get("event") is None and not m.get("ok", True):
+        sys.exit(f"bench: the handler was refused: {m}")
+"""
+
+
+class Handler:
+    def __init__(self, *args):
+        # Unbuffered: select() below sees what is unread, none of it held in a reader's buffer.
+        self.process = subprocess.Popen([sys.executable, "-c", HANDLER, *args], stdout=subprocess.PIPE, bufsize=0)
+        if self.process.stdout.readline() != b"ready\n":
+            sys.exit(f"bench: the handler on {args[0]} did not start")
+
+    def seen(self, what):
+        # The handler's stamp of its read; nothing within 10 s (or the handler gone) ends the bench.
+        if not select.select([self.process.stdout], [], [], 10)[0]:
+            sys.exit(f"bench: the handler never saw {what}")
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit(f"bench: the handler ended before {what}")
+        return int(line)
+
+    def end(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def connected(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    return s, s.makefile("rb")
+
+
+def report(label, ms):
+    ms.sort()
+    print(f"{label:<44} min {ms[0]:6.2f}  median {ms[len(ms) // 2]:6.2f}  p90 {ms[int(len(ms) * 0.9)]:6.2f} ms  (N={len(ms)})")
+
+
+# handoffd takes at most 5 pushes a second to one peer (docs/SECURITY.md): one every 0.22 s.
+last = [0.0]
+
+
+def paced():
+    wait = last[0] + 0.22 - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+    last[0] = time.monotonic()
+
+
+def pushes(handler, pusher, answered, wake=None):
+    """n pushes (one more first, not counted); `wake` runs 1 ms before each."""
+    sock, answers = pusher
+    ms = []
+    for i in range(n + 1):
+        paced()
+        if wake:
+            wake()
+            time.sleep(0.001)
+        line = (json.dumps({"id": i + 1, "op": "send", "activity": activity, "to": "beta"}) + "\n").encode()
+        t = now()
+        sock.sendall(line)
+        handled = handler.seen(f"a push ({activity} of {kind})")
+        if i:
+            ms.append((handled - t) / 1e6)
+        if answered:
+            answer = json.loads(answers.readline())
+            assert answer.get("ok"), f"send failed: {answer}"
+    return ms
+
+
+handler = Handler(beta, kind)
+pusher = connected(alpha)
+wakers = [connected(alpha), connected(beta)]
+
+
+def wake_daemons():
+    for s, _ in wakers:
+        s.sendall(b'{"id":1,"op":"status"}\n')
+    for _, f in wakers:
+        if not json.loads(f.readline()).get("ok"):
+            sys.exit("bench: status failed")
+
+
+report("push -> live handler on beta (open client)", pushes(handler, pusher, True))
+report("  the same, daemons woken 1 ms before", pushes(handler, pusher, True, wake_daemons))
+
+cli = []
+for i in range(n):
+    paced()
+    t = now()
+    p = subprocess.Popen(["nsenter", "-t", anchor, "-m", "-n", "--", ctl, "send", activity, "--to", "beta", "--socket", alpha],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cli.append((handler.seen("handoffctl send") - t) / 1e6)
+    if p.wait() != 0:
+        sys.exit("bench: handoffctl send failed")
+report("handoffctl send start -> handled on beta", cli)
+handler.end()
+
+# The floor: relay b takes the relays' TCP connection, then the handler's; relay a connects on
+# the pusher's connection.
+floor_pusher = connected(floor_a)
+floor_handler = Handler(floor_b)
+
+
+def wake_relays():
+    floor_pusher[0].sendall(b"wake\n")
+    floor_handler.seen("a wake-up line")
+
+
+report("floor: the same pushes through two relays", pushes(floor_handler, floor_pusher, False))
+report("  the same, relays woken 1 ms before", pushes(floor_handler, floor_pusher, False, wake_relays))
+floor_handler.end()
