@@ -18,6 +18,9 @@ public struct CanonicalEncoder: Sendable {
     /// through `Data` and back cost it two walks of generic code (perf, a push).
     public func encodedBytes(_ value: PropertyListValue) throws(CodecError) -> [UInt8] {
         var writer = Writer(limits: limits)
+        // One allocation for most messages (an activity is a few hundred bytes): growing from
+        // empty copied the bytes six times.
+        writer.bytes.reserveCapacity(512)
         writer.bytes.append(contentsOf: WireFormat.magic)
         writer.bytes.append(WireFormat.version)
         try writer.write(value, depth: 1)
@@ -38,7 +41,7 @@ public struct CanonicalEncoder: Sendable {
             switch value {
             case .string(let s):
                 tag(.string)
-                writeBytes(Array(s.utf8))
+                writeUTF8(s)
             case .integer(let i):
                 tag(.integer)
                 writeVarint(Varint.zigzag(i))
@@ -54,7 +57,7 @@ public struct CanonicalEncoder: Sendable {
                 writeFixed(date.timeIntervalSinceReferenceDate.bitPattern)
             case .data(let d):
                 tag(.data)
-                writeBytes(Array(d))
+                d.withUnsafeBytes { writeBytes($0) }
             case .array(let items):
                 if depth > limits.maxDepth { throw .depthExceeded(limit: limits.maxDepth) }
                 tag(.array)
@@ -64,14 +67,15 @@ public struct CanonicalEncoder: Sendable {
                 if depth > limits.maxDepth { throw .depthExceeded(limit: limits.maxDepth) }
                 tag(.dictionary)
                 writeVarint(UInt64(dict.count))
-                let keys = dict.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-                for key in keys {
+                // Sorted with their values: looking each key up again hashed it a second time.
+                let entries = dict.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                for (key, value) in entries {
                     if key.utf8.count > limits.maxKeyBytes {
                         throw .field(
                             String(decoding: key.utf8.prefix(32), as: UTF8.self), problem: "the key is longer than \(limits.maxKeyBytes) bytes")
                     }
-                    writeBytes(Array(key.utf8))
-                    try write(dict[key]!, depth: depth + 1)
+                    writeUTF8(key)
+                    try write(value, depth: depth + 1)
                 }
             }
             if bytes.count > limits.maxBytes {
@@ -81,9 +85,16 @@ public struct CanonicalEncoder: Sendable {
 
         mutating func tag(_ t: WireTag) { bytes.append(t.rawValue) }
 
-        mutating func writeBytes(_ b: [UInt8]) {
+        mutating func writeBytes(_ b: UnsafeRawBufferPointer) {
             writeVarint(UInt64(b.count))
             bytes.append(contentsOf: b)
+        }
+
+        /// A string's UTF-8 where it lies (a native string's are contiguous): `Array(s.utf8)`
+        /// allocated an array for every string and key written.
+        mutating func writeUTF8(_ s: String) {
+            var s = s
+            s.withUTF8 { writeBytes(UnsafeRawBufferPointer($0)) }
         }
 
         mutating func writeVarint(_ v: UInt64) { Varint.append(v, to: &bytes) }
