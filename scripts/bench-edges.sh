@@ -69,19 +69,11 @@ PY
 ctl alpha publish --character "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 type=$(ctl alpha activities --json | json_field type)
-wait_until() {  # wait_until SECONDS WHAT COMMAND...: until COMMAND succeeds, or the bench fails
-  local end=$((SECONDS + $1)) limit=$1 what=$2
-  shift 2
-  until "$@" 2>/dev/null; do
-    [ "$SECONDS" -lt "$end" ] || { echo "bench: $what did not start within $limit s" >&2; exit 1; }
-    sleep 0.05
-  done
-}
 clang -O2 -Wall -Werror -o "$WORK/push-relay" scripts/push-relay.c
 scripts/testhosts.sh exec "${SET}2" "$WORK/push-relay" b "$WORK/floor-b.sock" 7431 > "$WORK/floor-b.out" &
-wait_until 10 "the floor's relay on beta" grep -q ready "$WORK/floor-b.out"
+until_true 10 "the floor's relay on beta" grep -qs ready "$WORK/floor-b.out"
 scripts/testhosts.sh exec "${SET}1" "$WORK/push-relay" a "$WORK/floor-a.sock" "$(scripts/testhosts.sh addr "${SET}2")" 7431 &
-wait_until 10 "the floor's relay on alpha" test -S "$WORK/floor-a.sock"
+until_true 10 "the floor's relay on alpha" test -S "$WORK/floor-a.sock"
 python3 scripts/bench-push.py "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" \
   "$BIN/handoffctl" "$WORK/floor-a.sock" "$WORK/floor-b.sock"
 

@@ -26,14 +26,6 @@ trap finish EXIT
 paired_hosts
 
 present_on_alpha() { ctl alpha peers --json | tr -d '\n' | tr '}' '\n' | grep '"name" : "beta"' | grep -q '"present" : true'; }
-until_true() {  # until_true SECONDS WHAT COMMAND...
-  local limit=$1 what=$2; shift 2
-  local end=$((SECONDS + limit))
-  until "$@"; do
-    [ $SECONDS -lt $end ] || { echo "bench: timed out waiting for $what" >&2; exit 1; }
-    sleep 0.01
-  done
-}
 until_true 10 "alpha sees beta present" present_on_alpha
 # handoffd is launched in B's namespaces by nsenter itself, as bench-edges.sh launches handoffctl:
 # through scripts/testhosts.sh (a bash script) it took 5 ms more, which were the script's.

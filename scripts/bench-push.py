@@ -87,7 +87,9 @@ class Handler:
 
 
 def connected(path):
+    # Every answer within 10 s, or the bench ends (a timeout, not a hang).
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
     s.connect(path)
     return s, s.makefile("rb")
 

@@ -177,6 +177,17 @@ end_rig() {
   rm -rf "$WORK"
 }
 
+# until_true SECONDS WHAT COMMAND...: until COMMAND succeeds; past SECONDS the bench fails, naming WHAT.
+until_true() {
+  local limit=$1 what=$2
+  shift 2
+  local end=$((SECONDS + limit))
+  until "$@"; do
+    [ $SECONDS -lt $end ] || { echo "bench: timed out waiting for $what" >&2; exit 1; }
+    sleep 0.01
+  done
+}
+
 # stamp: each line of stdin prefixed with its arrival time (bash's clock, no fork per line).
 stamp() { while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
 
