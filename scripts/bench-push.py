@@ -3,6 +3,8 @@
 daemons and the floor's relays, and passes their paths):
 
   bench-push.py N ALPHA_SOCKET BETA_SOCKET ACTIVITY TYPE ANCHOR HANDOFFCTL FLOOR_A FLOOR_B
+  bench-push.py N ALPHA_SOCKET BETA_SOCKET ACTIVITY TYPE      (the first measure alone, for
+                                                               scripts/bench-push-work.sh)
 
 - push -> live handler: from the write of the `send` request on an open connection to alpha to
   the handler's read of its `continue` event on beta (a client registered with `handle`, as an
@@ -29,7 +31,10 @@ import subprocess
 import sys
 import time
 
-n, alpha, beta, activity, kind, anchor, ctl, floor_a, floor_b = int(sys.argv[1]), *sys.argv[2:10]
+n, alpha, beta, activity, kind = int(sys.argv[1]), *sys.argv[2:6]
+push_only = len(sys.argv) == 6
+if not push_only:
+    anchor, ctl, floor_a, floor_b = sys.argv[6:10]
 now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 # argv: SOCKET TYPE (registers for TYPE and answers each offer), or SOCKET alone (the floor: every
@@ -145,6 +150,9 @@ def wake_daemons():
 
 
 report("push -> live handler on beta (open client)", pushes(handler, pusher, True))
+if push_only:
+    handler.end()
+    sys.exit(0)
 report("  the same, daemons woken 1 ms before", pushes(handler, pusher, True, wake_daemons))
 
 cli = []

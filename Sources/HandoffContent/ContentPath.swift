@@ -18,9 +18,9 @@ public struct ContentPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let book = "b|\(tabID.uuidString)"
+        let book = "b|\(tabID.canonicalString)"
         guard let itemID else { return book }
-        return "\(book)::c|\(itemID.uuidString)"
+        return "\(book)::c|\(itemID.canonicalString)"
     }
 
     /// The path of the book alone.
@@ -71,10 +71,11 @@ public enum ContentPathError: Error, Sendable, Equatable, CustomStringConvertibl
         case .malformedSegment(let s): return "content path segment '\(s)' is neither b|… nor c|…; \(form)"
         case .tooManyParts(let p): return "content path '\(p)' has more than two parts; \(form)"
         case .badUUID(let v): return "'\(v)' in a content path is not a UUID"
-        case .unknownBook(let id): return "no book with id \(id.uuidString) in the library; `handoffctl library books` lists them"
-        case .unknownCharacter(let id): return "no character with id \(id.uuidString) in the library"
+        case .unknownBook(let id): return "no book with id \(id.canonicalString) in the library; `handoffctl library books` lists them"
+        case .unknownCharacter(let id): return "no character with id \(id.canonicalString) in the library"
         case .characterNotInBook(let c, let b):
-            return "character \(c.uuidString) is not in book \(b.uuidString); `handoffctl library characters BOOK` lists a book's characters"
+            return
+                "character \(c.canonicalString) is not in book \(b.canonicalString); `handoffctl library characters BOOK` lists a book's characters"
         }
     }
 }

@@ -17,9 +17,9 @@ extension Scene {
     }
 
     public func restorationActivity() -> UserActivity {
-        var activity = UserActivity(type: Scene.restorationActivityType, title: "Scene \(id.uuidString)")
+        var activity = UserActivity(type: Scene.restorationActivityType, title: "Scene \(id.canonicalString)")
         var info: [String: PropertyListValue] = [
-            Field.scene: .string(id.uuidString),
+            Field.scene: .string(id.canonicalString),
             Field.path: .array(
                 navigationPath.map { item in
                     switch item {
@@ -30,7 +30,7 @@ extension Scene {
             Field.prefers: .array(activationConditions.prefers.sorted().map(PropertyListValue.string)),
             Field.canShow: .array(activationConditions.canShow.sorted().map(PropertyListValue.string))
         ]
-        if let selectedTabID { info[Field.tab] = .string(selectedTabID.uuidString) }
+        if let selectedTabID { info[Field.tab] = .string(selectedTabID.canonicalString) }
         if let currentActivity { info[Field.current] = currentActivity.propertyList }
         // None of these keys carries the reserved prefix.
         try! activity.setUserInfo(info)

@@ -18,9 +18,9 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownTab(let id):
-            "tab \(id.uuidString) is not in the app's content (for Hawk Notes: no such book in the library); the scene keeps its previous tab"
+            "tab \(id.canonicalString) is not in the app's content (for Hawk Notes: no such book in the library); the scene keeps its previous tab"
         case .itemNotInTab(let c, let tab):
-            "\(c.uuidString) does not belong to the tab \(tab.uuidString) (for Hawk Notes: the character is not in that book); the navigation is not applied"
+            "\(c.canonicalString) does not belong to the tab \(tab.canonicalString) (for Hawk Notes: the character is not in that book); the navigation is not applied"
         case .navigationWithoutTab:
             "a navigation path needs a selected tab"
         case .notARestorationActivity(let type):
@@ -28,7 +28,7 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedRestoration(let detail):
             "the restoration activity is damaged: \(detail); the scene starts fresh"
         case .unknownScene(let id):
-            "no scene \(id.uuidString); connect it first (handoffctl scene connect) or see `handoffctl scenes`"
+            "no scene \(id.canonicalString); connect it first (handoffctl scene connect) or see `handoffctl scenes`"
         case .saveFailed(let why):
             "the scene's state could not be saved (\(why)); it keeps its previous state. Check free space and permissions of the state directory"
         }

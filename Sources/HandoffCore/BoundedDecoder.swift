@@ -102,13 +102,13 @@ public struct BoundedDecoder: Sendable {
                     guard let key = String(validUTF8: keyBytes) else {
                         throw .invalidUTF8(offset: keyOffset)
                     }
+                    previousKey = keyBytes
                     // Swift compares strings by canonical equivalence: two different byte sequences
-                    // can be the same key, which must not silently overwrite each other.
-                    if dict[key] != nil {
+                    // can be the same key, which must not silently overwrite each other. One
+                    // lookup, the insertion's: a look first hashed every key twice.
+                    if dict.updateValue(try readValue(depth: depth + 1), forKey: key) != nil {
                         throw .nonCanonical("two keys are canonically equivalent", offset: keyOffset)
                     }
-                    previousKey = keyBytes
-                    dict[key] = try readValue(depth: depth + 1)
                 }
                 return .dictionary(dict)
             }

@@ -169,7 +169,7 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
         if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
         let blob = [UInt8](try s.scene.restorationActivity().encoded(limits: StoredScene.codecLimits))
         let arguments: [SQLValue] = [
-            .text(s.scene.id.uuidString), .blob(blob), .text(s.role), .real(s.created.timeIntervalSince1970),
+            .text(s.scene.id.canonicalString), .blob(blob), .text(s.role), .real(s.created.timeIntervalSince1970),
             .real(s.updated.timeIntervalSince1970), s.discarded.map { .real($0.timeIntervalSince1970) } ?? .null,
             s.discardReason.map { .text($0) } ?? .null
         ]
@@ -187,7 +187,7 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
 
     public func delete(_ id: UUID) async throws {
         if let reason = db.readOnlyReason { throw ReadOnly(description: reason) }
-        let key = id.uuidString
+        let key = id.canonicalString
         try await db.database.writeAsync { db in try db.execute("DELETE FROM scene WHERE id = ?", [key]) }
     }
 

@@ -51,7 +51,7 @@ extension HawkNotes {
 
     public static func bookDetailActivity(_ book: Book) -> UserActivity {
         var activity = UserActivity(type: bookDetail, title: "Reading about \(book.title)")
-        try! activity.addUserInfoEntries([Key.bookID: .string(book.id.uuidString)])
+        try! activity.addUserInfoEntries([Key.bookID: .string(book.id.canonicalString)])
         activity.targetContentIdentifier = book.contentPath.description
         try! activity.setWebpageURL(book.storeURL)
         return activity
@@ -59,7 +59,7 @@ extension HawkNotes {
 
     public static func draftNoteActivity(_ book: Book, text: String) -> UserActivity {
         var activity = UserActivity(type: draftNote, title: "Note on \(book.title)")
-        try! activity.addUserInfoEntries([Key.bookID: .string(book.id.uuidString), Key.draftText: .string(text)])
+        try! activity.addUserInfoEntries([Key.bookID: .string(book.id.canonicalString), Key.draftText: .string(text)])
         activity.targetContentIdentifier = book.contentPath.description
         activity.needsSave = true
         return activity

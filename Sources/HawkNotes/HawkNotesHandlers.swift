@@ -18,7 +18,7 @@ struct CharacterDetailHandler: ActivityHandler {
             throw .payloadDecodeFailed(type: activity.type.rawValue, reason: error.description)
         }
         guard let book = library.book(introducing: character.id) else {
-            throw .contentNotFound(type: activity.type.rawValue, content: "c|\(character.id.uuidString)")
+            throw .contentNotFound(type: activity.type.rawValue, content: "c|\(character.id.canonicalString)")
         }
         return Route(tabID: book.id, navigationPath: [.item(character.id)])
     }

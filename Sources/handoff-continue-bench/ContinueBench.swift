@@ -91,7 +91,7 @@ struct ContinueBench {
         let watcher = try await HandoffClient.connect(socketPath: socketB)
         _ = try await watcher.request("watch")
         let book = try await a.request("library-books")?.arrayValue?.first?.dictionaryValue?["id"] ?? ""
-        let scene = PropertyListValue.string(UUID().uuidString)
+        let scene = PropertyListValue.string(UUID().canonicalString)
         func listed(_ id: String) async throws -> Bool {
             try await b.request("activities", ["peer": .string(peerOnB)])?.arrayValue?.contains { $0.dictionaryValue?["activity"]?.stringValue == id }
                 ?? false
@@ -118,7 +118,7 @@ struct ContinueBench {
                 d["userInfo"] = ["bookID": book]
                 plist = .dictionary(d)
             }
-            let id = activity.id.uuidString
+            let id = activity.id.canonicalString
             let start = ContinuousClock.now
             _ = try await a.request("publish", ["activity": plist, "scene": scene])
             while try await !listed(id) {

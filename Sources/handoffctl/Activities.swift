@@ -22,10 +22,10 @@ struct Activities: ParsableCommand {
             for a in listing.items {
                 let title = (a.title ?? "").terminalSafe
                 if isRemote {
-                    t.add((a.peer ?? "").terminalSafe, a.activity.uuidString, a.type.terminalSafe, String(a.version), title)
+                    t.add((a.peer ?? "").terminalSafe, a.activity.canonicalString, a.type.terminalSafe, String(a.version), title)
                 } else {
                     let state = a.expired == true ? "expired" : (a.eligible == true ? "advertised" : "local")
-                    t.add(a.activity.uuidString, a.type.terminalSafe, String(a.version), state, title)
+                    t.add(a.activity.canonicalString, a.type.terminalSafe, String(a.version), state, title)
                 }
             }
             t.print(

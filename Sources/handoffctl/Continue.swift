@@ -36,7 +36,8 @@ extension Continue {
         let listed = try await options.perform(handler, ActivitiesRequest(peer: peer))
         guard let type = listed.items.first(where: { $0.activity == id })?.type else {
             await handler.close()
-            throw failure("\(peer) offers no activity \(id.uuidString) now (see `handoffctl activities --peer \(peer)`)", code: ExitStatus.refused)
+            throw failure(
+                "\(peer) offers no activity \(id.canonicalString) now (see `handoffctl activities --peer \(peer)`)", code: ExitStatus.refused)
         }
         _ = try await options.perform(handler, HandleRequest(types: [type], name: "handoffctl continue --stream"))
         let answering = Task {
@@ -76,7 +77,7 @@ func reportOutcome(_ r: ContinuationReport, options: ClientOptions) throws {
         switch r.step ?? "" {
         case "scene":
             let character = r.character.map { " > \($0)" } ?? ""
-            print("Continued in scene \(r.scene?.uuidString ?? ""): \(r.book ?? "")\(character)".terminalSafe)
+            print("Continued in scene \(r.scene?.canonicalString ?? ""): \(r.book ?? "")\(character)".terminalSafe)
         case "app": print("Continued by \((r.handler ?? "").terminalSafe)")
         case "exec": print("Continued by command \((r.handler ?? "").terminalSafe)")
         case "webpage": print("Opened \((r.url ?? "").terminalSafe)")

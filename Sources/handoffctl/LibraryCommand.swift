@@ -15,7 +15,7 @@ struct LibraryCommand: ParsableCommand {
         func run() throws {
             try options.run(LibraryBooksRequest()) { books in
                 var t = Table("BOOK", "TITLE", "CHARACTERS")
-                for b in books.items { t.add(b.id.uuidString, b.title.terminalSafe, String(b.characters)) }
+                for b in books.items { t.add(b.id.canonicalString, b.title.terminalSafe, String(b.characters)) }
                 t.print(empty: "The library is empty.")
             }
         }
@@ -29,7 +29,7 @@ struct LibraryCommand: ParsableCommand {
         func run() throws {
             try options.run(LibraryCharactersRequest(book: book)) { characters in
                 var t = Table("CHARACTER", "NAME", "CONTENT PATH")
-                for c in characters.items { t.add(c.id.uuidString, c.name.terminalSafe, c.content.terminalSafe) }
+                for c in characters.items { t.add(c.id.canonicalString, c.name.terminalSafe, c.content.terminalSafe) }
                 t.print(empty: "This book has no characters.")
             }
         }

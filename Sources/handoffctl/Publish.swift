@@ -81,7 +81,8 @@ struct Publish: AsyncParsableCommand {
         }
         let result = try await options.perform(client, PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
         if options.json { return options.printJSON(result.propertyList) }
-        print("Published \(result.activity.uuidString) (\(activity.type.rawValue.terminalSafe), version \(result.version), \(result.bytes) bytes)")
+        print(
+            "Published \(result.activity.canonicalString) (\(activity.type.rawValue.terminalSafe), version \(result.version), \(result.bytes) bytes)")
         if let warning = result.warning { StandardStreams.error("warning: \(warning)\n") }
     }
 
@@ -95,8 +96,8 @@ struct Publish: AsyncParsableCommand {
     /// "Viewing <character> in <book>", from the daemon's library.
     func characterActivity(_ wanted: String, client: HandoffClient) async throws -> UserActivity {
         for book in try await options.perform(client, LibraryBooksRequest()).items {
-            for c in try await options.perform(client, LibraryCharactersRequest(book: book.id.uuidString)).items
-            where c.id.uuidString.lowercased() == wanted.lowercased() || c.name == wanted {
+            for c in try await options.perform(client, LibraryCharactersRequest(book: book.id.canonicalString)).items
+            where c.id.canonicalString.lowercased() == wanted.lowercased() || c.name == wanted {
                 var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c.name) in \(book.title)")
                 try a.setTypedPayload(BookCharacter(id: c.id, name: c.name, description: c.description))
                 a.targetContentIdentifier = ContentPath(tabID: book.id, itemID: c.id).description

@@ -48,7 +48,7 @@ struct SendFile: AsyncParsableCommand {
         let started = ContinuousClock.now
         var stream: HandoffStream?
         let wait = Task {
-            for await event in owner.events where event.name == "streamRequested" && event.fields["activity"]?.stringValue == id.uuidString {
+            for await event in owner.events where event.name == "streamRequested" && event.fields["activity"]?.stringValue == id.canonicalString {
                 return event.fields["stream"]?.stringValue
             }
             return nil

@@ -39,9 +39,9 @@ struct StreamCommand: AsyncParsableCommand {
             activity.supportsContinuationStreams = true
             let published = try await options.perform(client, PublishRequest(activity: activity))
             if options.json {
-                options.printJSON(.dictionary(["activity": .string(published.activity.uuidString)]))
+                options.printJSON(.dictionary(["activity": .string(published.activity.canonicalString)]))
             } else {
-                print("Offering \(published.activity.uuidString) (\(type.terminalSafe)) with streams; Ctrl-C to stop")
+                print("Offering \(published.activity.canonicalString) (\(type.terminalSafe)) with streams; Ctrl-C to stop")
             }
             fflush(nil)
             var served = 0

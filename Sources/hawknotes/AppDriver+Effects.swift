@@ -71,7 +71,7 @@ extension AppDriver {
                 save.dirty = false
                 let snapshot = state.snapshot
                 let update = SceneUpdateRequest(
-                    scene: sceneID, book: state.selectedBook.uuidString, path: snapshot.content?.itemID.map { [$0.uuidString] } ?? [],
+                    scene: sceneID, book: state.selectedBook.canonicalString, path: snapshot.content?.itemID.map { [$0.canonicalString] } ?? [],
                     storage: snapshot.storage.propertyList)
                 do throws(ClientError) { _ = try await client.perform(update) } catch {
                     save.dirty = true

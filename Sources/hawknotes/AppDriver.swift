@@ -110,7 +110,8 @@ final class AppDriver {
                     throw ClientError.refused(code: "bad-argument", message: "--content \(content): not b|BOOK or b|BOOK::c|CHARACTER")
                 }
                 detail.summary = try await client.perform(
-                    SceneUpdateRequest(scene: detail.summary.scene, book: path.tabID.uuidString, path: path.itemID.map { [$0.uuidString] } ?? []))
+                    SceneUpdateRequest(
+                        scene: detail.summary.scene, book: path.tabID.canonicalString, path: path.itemID.map { [$0.canonicalString] } ?? []))
             }
             return detail
         } catch {

@@ -125,7 +125,7 @@ public struct ResignRequest: ControlOperation {
     public var activity: UUID
     public init(activity: UUID) { self.activity = activity }
     public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
-    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.canonicalString)] }
 }
 
 public struct InvalidateRequest: ControlOperation {
@@ -134,7 +134,7 @@ public struct InvalidateRequest: ControlOperation {
     public var activity: UUID
     public init(activity: UUID) { self.activity = activity }
     public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
-    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.canonicalString)] }
 }
 
 /// `refresh`: the app's fresh version, answering a `needsSave` event.
@@ -187,7 +187,7 @@ public struct SendRequest: ControlOperation {
         activity = try f.uuid("activity")
         to = try f.string("to")
     }
-    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString), "to": .string(to)] }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.canonicalString), "to": .string(to)] }
 }
 
 /// Where a continued or pushed activity went (docs/CONTROL.md: `outcome`, `step`).

@@ -163,7 +163,7 @@ public struct FieldWriter {
     public mutating func set(_ key: String, _ i: Int64?) { if let i { values[key] = .integer(i) } }
     public mutating func set(_ key: String, _ b: Bool?) { if let b { values[key] = .bool(b) } }
     public mutating func set(_ key: String, _ d: Date?) { if let d { values[key] = .date(d) } }
-    public mutating func set(_ key: String, _ u: UUID?) { if let u { values[key] = .string(u.uuidString) } }
+    public mutating func set(_ key: String, _ u: UUID?) { if let u { values[key] = .string(u.canonicalString) } }
 
     public var object: PropertyListValue { .dictionary(values) }
 }

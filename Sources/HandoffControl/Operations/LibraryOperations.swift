@@ -25,7 +25,7 @@ public struct BookInfo: ControlItem, Equatable {
     }
 
     public var object: PropertyListValue {
-        ["id": .string(id.uuidString), "title": .string(title), "tagline": .string(tagline), "characters": .integer(characters)]
+        ["id": .string(id.canonicalString), "title": .string(title), "tagline": .string(tagline), "characters": .integer(characters)]
     }
 
     public init(object: PropertyListValue) throws(ControlError) {
@@ -58,7 +58,7 @@ public struct CharacterInfo: ControlItem, Equatable {
 
     public var object: PropertyListValue {
         [
-            "id": .string(id.uuidString), "name": .string(name), "description": .string(description), "book": .string(book.uuidString),
+            "id": .string(id.canonicalString), "name": .string(name), "description": .string(description), "book": .string(book.canonicalString),
             "content": .string(content)
         ]
     }

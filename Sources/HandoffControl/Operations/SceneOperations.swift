@@ -58,7 +58,7 @@ public struct SceneRequest: ControlOperation {
     public var scene: UUID
     public init(scene: UUID) { self.scene = scene }
     public init(request: ControlRequest) throws(ControlError) { scene = try request.fields.uuid("scene") }
-    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.canonicalString)] }
 }
 
 /// A scene with its navigation, storage and current activity; `discarded` if crash protection
@@ -88,7 +88,7 @@ public struct SceneDetail: ControlObject, Equatable {
         w.set("discarded", discarded)
         w.set("discardReason", discardReason)
         if let a = currentActivity {
-            w["currentActivity"] = ["activity": .string(a.activity.uuidString), "type": .string(a.type), "title": .string(a.title)]
+            w["currentActivity"] = ["activity": .string(a.activity.canonicalString), "type": .string(a.type), "title": .string(a.title)]
         }
         w.set("restored", restored)
         if let restorationActivity { w["restorationActivity"] = restorationActivity.propertyList }
@@ -207,7 +207,7 @@ public struct SceneLaunchedRequest: ControlOperation {
     public var scene: UUID
     public init(scene: UUID) { self.scene = scene }
     public init(request: ControlRequest) throws(ControlError) { scene = try request.fields.uuid("scene") }
-    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.canonicalString)] }
 }
 
 public struct SceneDisconnectRequest: ControlOperation {
@@ -216,7 +216,7 @@ public struct SceneDisconnectRequest: ControlOperation {
     public var scene: UUID
     public init(scene: UUID) { self.scene = scene }
     public init(request: ControlRequest) throws(ControlError) { scene = try request.fields.uuid("scene") }
-    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.canonicalString)] }
 }
 
 public struct SceneDestroyRequest: ControlOperation {
@@ -225,7 +225,7 @@ public struct SceneDestroyRequest: ControlOperation {
     public var scene: UUID
     public init(scene: UUID) { self.scene = scene }
     public init(request: ControlRequest) throws(ControlError) { scene = try request.fields.uuid("scene") }
-    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["scene": .string(scene.canonicalString)] }
 }
 
 /// `delete-saved`: deleteSavedUserActivities.

@@ -15,7 +15,7 @@ public struct StreamOpenRequest: ControlOperation {
     public var activity: UUID
     public init(activity: UUID) { self.activity = activity }
     public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
-    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.uuidString)] }
+    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.canonicalString)] }
 }
 
 /// `stream-accept`: the app that owns an activity takes the stream a peer asked for (named by
@@ -53,7 +53,7 @@ public struct StreamInfo: ControlObject, Equatable {
 
     public var object: PropertyListValue {
         .dictionary([
-            "stream": .string(stream), "activity": .string(activity.uuidString), "peer": .string(peer), "descriptor": .integer(descriptor)
+            "stream": .string(stream), "activity": .string(activity.canonicalString), "peer": .string(peer), "descriptor": .integer(descriptor)
         ])
     }
 

@@ -114,7 +114,7 @@ public actor Activities: Service {
     /// resignCurrent (peers just stop seeing it) or invalidate (peers are told to drop it).
     func end(_ id: UUID, invalidate: Bool) async throws(ControlError) {
         guard current.remove(id) else {
-            throw .failed(code: "not-found", message: "activity \(id.uuidString) is not current here (see `handoffctl activities`)")
+            throw .failed(code: "not-found", message: "activity \(id.canonicalString) is not current here (see `handoffctl activities`)")
         }
         owners[id] = nil
         if invalidate { await peers.tellInvalidated(id) }
@@ -228,7 +228,7 @@ public actor Activities: Service {
         guard let owner = owners[activity.id] else { return nil }
         let token = UUID.random().canonicalString
         let ticket = refreshes.register(token, owner: owner.key)
-        owner.send(event: "needsSave", ["token": .string(token), "activity": .string(activity.id.uuidString)])
+        owner.send(event: "needsSave", ["token": .string(token), "activity": .string(activity.id.canonicalString)])
         guard let fresh = await refreshes.wait(ticket).value, fresh.id == activity.id, fresh.version > activity.version else { return nil }
         current.update(fresh, at: Date())
         return fresh

@@ -75,7 +75,7 @@ public final class Continuations: Service, Sendable {
         if let identity { streams.noteContinued(activity, from: identity) }
         let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene, requester: pushedBy)
         var fields: [String: PropertyListValue] = [
-            "peer": .string(peer), "activity": .string(activity.id.uuidString),
+            "peer": .string(peer), "activity": .string(activity.id.canonicalString),
             "type": .string(activity.type.rawValue)
         ]
         fields.merge(outcome.fields(library: library)) { $1 }
@@ -126,7 +126,7 @@ public final class Continuations: Service, Sendable {
     /// `send ACTIVITY --to PEER`: push one of our current activities; the peer dispatches it.
     func push(activityID: UUID, to name: String) async throws(ControlError) -> ContinuationReport {
         guard let entry = await activities.entry(activityID) else {
-            throw .failed(code: "not-found", message: "activity \(activityID.uuidString) is not current here (see `handoffctl activities`)")
+            throw .failed(code: "not-found", message: "activity \(activityID.canonicalString) is not current here (see `handoffctl activities`)")
         }
         let peer = try await peers.resolveForRequest(name)
         if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue)
@@ -152,7 +152,7 @@ public final class Continuations: Service, Sendable {
     /// The origin's side of a continuation: userActivityWasContinued, or the failure the peer saw.
     func originLearned(activityID: UUID, version: UInt64, outcome: RemoteOutcome, by peer: String) async {
         var fields = outcome.fields
-        fields["activity"] = .string(activityID.uuidString)
+        fields["activity"] = .string(activityID.canonicalString)
         fields["peer"] = .string(peer)
         fields["version"] = .integer(Int64(bitPattern: version))
         let event: String
@@ -196,7 +196,7 @@ extension DispatchOutcome {
         case .routedToScene(let scene, let route):
             r.scene = scene
             r.content = route.contentPath.description
-            r.book = library.book(id: route.tabID)?.title ?? route.tabID.uuidString
+            r.book = library.book(id: route.tabID)?.title ?? route.tabID.canonicalString
             if case .item(let c)? = route.navigationPath.last { r.character = library.character(id: c)?.name }
         case .continuedByCommand(let command): r.handler = command.joined(separator: " ")
         case .openedWebpage(let url): r.url = url.absoluteString
@@ -212,9 +212,9 @@ extension DispatchOutcome {
         switch self {
         case .continuedByApp(let name): d["handler"] = .string(name)
         case .routedToScene(let scene, let route):
-            d["scene"] = .string(scene.uuidString)
+            d["scene"] = .string(scene.canonicalString)
             d["content"] = .string(route.contentPath.description)
-            d["book"] = .string(library.book(id: route.tabID)?.title ?? route.tabID.uuidString)
+            d["book"] = .string(library.book(id: route.tabID)?.title ?? route.tabID.canonicalString)
             if case .item(let c)? = route.navigationPath.last, let character = library.character(id: c) {
                 d["character"] = .string(character.name)
             }

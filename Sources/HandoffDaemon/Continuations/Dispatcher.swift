@@ -102,7 +102,7 @@ public struct Dispatcher: Sendable {
     /// person uses it): the shell that starts it ends at once, so the command runner waits for
     /// nothing. A failure is the opener's to report; the continuation is in the scene either way.
     func openWindow(at scene: UUID, for requester: String?) async {
-        let argv = ["/bin/sh", "-c", "\"$@\" </dev/null >/dev/null 2>&1 &", "sh"] + sceneOpener + [scene.uuidString]
+        let argv = ["/bin/sh", "-c", "\"$@\" </dev/null >/dev/null 2>&1 &", "sh"] + sceneOpener + [scene.canonicalString]
         _ = await CommandRunner.run(argv, timeout: openerTimeout, for: requester)
     }
 }

@@ -17,7 +17,7 @@ extension DaemonControl {
         case SceneRequest.name:
             return try await answer(r) { (op: SceneRequest) in
                 guard let s = await scenes.scene(op.scene) else {
-                    throw ControlError.failed(code: "not-found", message: "no scene \(op.scene.uuidString) (see `handoffctl scenes`)")
+                    throw ControlError.failed(code: "not-found", message: "no scene \(op.scene.canonicalString) (see `handoffctl scenes`)")
                 }
                 return s.detail(library: library)
             }

@@ -34,7 +34,7 @@ extension DaemonControl {
             guard let activity = stored.scene.currentActivity else {
                 throw .failed(
                     code: "nothing-to-open",
-                    message: "that window is doing nothing it could be continued with; open it with `hawknotes --scene \(id.uuidString)`")
+                    message: "that window is doing nothing it could be continued with; open it with `hawknotes --scene \(id.canonicalString)`")
             }
             return await local(activity, scene: id)
         case .book(let id):
@@ -49,6 +49,6 @@ extension DaemonControl {
     }
 
     private static func gone(_ id: UUID) -> ControlError {
-        .failed(code: "not-found", message: "\(id.uuidString) is no longer there; search again")
+        .failed(code: "not-found", message: "\(id.canonicalString) is no longer there; search again")
     }
 }

@@ -38,7 +38,7 @@ struct DaemonControl: ControlOperations {
         daemon.events.left(client)
         for id in await scenes.connectionDropped(client.key) {
             daemon.logger.warning("a scene's saved state was discarded after two crashes at launch", metadata: ["scene.id": "\(id)"])
-            daemon.events.broadcast("sceneStateDiscarded", ["scene": .string(id.uuidString), "reason": "crashed twice at launch within 60 s"])
+            daemon.events.broadcast("sceneStateDiscarded", ["scene": .string(id.canonicalString), "reason": "crashed twice at launch within 60 s"])
         }
         await daemon.continuations.live.remove(client)
         await activities.clientLeft(client)
@@ -191,7 +191,7 @@ struct DaemonControl: ControlOperations {
     }
 
     private func characters(of text: String) throws(ControlError) -> Listing<CharacterInfo> {
-        guard let book = library.books.first(where: { $0.id.uuidString.lowercased() == text.lowercased() || $0.title == text }) else {
+        guard let book = library.books.first(where: { $0.id.canonicalString.lowercased() == text.lowercased() || $0.title == text }) else {
             throw .failed(code: "not-found", message: "no book '\(text)' in the library (see `handoffctl library books`)")
         }
         return Listing(
@@ -248,7 +248,7 @@ extension StoredScene {
         if case .item(let c)? = scene.navigationPath.last { character = library.character(id: c)?.name }
         return SceneSummary(
             scene: scene.id, role: role, created: created, updated: updated,
-            book: scene.selectedTabID.map { library.book(id: $0)?.title ?? $0.uuidString }, character: character,
+            book: scene.selectedTabID.map { library.book(id: $0)?.title ?? $0.canonicalString }, character: character,
             content: scene.contentPath?.description)
     }
 
@@ -256,7 +256,7 @@ extension StoredScene {
         var d = SceneDetail(
             summary: summary(library: library),
             navigation: scene.navigationPath.compactMap { item in
-                if case .item(let c) = item { return library.character(id: c)?.name ?? c.uuidString }
+                if case .item(let c) = item { return library.character(id: c)?.name ?? c.canonicalString }
                 return nil
             }, storage: scene.storage.propertyList)
         d.discarded = discarded

@@ -118,7 +118,7 @@ public actor Pairing: Service {
         do { code = try await session.code() } catch {
             throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(error)")
         }
-        let id = UUID().uuidString
+        let id = UUID().canonicalString
         pending[id] = (session, owner.key, code)
         return PairingCode(pairing: id, code: code, peer: name, fingerprint: session.peer.fingerprint, address: address)
     }

@@ -59,7 +59,7 @@ public actor SceneBook: Service {
         activeSceneID = durable.values.max { $0.updated < $1.updated }?.scene.id
     }
 
-    public var all: [StoredScene] { latest.values.sorted { ($0.created, $0.scene.id.uuidString) < ($1.created, $1.scene.id.uuidString) } }
+    public var all: [StoredScene] { latest.values.sorted { ($0.created, $0.scene.id.canonicalString) < ($1.created, $1.scene.id.canonicalString) } }
 
     public func scene(_ id: UUID) -> StoredScene? { latest[id] }
 

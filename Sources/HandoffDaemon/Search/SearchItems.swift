@@ -16,12 +16,12 @@ enum SearchItems {
         library.books.flatMap { book in
             [
                 SearchItem(
-                    id: "book:" + book.id.uuidString, source: "library", kind: "book", title: book.title, keywords: book.tagline,
+                    id: "book:" + book.id.canonicalString, source: "library", kind: "book", title: book.title, keywords: book.tagline,
                     body: book.synopsis + "\n" + book.notes, detail: book.tagline)
             ]
                 + book.characters.map { c in
                     SearchItem(
-                        id: "character:\(book.id.uuidString)/\(c.id.uuidString)", source: "library", kind: "character", title: c.name,
+                        id: "character:\(book.id.canonicalString)/\(c.id.canonicalString)", source: "library", kind: "character", title: c.name,
                         keywords: book.title, body: c.description, detail: "a character of \(book.title)")
                 }
         }
@@ -32,7 +32,8 @@ enum SearchItems {
     static func local(_ entries: [CurrentActivities.Entry], library: Library) -> [SearchItem] {
         entries.filter { $0.activity.isEligibleForSearch }.map { e in
             SearchItem(
-                id: "activity:" + e.activity.id.uuidString, source: "local", kind: "activity", title: e.activity.title ?? e.activity.type.rawValue,
+                id: "activity:" + e.activity.id.canonicalString, source: "local", kind: "activity",
+                title: e.activity.title ?? e.activity.type.rawValue,
                 keywords: e.activity.keywords.sorted().joined(separator: " "), detail: e.activity.type.rawValue, updated: e.updated)
         }
     }
@@ -42,7 +43,7 @@ enum SearchItems {
     static func remote(_ items: [ActivitySummary], peer: String) -> [SearchItem] {
         items.map { s in
             SearchItem(
-                id: "remote:\(peer)/\(s.activityID.uuidString)", source: "remote:" + peer, kind: "remote", title: s.title ?? s.type,
+                id: "remote:\(peer)/\(s.activityID.canonicalString)", source: "remote:" + peer, kind: "remote", title: s.title ?? s.type,
                 detail: s.type, peer: peer)
         }
     }
@@ -53,7 +54,7 @@ enum SearchItems {
             var title = s.scene.selectedTabID.flatMap { library.book(id: $0)?.title } ?? "A window"
             if case .item(let c)? = s.scene.navigationPath.last, let name = library.character(id: c)?.name { title += " — " + name }
             return SearchItem(
-                id: "scene:" + s.scene.id.uuidString, source: "scenes", kind: "scene", title: title,
+                id: "scene:" + s.scene.id.canonicalString, source: "scenes", kind: "scene", title: title,
                 keywords: s.scene.currentActivity?.title ?? "", body: texts(in: s.scene.storage.propertyList).joined(separator: "\n"),
                 detail: "a \(s.role) on this machine", updated: s.updated)
         }

@@ -219,7 +219,7 @@ final class StreamLink: @unchecked Sendable {
         deadline = nil
         if let app { app.eventLoop.execute { app.close(promise: nil) } }
         var fields: [String: PropertyListValue] = [
-            "stream": .string(token), "activity": .string(activityID.uuidString), "peer": .string(peerName),
+            "stream": .string(token), "activity": .string(activityID.canonicalString), "peer": .string(peerName),
             "sent": .integer(Int64(machine.acked)), "received": .integer(Int64(machine.delivered))
         ]
         if let failure {

@@ -93,7 +93,7 @@ final class Streams: Sendable {
             throw .failed(
                 code: "not-continued",
                 message:
-                    "activity \(activityID.uuidString) was not continued on this machine in the last \(Int(ContinuedHere.lifetime / 60)) minutes, or does not support streams; continue it first (`handoffctl continue PEER ACTIVITY`)"
+                    "activity \(activityID.canonicalString) was not continued on this machine in the last \(Int(ContinuedHere.lifetime / 60)) minutes, or does not support streams; continue it first (`handoffctl continue PEER ACTIVITY`)"
             )
         }
         let peer = try await peers.resolve(from.fingerprint)
@@ -137,11 +137,12 @@ final class Streams: Sendable {
         guard let owner = await activities.streamOwner(of: activityID, givenTo: peerID) else {
             return refuse(
                 "not-continued",
-                "activity \(activityID.uuidString) is not one that \(here) gave your machine to continue (fetched or pushed in the last 10 minutes), or its app did not ask for streams"
+                "activity \(activityID.canonicalString) is not one that \(here) gave your machine to continue (fetched or pushed in the last 10 minutes), or its app did not ask for streams"
             )
         }
         guard let owner else {
-            return refuse("no-stream-app", "the app that published activity \(activityID.uuidString) on \(here) is no longer connected to handoffd")
+            return refuse(
+                "no-stream-app", "the app that published activity \(activityID.canonicalString) on \(here) is no longer connected to handoffd")
         }
         let token = UUID.random().canonicalString
         let key = Key(peerID: peerID, stream: stream)
@@ -160,7 +161,7 @@ final class Streams: Sendable {
                     : "\(here) holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
         let ticket = answers.register(token, deadline: settings.acceptDeadline)
-        owner.send(event: "streamRequested", ["stream": .string(token), "activity": .string(activityID.uuidString), "peer": .string(peerName)])
+        owner.send(event: "streamRequested", ["stream": .string(token), "activity": .string(activityID.canonicalString), "peer": .string(peerName)])
         let outcome = await answers.wait(ticket)
         let offer = state.withLockedValue { $0.offers.removeValue(forKey: token) }
         switch outcome {

@@ -40,7 +40,7 @@ actor PeerAsking {
 
     func remoteInvalidated(_ activityID: UUID, by peer: PeerIdentity) {
         remote.invalidated(activityID, peerID: peer.id)
-        events.broadcast("remoteActivityInvalidated", ["peer": .string(reach.name(of: peer)), "activity": .string(activityID.uuidString)])
+        events.broadcast("remoteActivityInvalidated", ["peer": .string(reach.name(of: peer)), "activity": .string(activityID.canonicalString)])
     }
 
     /// After unpairing: nothing it said is kept.

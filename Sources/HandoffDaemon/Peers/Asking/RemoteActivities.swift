@@ -23,7 +23,7 @@ struct RemoteActivities: Sendable, Equatable {
     /// The items are what the advert says.
     var matchesAdvert: Bool { advertised == Set(items.map { Self.key($0.activityID, UInt32(truncatingIfNeeded: $0.version)) }) }
 
-    static func key(_ id: UUID, _ version: UInt32) -> String { "\(id.uuidString)/\(version)" }
+    static func key(_ id: UUID, _ version: UInt32) -> String { "\(id.canonicalString)/\(version)" }
 }
 
 /// Every paired peer's activities as this machine holds them. Pure state, owned by `PeerAsking`.

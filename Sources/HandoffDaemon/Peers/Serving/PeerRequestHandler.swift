@@ -53,7 +53,7 @@ public struct PeerRequestHandler: Sendable {
             guard let entry = await current().entries.first(where: { $0.activity.id == activityID && $0.activity.isEligibleForHandoff }) else {
                 return .error(
                     id: id, code: "not-found",
-                    message: "activity \(activityID.uuidString) is not current here (it may have been resigned, invalidated or expired)")
+                    message: "activity \(activityID.canonicalString) is not current here (it may have been resigned, invalidated or expired)")
             }
             return .activity(id: id, activity: await freshest(entry.activity))
         case .ping(let id):

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""The instructions a push costs each daemon, from callgrind's counts (scripts/bench-push-work.sh):
+
+  bench-push-work.py PUSHES TOP ALPHA_PUSH ALPHA_IDLE BETA_PUSH BETA_IDLE
+
+Each file is one callgrind dump: the pushes' window, then an idle window as long. A function's own
+instructions in the pushes' window minus those in the idle one, divided by the pushes, is what a
+push costs it (the heartbeat and timers run in both windows). Unlike a latency, the count does
+not move with the machine's wake-ups or with what else runs: a cut of 1 % shows as 1 %.
+Printed: the total per push on each side, and its TOP functions (names demangled).
+"""
+import collections
+import subprocess
+import sys
+
+
+def own_costs(path):
+    """Each function's own instructions (a call's line carries the callee's inclusive cost)."""
+    costs = collections.Counter()
+    function, after_call = None, False
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("fn="):
+                function = line[3:].strip()
+            elif line.startswith("calls="):
+                after_call = True
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                fields = line.split()
+                if len(fields) < 2:
+                    continue
+                if after_call:
+                    after_call = False
+                else:
+                    costs[function] += int(fields[1])
+    return costs
+
+
+def demangled(names):
+    try:
+        out = subprocess.run(["swift-demangle", "--simplified"], input="\n".join(names),
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        return out if len(out) == len(names) else names
+    except (OSError, subprocess.CalledProcessError):
+        return names
+
+
+def side(label, push_file, idle_file, pushes, top):
+    push, idle = own_costs(push_file), own_costs(idle_file)
+    per = collections.Counter({name: (cost - idle.get(name, 0)) / pushes for name, cost in push.items()})
+    total = sum(per.values())
+    print(f"{label:<50} {total / 1000:8.1f} k instructions per push")
+    if top:
+        rows = per.most_common(top)
+        for (name, cost), shown in zip(rows, demangled([n for n, _ in rows])):
+            print(f"    {cost / 1000:7.1f} k {100 * cost / total:5.1f} %  {shown[:110]}")
+
+
+pushes, top = int(sys.argv[1]), int(sys.argv[2])
+side("alpha (takes the request, sends the push)", sys.argv[3], sys.argv[4], pushes, top)
+side("beta (takes the push, offers it to the handler)", sys.argv[5], sys.argv[6], pushes, top)

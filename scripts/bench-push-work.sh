@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The work a push to a live handler costs each daemon, in instructions (root, two test hosts):
+#   scripts/bench-push-work.sh [PUSHES] [TOP]        (defaults 100 and 0: no function list)
+# bench-edges times the push; on this VM its median moves 0.1 ms from run to run with how fast
+# idle cores wake, more than most single cuts in the daemons save. This counts instead: both
+# daemons run under valgrind's callgrind; PUSHES pushes are made as bench-edges makes them (paced
+# 0.22 s apart, an open client registered with `handle` on beta), then the daemons idle as long;
+# scripts/bench-push-work.py subtracts the idle window and prints instructions per push on each
+# side, and with TOP the functions that cost most. Slower than the daemons run natively (about
+# 50x), so the pushes' window also holds the answer to each push (handled -> outcome).
+# BENCH_BIN=DIR counts the binaries in DIR (before and after a change: copy each build aside).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+PUSHES=${1:-100}
+TOP=${2:-0}
+[[ "$PUSHES" =~ ^[1-9][0-9]*$ && "$TOP" =~ ^[0-9]+$ ]] || { echo "usage: bench-push-work.sh [PUSHES] [TOP]" >&2; exit 2; }
+source scripts/lib-daemons.sh
+bench_start handoffd handoffctl
+command -v valgrind >/dev/null || apt-get install -y -q valgrind >/dev/null
+SET=pwork
+WORK=$(mktemp -d /tmp/handoffd-pushwork.XXXXXX)
+trap end_daemons_and_hosts EXIT
+# handoffd under callgrind, counting from the start; valgrind 3.19 cannot read clang's DWARF 5, so
+# the binary without its debug sections (the symbol table names the functions).
+REAL_BIN=$BIN
+BIN=$WORK/bin
+mkdir -p "$BIN" "$WORK/cg"
+cp "$REAL_BIN/handoffctl" "$BIN/handoffctl"
+objcopy --strip-debug "$REAL_BIN/handoffd" "$BIN/handoffd.real"
+printf '#!/bin/sh\nexec valgrind -q --tool=callgrind --compress-strings=no --compress-pos=no --callgrind-out-file=%s/cg/%%p.out %s "$@"\n' \
+  "$WORK" "$BIN/handoffd.real" > "$BIN/handoffd"
+chmod +x "$BIN/handoffd"
+paired_hosts
+ctl alpha publish --character "Lady Beatrice" >/dev/null
+id=$(ctl alpha activities --json | json_field activity)
+type=$(ctl alpha activities --json | json_field type)
+pids=("$(daemon_pid alpha)" "$(daemon_pid beta)")
+push() { python3 scripts/bench-push.py "$1" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type"; }
+# The first pushes run code for the first time (lazy bindings, caches): not counted.
+push 5 >/dev/null
+dumped() { compgen -G "$WORK/cg/$1.out.*" >/dev/null; }
+# dump TAG: each daemon's counts since the last dump or zeroing, as $WORK/TAG-{alpha,beta}.out.
+dump() {
+  local i name
+  for i in 0 1; do
+    name=$([ "$i" = 0 ] && echo alpha || echo beta)
+    rm -f "$WORK/cg/${pids[$i]}.out".*
+    callgrind_control -d "${pids[$i]}" >/dev/null 2>&1
+    until_true 30 "callgrind's dump of $name" dumped "${pids[$i]}"
+    mv "$(compgen -G "$WORK/cg/${pids[$i]}.out.*" | head -1)" "$WORK/$1-$name.out"
+  done
+}
+for pid in "${pids[@]}"; do callgrind_control -z "$pid" >/dev/null 2>&1; done
+start=$EPOCHREALTIME
+push "$PUSHES" >/dev/null
+window=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+dump push
+sleep "$window"
+dump idle
+echo "instructions per push (pushes' window $window s minus as long idle):"
+python3 scripts/bench-push-work.py "$PUSHES" "$TOP" "$WORK/push-alpha.out" "$WORK/idle-alpha.out" \
+  "$WORK/push-beta.out" "$WORK/idle-beta.out"
