@@ -1,6 +1,13 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// handoffctl's own modules, released with the metadata of the generic types they use with
+// concrete arguments written by the compiler: made at run time instead, on first use, each is
+// demangled and its requirements checked by a search through all of the binary's conformance
+// records, and in a process that lives for one command every use is a first one
+// (docs/ARCHITECTURE.md, "handoffctl's start"). Not for handoffd, where it only added memory.
+let prespecialized: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-prespecialize-generic-metadata"], .when(configuration: .release))]
+
 let package = Package(
     name: "handoffd",
     platforms: [.macOS(.v15)],
@@ -166,7 +173,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
-            ]),
+            ],
+            swiftSettings: prespecialized),
         // The few libc calls Swift's Glibc module hides (pipe2 needs _GNU_SOURCE).
         .target(name: "CHandoffShims"),
         // The daemon's components (Activities, Peers, Pairing, Continuations, SceneBook), each a
@@ -198,7 +206,7 @@ let package = Package(
             ], exclude: ["symbol-order.txt"]),
         // handoffctl's command line: declarations with ArgumentParser's names, read by reflecting
         // the one command that runs (docs/ARCHITECTURE.md, "handoffctl's start"). Pure: no I/O.
-        .target(name: "HandoffCommandLine"),
+        .target(name: "HandoffCommandLine", swiftSettings: prespecialized),
         // The command line: one file per subcommand, all through HandoffClient.
         .executableTarget(
             name: "handoffctl",
@@ -209,6 +217,7 @@ let package = Package(
             // Released fully static: no dynamic loader, no libc/libm/libgcc_s to map and bind, so
             // every command starts 0.75 ms sooner (docs/ARCHITECTURE.md, "Start-up"). It looks up
             // no users, groups or hosts (NSS would need glibc's own version at run time).
+            swiftSettings: prespecialized,
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         // The Hawk Notes app for the terminal: the window's state through HawkNotesApp, drawn by
         // HawkNotesTerminal, kept and continued through HandoffClient only.
