@@ -5,7 +5,8 @@ import PackageDescription
 // concrete arguments written by the compiler: made at run time instead, on first use, each is
 // demangled and its requirements checked by a search through all of the binary's conformance
 // records, and in a process that lives for one command every use is a first one
-// (docs/ARCHITECTURE.md, "handoffctl's start"). Not for handoffd, where it only added memory.
+// (docs/ARCHITECTURE.md, "handoffctl's start"). Not for handoffd: its restart and its push
+// did not move with it (bench-presence, bench-edges), and it starts once.
 let prespecialized: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-prespecialize-generic-metadata"], .when(configuration: .release))]
 
 let package = Package(

@@ -6,7 +6,8 @@
 Each file is one callgrind dump: a round's pushes' window, then an idle window as long. A function's own
 instructions in the pushes' window minus those in the idle one, divided by the pushes, is what a
 push costs it (the heartbeat and timers run in both windows). Unlike a latency, the count does
-not move with the machine's wake-ups or with what else runs: a cut of 1 % shows as 1 %.
+not move with how fast the machine's cores wake: it moves about ±3 % from run to run (what else
+falls in the windows), where bench-edges' push median moves 15 %.
 Printed: the median round's total per push on each side (and each round's), and the median
 round's TOP functions (names demangled).
 """

@@ -4,10 +4,12 @@
 # bench-edges times the push; on this VM its median moves 0.1 ms from run to run with how fast
 # idle cores wake, more than most single cuts in the daemons save. This counts instead: both
 # daemons run under valgrind's callgrind; PUSHES pushes are made as bench-edges makes them (paced
-# 0.22 s apart, an open client registered with `handle` on beta), then the daemons idle as long;
-# scripts/bench-push-work.py subtracts the idle window and prints instructions per push on each
-# side, and with TOP the functions that cost most. Slower than the daemons run natively (about
-# 50x), so the pushes' window also holds the answer to each push (handled -> outcome).
+# 0.22 s apart, an open client registered with `handle` on beta), then the daemons idle as long,
+# ROUNDS times; scripts/bench-push-work.py subtracts each idle window and prints instructions per
+# push on each side (the median round and each round's), and with TOP the functions that cost
+# most in the median round. The daemons run about 50x slower than natively, so the pushes'
+# window also holds the answer to each push (handled -> outcome). The figure moves about ±3 %
+# from run to run (what else falls in the windows: a heartbeat, a ping, Avahi's traffic).
 # BENCH_BIN=DIR counts the binaries in DIR (before and after a change: copy each build aside).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,7 +4,8 @@
 # bench_start PRODUCTS...: what every benchmark does first: root (the test hosts are network
 # namespaces), the release build of PRODUCTS (BIN: where they are), daemons logging little.
 # BENCH_BIN=DIR runs the binaries in DIR instead (before and after a change, in one sitting:
-# copy each build's binaries aside and run the same script on both).
+# copy each build's binaries aside and run the same script on both). Either way the binaries are
+# first evicted from the page cache (`evict_page_cache`), so that RSS compares across copies.
 bench_start() {
   export PATH="/opt/swift/usr/bin:$PATH"
   [ "$(id -u)" -eq 0 ] || { echo "bench: run as root (it makes network namespaces)"; exit 1; }
@@ -17,6 +18,25 @@ bench_start() {
     BIN=$(scripts/build-release.sh --bin-path)
   fi
   LOG_LEVEL=${LOG_LEVEL:-notice}
+  local product
+  for product in "$@"; do evict_page_cache "$BIN/$product"; done
+}
+
+# evict_page_cache FILE...: FILE's pages out of the page cache (written back first), so that a
+# daemon maps its binary as read from disk. A binary just built or copied sits in the page cache
+# in large folios, and a fault maps a whole folio: the same handoffd measured ~1 MiB more idle RSS
+# from a fresh copy than from a copy run before (docs/ARCHITECTURE.md, "Memory").
+evict_page_cache() {
+  python3 - "$@" <<'PY'
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+PY
 }
 
 # duration_seconds TEXT: 90s, 2m or 120 as whole seconds (nothing printed if it is none of them).
