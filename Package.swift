@@ -129,11 +129,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log")
             ]),
         // Waiting for an event or an answer with a deadline (Waiters), and bounding an operation
-        // (Timeout): the one mechanism the daemon and HandoffClient share.
+        // (Timeout): the one mechanism the daemon and HandoffClient share. EventLoopJobs: a
+        // process's tasks on its event loop (handoffd, handoff-push-relay).
         .target(
             name: "HandoffAsync",
             dependencies: [
-                "CHandoffShims",
+                "CHandoffShims", "CExecutorHook",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
@@ -194,7 +195,7 @@ let package = Package(
             ]),
         // The daemon: configuration, stores, Avahi, link and control socket as one service group.
         // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
-        // Sets Swift Concurrency's global enqueue hook (handoffd runs its tasks on its event loop).
+        // Sets Swift Concurrency's global enqueue hook (HandoffAsync's EventLoopJobs: tasks on the event loop).
         .target(name: "CExecutorHook"),
         .executableTarget(
             name: "handoffd",
@@ -203,7 +204,7 @@ let package = Package(
                 "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus", "CHandoffShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"), "CExecutorHook"
+                .product(name: "NIOPosix", package: "swift-nio"), "HandoffAsync"
             ], exclude: ["symbol-order.txt"]),
         // handoffctl's command line: declarations with ArgumentParser's names, read by reflecting
         // the one command that runs (docs/ARCHITECTURE.md, "handoffctl's start"). Pure: no I/O.
@@ -246,6 +247,16 @@ let package = Package(
                 "HandoffLink",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log")
+            ]),
+        // The floor of a push on SwiftNIO (scripts/bench-edges.sh): scripts/push-relay.c's relays
+        // on NIO, each read through a task and an actor as handoffd moves a message.
+        .executableTarget(
+            name: "handoff-push-relay",
+            dependencies: [
+                "HandoffAsync",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
         // A peer that misbehaves on purpose (hostile pairing names), for the end-to-end tests.
         .executableTarget(

@@ -5,7 +5,8 @@
 #   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone);
 #   - a push to a live handler on the other host: from an open client's `send` on A to the
 #     handler's read on B (also with both daemons woken 1 ms before), from `handoffctl send`
-#     launched on A to that read, and the floor of the same pushes with no daemon
+#     launched on A to that read, and the floor of the same pushes with no daemon: relays in C,
+#     and relays on SwiftNIO (handoff-push-relay), without and with a task per read
 #     (scripts/bench-push.py);
 #   - handoffd's idle RSS on both hosts, 10 s after it started;
 #   - the binaries' sizes as built and as packaged (stripped of debug info), and the .deb's if
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-40}
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl
+bench_start handoffd handoffctl handoff-push-relay
 SET=ebench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 trap end_daemons_and_hosts EXIT
@@ -64,18 +65,28 @@ print(f"{'status on an open connection (daemon side)':<44} min {ms[0]:6.2f}  med
 PY
 
 # A push to a live handler on beta, cold and with the daemons woken 1 ms before, `handoffctl send`
-# to the same handler, and the floor of the same pushes (two relays in C in place of the
-# daemons): scripts/bench-push.py says how each is timed.
+# to the same handler, and the floors of the same pushes (two relays in C in place of the
+# daemons; two on SwiftNIO, copying at once and through a task each): scripts/bench-push.py says
+# how each is timed.
 ctl alpha publish --character "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 type=$(ctl alpha activities --json | json_field type)
 clang -O2 -Wall -Werror -o "$WORK/push-relay" scripts/push-relay.c
-scripts/testhosts.sh exec "${SET}2" "$WORK/push-relay" b "$WORK/floor-b.sock" 7431 > "$WORK/floor-b.out" &
-until_true 10 "the floor's relay on beta" grep -qs ready "$WORK/floor-b.out"
-scripts/testhosts.sh exec "${SET}1" "$WORK/push-relay" a "$WORK/floor-a.sock" "$(scripts/testhosts.sh addr "${SET}2")" 7431 &
-until_true 10 "the floor's relay on alpha" test -S "$WORK/floor-a.sock"
+# relays NAME PORT RELAY...: relay b on beta (ready once it prints so), then relay a on alpha.
+relays() {
+  local name=$1 port=$2
+  shift 2
+  scripts/testhosts.sh exec "${SET}2" "$@" b "$WORK/$name-b.sock" "$port" > "$WORK/$name-b.out" &
+  until_true 10 "the $name relay on beta" grep -qs ready "$WORK/$name-b.out"
+  scripts/testhosts.sh exec "${SET}1" "$@" a "$WORK/$name-a.sock" "$(scripts/testhosts.sh addr "${SET}2")" "$port" &
+  until_true 10 "the $name relay on alpha" test -S "$WORK/$name-a.sock"
+}
+relays floor 7431 "$WORK/push-relay"
+relays nio 7432 "$BIN/handoff-push-relay" --direct
+relays task 7433 "$BIN/handoff-push-relay"
 python3 scripts/bench-push.py "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" \
-  "$BIN/handoffctl" "$WORK/floor-a.sock" "$WORK/floor-b.sock"
+  "$BIN/handoffctl" "$WORK/floor-a.sock" "$WORK/floor-b.sock" "$WORK/nio-a.sock" "$WORK/nio-b.sock" \
+  "$WORK/task-a.sock" "$WORK/task-b.sock"
 
 # Idle RSS: 10 s after each daemon started.
 for name in alpha beta; do

@@ -2,7 +2,8 @@
 """A push to a live handler on beta, for scripts/bench-edges.sh (which starts the hosts, the
 daemons and the floor's relays, and passes their paths):
 
-  bench-push.py N ALPHA_SOCKET BETA_SOCKET ACTIVITY TYPE ANCHOR HANDOFFCTL FLOOR_A FLOOR_B
+  bench-push.py N ALPHA_SOCKET BETA_SOCKET ACTIVITY TYPE ANCHOR HANDOFFCTL FLOOR_A FLOOR_B \
+      [NIO_A NIO_B TASK_A TASK_B]
   bench-push.py N ALPHA_SOCKET BETA_SOCKET ACTIVITY TYPE      (the first measure alone, for
                                                                scripts/bench-push-work.sh)
 
@@ -17,6 +18,10 @@ daemons and the floor's relays, and passes their paths):
 - the floor: the same pusher and handler with two relays in C in place of the daemons
   (scripts/push-relay.c: unix socket -> TCP over the veth -> unix socket), cold and woken the
   same way. Push minus floor is the daemons' part.
+- the floor on SwiftNIO (NIO_A NIO_B, TASK_A TASK_B: handoff-push-relay's sockets): the same
+  relays on NIO, copying from the channel handler (`--direct`), and with each read passed
+  through a task and an actor on the event loop, as handoffd passes a message (cold and woken).
+  What a daemon on NIO pays before any work of its own: push minus this floor is our own work.
 
 The handler is a process of its own that stamps each read and hands the stamp over a pipe on
 which the pusher sleeps: a handler thread in the pusher's process, with the pusher polling for
@@ -35,6 +40,7 @@ n, alpha, beta, activity, kind = int(sys.argv[1]), *sys.argv[2:6]
 push_only = len(sys.argv) == 6
 if not push_only:
     anchor, ctl, floor_a, floor_b = sys.argv[6:10]
+    nio_floors = sys.argv[10:14]
 now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 # argv: SOCKET TYPE (registers for TYPE and answers each offer), or SOCKET alone (the floor: every
@@ -167,17 +173,23 @@ for i in range(n):
 report("handoffctl send start -> handled on beta", cli)
 handler.end()
 
-# The floor: relay b takes the relays' TCP connection, then the handler's; relay a connects on
+# The floors: relay b takes the relays' TCP connection, then the handler's; relay a connects on
 # the pusher's connection.
-floor_pusher = connected(floor_a)
-floor_handler = Handler(floor_b)
+def floor(label, path_a, path_b, woken):
+    floor_pusher = connected(path_a)
+    floor_handler = Handler(path_b)
+
+    def wake_relays():
+        floor_pusher[0].sendall(b"wake\n")
+        floor_handler.seen("a wake-up line")
+
+    report(label, pushes(floor_handler, floor_pusher, False))
+    if woken:
+        report("  the same, relays woken 1 ms before", pushes(floor_handler, floor_pusher, False, wake_relays))
+    floor_handler.end()
 
 
-def wake_relays():
-    floor_pusher[0].sendall(b"wake\n")
-    floor_handler.seen("a wake-up line")
-
-
-report("floor: the same pushes through two relays", pushes(floor_handler, floor_pusher, False))
-report("  the same, relays woken 1 ms before", pushes(floor_handler, floor_pusher, False, wake_relays))
-floor_handler.end()
+floor("floor: the same pushes through two relays", floor_a, floor_b, True)
+if nio_floors:
+    floor("floor on NIO: two relays, no tasks", *nio_floors[0:2], False)
+    floor("floor on NIO: each read via a task, an actor", *nio_floors[2:4], True)

@@ -5,6 +5,7 @@ import Dispatch
     import Foundation
 #endif
 import HandoffAvahi
+import HandoffAsync
 import HandoffConfig
 import HandoffContent
 import HandoffDaemon
@@ -14,7 +15,6 @@ import HandoffCore
 import Logging
 import NIOCore
 import NIOPosix
-import CExecutorHook
 import ServiceLifecycle
 import Synchronization
 
@@ -42,7 +42,7 @@ enum HandoffdMain {
         // work never hops to another loop: bench-throughput, one sitting on 2 cores, control
         // operations 24.3k/24.6k -> 27.3k/26.2k a second (8 clients), continues unchanged.
         NIOSingletons.groupLoopCountSuggestion = 1
-        EventLoopJobs.routeEveryTask()
+        EventLoopJobs.routeEveryTask(name: "handoffd")
         let stopped = DispatchSemaphore(value: 0)
         let status = Mutex<Int32>(0)
         // Detached: a task made here would belong to the main actor, whose queue nobody drains.
@@ -102,26 +102,5 @@ struct Handoffd {
             logger.critical("handoffd stopped on an error", metadata: ["error": "\(error)"])
         }
         return 1
-    }
-}
-
-/// Every task of handoffd runs on its one event loop thread instead of Dispatch's pool: a message
-/// read on the loop, the actors that handle it and the answer written back then share one thread,
-/// where each step from the loop to a pool thread and back woke a thread (a quarter of the
-/// daemon's CPU at continue load was the kernel's scheduler, perf). Blocking work stays off it:
-/// SQLite writes run on their own queue, Avahi and the control socket's accept on their threads.
-enum EventLoopJobs {
-    nonisolated(unsafe) private static var executor: (any SerialExecutor)?
-
-    static func routeEveryTask() {
-        executor = MultiThreadedEventLoopGroup.singleton.any().executor
-        let routed = handoff_route_global_jobs { job in
-            guard let job else { return }
-            EventLoopJobs.executor!.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
-        }
-        if routed != 0 {
-            let text = "handoffd: tasks run on Swift's own threads (another hook was set first)\n"
-            _ = text.withCString { write(2, $0, strlen($0)) }
-        }
     }
 }
