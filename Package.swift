@@ -193,10 +193,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log")
             ]),
-        // The daemon: configuration, stores, Avahi, link and control socket as one service group.
-        // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
         // Sets Swift Concurrency's global enqueue hook (HandoffAsync's EventLoopJobs: tasks on the event loop).
         .target(name: "CExecutorHook"),
+        // The daemon: configuration, stores, Avahi, link and control socket as one service group.
+        // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
         .executableTarget(
             name: "handoffd",
             dependencies: [

@@ -56,6 +56,8 @@ FORBIDDEN = {
     "handoff-advert-bench": {"HandoffDaemon"},
     "handoff-rogue-peer": {"HandoffDaemon"},
     "handoff-continue-bench": {"HandoffDaemon"},
+    # The push floor's relay does none of handoffd's work: it must not reach it.
+    "handoff-push-relay": {"HandoffDaemon", "HandoffLink", "HandoffProtocol"},
 }
 
 # One module touches each C library.

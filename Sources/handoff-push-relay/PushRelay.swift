@@ -116,7 +116,8 @@ final class Pair: Sendable {
 
 /// Copies what its channel reads to another channel: at once (`direct`), or through a task that
 /// takes each read from a queue and writes it through an actor. The relay ends when either side
-/// closes, as the C relay does.
+/// closes, as the C relay does. A bench's tool: it holds back nothing (the bench sends a line and
+/// waits for it at the other end), where the C relay's blocking write would.
 final class Copier: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     private let direct: Bool
