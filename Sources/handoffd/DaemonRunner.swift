@@ -9,6 +9,7 @@ import CHandoffShims
 #endif
 import HandoffAvahi
 import HandoffBus
+import HandoffAsync
 import HandoffConfig
 import HandoffCore
 import HandoffDiscovery
@@ -180,11 +181,16 @@ struct Readiness: Service {
         // Start-up is over: the binary's pages only it touched go back (docs/ARCHITECTURE.md, "Memory").
         let released = handoff_release_startup_pages()
         logger.debug("start-up pages released", metadata: ["bytes": "\(released)"])
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            await daemon.heartbeat()
-            // The unit's WatchdogSec is far above a second; a ping per beat keeps well inside it.
-            if notifier.watchdogInterval != nil { notifier.notify("WATCHDOG=1") }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+        let nap = Nap()
+        await withGracefulShutdownHandler {
+            while !nap.hasEnded && !Task.isCancelled {
+                await daemon.heartbeat()
+                // The unit's WatchdogSec is far above a second; a ping per beat keeps well inside it.
+                if notifier.watchdogInterval != nil { notifier.notify("WATCHDOG=1") }
+                await nap.sleep(for: .seconds(1))
+            }
+        } onGracefulShutdown: {
+            nap.end()
         }
         notifier.notify("STOPPING=1")
     }

@@ -54,20 +54,24 @@ public actor Activities: Service {
     }
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let now = ContinuousClock.now
-            if advert.rotationDue(at: now) { rotate(.interval) }
-            if advert.collided { rotate(.collision) }
-            if let addressesNow = LocalAddresses.current(), addressesNow != addresses {
-                addresses = addressesNow
-                rotate(.addressesChanged)
+        let nap = Nap()
+        await withGracefulShutdownHandler {
+            while !nap.hasEnded && !Task.isCancelled {
+                let now = ContinuousClock.now
+                if advert.rotationDue(at: now) { rotate(.interval) }
+                if advert.collided { rotate(.collision) }
+                if let addressesNow = LocalAddresses.current(), addressesNow != addresses {
+                    addresses = addressesNow
+                    rotate(.addressesChanged)
+                }
+                advertDue(at: now)
+                pairingWindowChanged()
+                // Until the advert's next moment, and at least once a second (addresses, the
+                // pairing window).
+                await nap.sleep(for: min(advert.nextEvent, now + .seconds(1)) - ContinuousClock.now)
             }
-            advertDue(at: now)
-            pairingWindowChanged()
-            // Until the advert's next moment, and at least once a second (addresses, the pairing
-            // window).
-            let wake = min(advert.nextEvent, now + .seconds(1))
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(until: wake, clock: .continuous) }
+        } onGracefulShutdown: {
+            nap.end()
         }
         refreshes.endAll()
         // Peers see the goodbye; the discovery client stops.

@@ -1,0 +1,63 @@
+import HandoffAsync
+import Testing
+
+/// A service's pause between rounds: the loop's timer, ended by `end()` or cancellation.
+@Suite(.timeLimit(.minutes(1))) struct NapTests {
+    @Test func aNapLastsItsSpan() async {
+        let nap = Nap()
+        let start = ContinuousClock.now
+        await nap.sleep(for: .milliseconds(100))
+        let slept = ContinuousClock.now - start
+        #expect(slept >= .milliseconds(100))
+        #expect(slept < .seconds(5))
+        #expect(!nap.hasEnded)
+    }
+
+    @Test func endWakesTheSleeperAndEveryLaterNap() async {
+        let nap = Nap()
+        let start = ContinuousClock.now
+        let sleeper = Task { await nap.sleep(for: .seconds(30)) }
+        // end() may come before the sleep has begun: then the sleep returns at once.
+        nap.end()
+        await sleeper.value
+        #expect(ContinuousClock.now - start < .seconds(5))  // not the 30 s
+        #expect(nap.hasEnded)
+        let again = ContinuousClock.now
+        await nap.sleep(for: .seconds(30))
+        #expect(ContinuousClock.now - again < .seconds(5))
+    }
+
+    @Test func endWakesASleepUnderWay() async {
+        let nap = Nap()
+        let started = ContinuousClock.now
+        let sleeper = Task { await nap.sleep(for: .seconds(30)) }
+        // Ended from the loop 100 ms later: the sleep has begun by then, or begins ended.
+        _ = Timeout.after(.milliseconds(100)) { nap.end() }
+        await sleeper.value
+        let slept = ContinuousClock.now - started
+        #expect(slept >= .milliseconds(100))
+        #expect(slept < .seconds(5))
+    }
+
+    @Test func cancellingTheSleeperEndsItsNap() async {
+        let nap = Nap()
+        let start = ContinuousClock.now
+        let sleeper = Task { await nap.sleep(for: .seconds(30)) }
+        sleeper.cancel()
+        await sleeper.value
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // Cancelling one sleeper ends its sleep, not the nap.
+        #expect(!nap.hasEnded)
+    }
+
+    @Test func aTimerFromAnEarlierSleepDoesNotWakeALaterOne() async {
+        let nap = Nap()
+        // A first sleep cancelled at once leaves its 50 ms timer behind (cancelled, or firing late).
+        let first = Task { await nap.sleep(for: .milliseconds(50)) }
+        first.cancel()
+        await first.value
+        let start = ContinuousClock.now
+        await nap.sleep(for: .milliseconds(300))
+        #expect(ContinuousClock.now - start >= .milliseconds(300))
+    }
+}
