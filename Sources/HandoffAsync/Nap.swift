@@ -27,7 +27,9 @@ public final class Nap: Sendable {
     public var hasEnded: Bool { state.withLockedValue { $0.ended } }
 
     /// Returns after `delay`, at `end()`, or when the task is cancelled, whichever comes first; at
-    /// once after `end()`. One sleeper at a time.
+    /// once after `end()`. One sleeper at a time. The delay runs on the loop's monotonic clock,
+    /// which stops while the machine is suspended: a round due during a suspend comes at most one
+    /// delay after the resume (handoffd's rounds are a second at most).
     public func sleep(for delay: Duration) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
