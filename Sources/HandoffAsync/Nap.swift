@@ -26,6 +26,9 @@ public final class Nap: Sendable {
     /// Whether `end()` was called.
     public var hasEnded: Bool { state.withLockedValue { $0.ended } }
 
+    /// Whether a sleep is under way (its timer set).
+    public var isSleeping: Bool { state.withLockedValue { $0.sleeper != nil } }
+
     /// Returns after `delay`, at `end()`, or when the task is cancelled, whichever comes first; at
     /// once after `end()`. One sleeper at a time. The delay runs on the loop's monotonic clock,
     /// which stops while the machine is suspended: a round due during a suspend comes at most one

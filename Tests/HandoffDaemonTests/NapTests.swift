@@ -50,12 +50,17 @@ import Testing
         #expect(!nap.hasEnded)
     }
 
-    @Test func aTimerFromAnEarlierSleepDoesNotWakeALaterOne() async {
+    @Test func aTimerFromAnEarlierSleepDoesNotWakeALaterOne() async throws {
         let nap = Nap()
-        // A first sleep cancelled at once leaves its 50 ms timer behind (cancelled, or firing late).
+        // A first sleep, cut short once it is under way, leaves its 50 ms timer behind
+        // (cancelled, or firing late): it must not end the sleep that follows.
         let first = Task { await nap.sleep(for: .milliseconds(50)) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !nap.isSleeping, ContinuousClock.now < deadline { await Task.yield() }
+        try #require(nap.isSleeping)
         first.cancel()
         await first.value
+        #expect(!nap.isSleeping)
         let start = ContinuousClock.now
         await nap.sleep(for: .milliseconds(300))
         #expect(ContinuousClock.now - start >= .milliseconds(300))
