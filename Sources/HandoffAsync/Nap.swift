@@ -2,7 +2,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// A service's pause between rounds, on the event loop's timer heap, that ends early once `end()`
-/// is called (graceful shutdown) or the sleeping task is cancelled.
+/// is called (graceful shutdown) or the sleeping task is cancelled, and for one round at `nudge()`
+/// (there is work now).
 ///
 /// Not `Task.sleep`: on Linux its timer is Dispatch's, so every wake-up woke Dispatch's timer
 /// thread, which woke a worker, which handed the resumption to the event loop (three threads for
@@ -14,6 +15,8 @@ public final class Nap: Sendable {
         var sleeper: CheckedContinuation<Void, Never>?
         var timer: Scheduled<Void>?
         var ended = false
+        /// A nudge that found no sleep under way: the next sleep returns at once.
+        var nudged = false
         /// Which sleep a timer belongs to: a timer that fires as its sleep ends otherwise (a
         /// cancel from another thread comes too late to stop it) wakes only that sleep.
         var round = 0
@@ -39,6 +42,10 @@ public final class Nap: Sendable {
                 let now = state.withLockedValue { s -> Bool in
                     // Cancelled before the sleeper was set: the handler below found none to wake.
                     if s.ended || Task.isCancelled { return true }
+                    if s.nudged {
+                        s.nudged = false
+                        return true
+                    }
                     precondition(s.sleeper == nil, "a Nap has one sleeper at a time")
                     s.sleeper = c
                     s.round += 1
@@ -56,10 +63,15 @@ public final class Nap: Sendable {
     /// Ends the sleep under way, if any, and every later one at once.
     public func end() { wake(ending: true) }
 
-    private func wake(ending: Bool, round: Int? = nil) {
+    /// Ends the sleep under way; with none under way (the round is at work), the next sleep
+    /// returns at once, so that work that came during the round is not left for a whole delay.
+    public func nudge() { wake(ending: false, nudging: true) }
+
+    private func wake(ending: Bool, nudging: Bool = false, round: Int? = nil) {
         let (sleeper, timer) = state.withLockedValue { s -> (CheckedContinuation<Void, Never>?, Scheduled<Void>?) in
             if let round, round != s.round { return (nil, nil) }
             if ending { s.ended = true }
+            if nudging && s.sleeper == nil { s.nudged = true }
             defer { (s.sleeper, s.timer) = (nil, nil) }
             return (s.sleeper, s.timer)
         }

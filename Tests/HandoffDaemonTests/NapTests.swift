@@ -55,14 +55,48 @@ import Testing
         // A first sleep, cut short once it is under way, leaves its 50 ms timer behind
         // (cancelled, or firing late): it must not end the sleep that follows.
         let first = Task { await nap.sleep(for: .milliseconds(50)) }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !nap.isSleeping, ContinuousClock.now < deadline { await Task.yield() }
-        try #require(nap.isSleeping)
+        try await untilSleeping(nap)
         first.cancel()
         await first.value
         #expect(!nap.isSleeping)
         let start = ContinuousClock.now
         await nap.sleep(for: .milliseconds(300))
         #expect(ContinuousClock.now - start >= .milliseconds(300))
+    }
+
+    @Test func aNudgeEndsTheSleepUnderWayAndNotTheNap() async throws {
+        let nap = Nap()
+        let start = ContinuousClock.now
+        let sleeper = Task { await nap.sleep(for: .seconds(30)) }
+        try await untilSleeping(nap)
+        nap.nudge()
+        await sleeper.value
+        #expect(ContinuousClock.now - start < .seconds(5))  // not the 30 s
+        #expect(!nap.hasEnded)
+        // The nudge was used up by that sleep: the next one lasts its span.
+        let again = ContinuousClock.now
+        await nap.sleep(for: .milliseconds(200))
+        #expect(ContinuousClock.now - again >= .milliseconds(200))
+    }
+
+    @Test func aNudgeWithNoSleepUnderWayEndsTheNextSleepOnly() async {
+        // The round was at work when the news came: its next pause must not hide it for a delay.
+        let nap = Nap()
+        nap.nudge()
+        nap.nudge()  // two nudges before a sleep are one
+        let start = ContinuousClock.now
+        await nap.sleep(for: .seconds(30))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        let again = ContinuousClock.now
+        await nap.sleep(for: .milliseconds(200))
+        #expect(ContinuousClock.now - again >= .milliseconds(200))
+        #expect(!nap.hasEnded)
+    }
+
+    /// Waits, with a deadline, until a sleep of `nap` is under way (its timer set).
+    private func untilSleeping(_ nap: Nap) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !nap.isSleeping, ContinuousClock.now < deadline { await Task.yield() }
+        try #require(nap.isSleeping)
     }
 }

@@ -121,6 +121,42 @@ import Testing
         #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 1, interval: 2).isEmpty)
         #expect(dir.duePings(among: ["a", "b"], at: Self.t0 + 2, interval: 2) == ["a"])
     }
+
+    @Test func anIdleLoopLooksAgainWhenTheNextPingOrDialIsDue() {
+        var s = ReachState()
+        let t = Self.t0
+        // Nothing paired, nothing configured: the longest pause.
+        #expect(s.nextLook(connected: [], unconnected: [], settled: true, pingInterval: 2, at: t) == t + ReachState.longLook)
+        // One session, pinged at t and answered: the next ping, two seconds on (not four looks).
+        _ = s.duePings(among: ["a"], at: t, interval: 2)
+        s.pinging.remove("a")
+        #expect(s.nextLook(connected: ["a"], unconnected: [], settled: true, pingInterval: 2, at: t + 0.01) == t + 2)
+        // A shorter ping interval comes first; the pause never passes the longest one.
+        #expect(s.nextLook(connected: ["a"], unconnected: [], settled: true, pingInterval: 0.3, at: t + 0.01) == t + 0.3)
+        #expect(s.nextLook(connected: ["a"], unconnected: [], settled: true, pingInterval: 9, at: t + 0.01) == t + 0.01 + ReachState.longLook)
+        // A peer whose dial failed: its backoff's end, when that comes first.
+        s.dialer.begin("b", attempts: 1)
+        _ = s.dialer.attempted("b", ok: false, at: t, jitter: 0)  // next try at t + 0.8
+        #expect(s.nextLook(connected: ["a"], unconnected: ["b"], settled: true, pingInterval: 2, at: t + 0.01) == t + 0.8)
+    }
+
+    @Test func anythingUnderWayIsLookedAtAsOftenAsBefore() {
+        var s = ReachState()
+        let t = Self.t0
+        let soon = t + ReachState.shortLook
+        // A session never pinged, and a ping still out when the next is due.
+        #expect(s.nextLook(connected: ["a"], unconnected: [], settled: true, pingInterval: 2, at: t) == soon)
+        _ = s.duePings(among: ["a"], at: t, interval: 2)
+        #expect(s.nextLook(connected: ["a"], unconnected: [], settled: true, pingInterval: 2, at: t + 0.1) == t + 2, "out, not yet late")
+        #expect(s.nextLook(connected: ["a"], unconnected: [], settled: true, pingInterval: 2, at: t + 2.5) == t + 2.5 + ReachState.shortLook)
+        // A peer due with nowhere to dial yet, and one whose dials are out.
+        #expect(s.nextLook(connected: [], unconnected: ["b"], settled: true, pingInterval: 2, at: t) == soon)
+        s.dialer.begin("c", attempts: 2)
+        #expect(s.nextLook(connected: [], unconnected: ["c"], settled: true, pingInterval: 2, at: t) == soon)
+        // A retired session waiting to close (a silent one being replaced is the same branch;
+        // a LinkSession needs a channel, so the end-to-end chaos run covers that one).
+        #expect(s.nextLook(connected: [], unconnected: [], settled: false, pingInterval: 2, at: t) == soon)
+    }
 }
 
 @Suite struct SuspendDetectorTests {

@@ -35,6 +35,12 @@ struct PeerDialer {
         keys.filter { rounds[$0] == nil && (backoff[$0].map { $0.next <= now } ?? true) }
     }
 
+    /// When `key` is next due: at `now` or later; nil while a round of its dials is out.
+    func nextDue(_ key: String, at now: ReachTime) -> ReachTime? {
+        guard rounds[key] == nil else { return nil }
+        return max(now, backoff[key]?.next ?? now)
+    }
+
     /// A round of `attempts` parallel dials starts for `key`.
     mutating func begin(_ key: String, attempts: Int) { rounds[key] = (attempts, false) }
 

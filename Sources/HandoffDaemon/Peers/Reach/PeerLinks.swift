@@ -97,6 +97,9 @@ public actor PeerLinks {
         }
     }
 
+    /// Whether a retired session is still to close (`closeRetired`).
+    var hasRetired: Bool { table.hasRetiredToClose }
+
     /// Closes the retired sessions that are idle (none of our requests waits for an answer on
     /// them, none of the peer's is being served) or have waited long enough.
     func closeRetired() async {

@@ -42,8 +42,9 @@ actor PeerReach {
     let logger: Logger
     var state = ReachState()
     private(set) var phase = Phase.idle
-    /// The dial and ping loop's next look, woken early by a network change or an advert.
-    private let wake = Waiters<Int, Void>()
+    /// The dial and ping loop's pause until its next look, cut short by a network change or an
+    /// advert (`look`) and ended by graceful shutdown.
+    private let nap = Nap()
     /// This machine's addresses, read at start and at every network change (not at every hello:
     /// getifaddrs on the path of a new session showed in the cold continue).
     var localAddresses = InterfaceAddresses.current() ?? []
@@ -78,7 +79,7 @@ actor PeerReach {
     func heartbeat() {}
 
     /// Wakes the dial and ping loop now.
-    func look() { wake.resumeAll(0, with: ()) }
+    func look() { nap.nudge() }
 
     /// Starts dialling every paired peer due now, in the prelude right after `listen`: a
     /// restarted machine is present to its peers before its services even run.
@@ -123,36 +124,43 @@ actor PeerReach {
                 }
             }
             // The dial and ping loop: dials paired peers without a session that are due, pings
-            // those with one; looks again every half second, or at once when woken.
+            // those with one; looks again when the next of those is due (every half second while
+            // anything is under way), or at once when woken.
             var suspend = SuspendDetector()
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                if suspend.resumed() { await networkChanged(.resumed) }
-                for dial in await dueDials() {
-                    for candidate in dial.candidates {
-                        group.addTask {
-                            let outcome = await Self.outcome {
-                                try await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
+            let nap = self.nap
+            await withGracefulShutdownHandler {
+                while !nap.hasEnded && !Task.isCancelled {
+                    if suspend.resumed() { await networkChanged(.resumed) }
+                    for dial in await dueDials() {
+                        for candidate in dial.candidates {
+                            group.addTask {
+                                let outcome = await Self.outcome {
+                                    try await endpoint.connect(host: candidate.host, port: candidate.port, expecting: dial.peer)
+                                }
+                                await self.dialed(dial.key, at: candidate, outcome: outcome)
                             }
-                            await self.dialed(dial.key, at: candidate, outcome: outcome)
                         }
                     }
-                }
-                await links.closeRetired()
-                await closeUnreplaced()
-                for (peerID, session) in await duePings() {
-                    let timeout = settings.pingTimeout
-                    group.addTask {
-                        var timedOut = false
-                        do throws(PeerRequestError) { _ = try await links.request({ .ping(id: $0) }, on: session, timeout: timeout) } catch {
-                            if case .timedOut = error { timedOut = true }
+                    await links.closeRetired()
+                    await closeUnreplaced()
+                    for (peerID, session) in await duePings() {
+                        let timeout = settings.pingTimeout
+                        group.addTask {
+                            var timedOut = false
+                            do throws(PeerRequestError) { _ = try await links.request({ .ping(id: $0) }, on: session, timeout: timeout) } catch {
+                                if case .timedOut = error { timedOut = true }
+                            }
+                            await self.pinged(peerID, session: session, timedOut: timedOut)
                         }
-                        await self.pinged(peerID, session: session, timedOut: timedOut)
                     }
+                    // The loop's timer, not a wait under `cancelWhenGracefulShutdown`: that made a
+                    // task group and two child tasks every half second of an idle daemon's life.
+                    await nap.sleep(for: await untilNextLook())
                 }
-                _ = await cancelWhenGracefulShutdown { await self.wake.wait(for: 0, deadline: .milliseconds(500)) }
+            } onGracefulShutdown: {
+                nap.end()
             }
             phase = .stopped
-            wake.endAll()
             await links.closeAll()
             await endpoint.shutdown()
             group.cancelAll()
@@ -177,20 +185,39 @@ actor PeerReach {
     private func dueDials() async -> [Dial] {
         let connected = await links.connectedPeerIDs
         let now = ReachClock.now()
-        let unconnected = ((try? endpoint.trustStore.peers()) ?? []).filter {
-            !connected.contains($0.identity.id) || state.stalled[$0.identity.id] != nil
-        }
+        let (unconnected, statics) = self.unconnected(connected)
         let due = Set(state.dialer.due(unconnected.map(\.identity.id), at: now))
         var dials: [Dial] = []
         for t in unconnected where due.contains(t.identity.id) {
             let candidates = state.candidates(remembered: endpoint.trustStore.endpoints(ofPeer: t.identity.id), peerID: t.identity.id)
             if !candidates.isEmpty { dials.append(Dial(key: t.identity.id, peer: t.identity, candidates: candidates)) }
         }
-        let statics = settings.staticPeers.filter { e in state.staticOwner[e].map { !connected.contains($0) } ?? true }
         let dueStatics = Set(state.dialer.due(statics.map { "static:\($0)" }, at: now))
         for e in statics where dueStatics.contains("static:\(e)") { dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e])) }
         for d in dials { state.dialer.begin(d.key, attempts: d.candidates.count) }
         return dials
+    }
+
+    /// The paired peers without a session (or with a silent one), and the configured addresses
+    /// whose peer has none: what the loop dials.
+    private func unconnected(_ connected: Set<String>) -> (peers: [TrustedPeer], statics: [PeerEndpoint]) {
+        let peers = ((try? endpoint.trustStore.peers()) ?? []).filter {
+            !connected.contains($0.identity.id) || state.stalled[$0.identity.id] != nil
+        }
+        return (peers, settings.staticPeers.filter { e in state.staticOwner[e].map { !connected.contains($0) } ?? true })
+    }
+
+    /// How long the loop pauses: until the next ping or dial is due (`ReachState.nextLook`).
+    private func untilNextLook() async -> Duration {
+        let connected = await links.connectedPeerIDs
+        let settled = await !links.hasRetired
+        let (peers, statics) = unconnected(connected)
+        let now = ReachClock.now()
+        let next = state.nextLook(
+            connected: connected, unconnected: peers.map(\.identity.id) + statics.map { "static:\($0)" }, settled: settled,
+            pingInterval: settings.pingInterval, at: now)
+        // Never a busy loop, whatever the clock says.
+        return .microseconds(Int64(max(0.01, next - now) * 1_000_000))
     }
 
     private static func outcome(_ dial: @Sendable () async throws -> LinkSession) async -> Result<LinkSession, any Error> {

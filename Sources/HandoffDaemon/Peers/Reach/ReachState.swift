@@ -38,6 +38,37 @@ struct ReachState {
         return due
     }
 
+    /// The dial and ping loop looks again within this when something is under way (a dial or a
+    /// ping out, a session retired or silent, a peer due with nowhere to dial yet)...
+    static let shortLook: TimeInterval = 0.5
+    /// ...and at most this long after its last look when nothing is: an idle daemon's loop woke
+    /// every half second to find nothing due (a ping every two seconds per session).
+    static let longLook: TimeInterval = 2
+
+    /// When the loop must look again after a look at `now`: the next ping due on a `connected`
+    /// session, or the next dial of an `unconnected` key (a peer's id or a configured address's),
+    /// whichever comes first; within `shortLook` while anything is under way (`settled` false:
+    /// a retired session waits to close), as the loop always looked before.
+    func nextLook(connected: Set<String>, unconnected: [String], settled: Bool, pingInterval: TimeInterval, at now: ReachTime) -> ReachTime {
+        let soon = now + Self.shortLook
+        guard settled, stalled.isEmpty else { return soon }
+        var next = now + Self.longLook
+        for id in connected {
+            // Never pinged, or a ping still out when its next is due: as before.
+            let due = lastPing[id].map { $0 + pingInterval } ?? now
+            next = min(next, due > now ? due : soon)
+        }
+        for key in unconnected {
+            // A round out, or due now with nowhere to dial (no address yet): as before.
+            guard let due = dialer.nextDue(key, at: now), due > now else {
+                next = min(next, soon)
+                continue
+            }
+            next = min(next, due)
+        }
+        return next
+    }
+
     /// Where a paired peer may be: its last-known endpoints (newest first), its advert's
     /// addresses, and what it told us in its last hello; at most six, no duplicates.
     func candidates(remembered: [PeerEndpoint], peerID: String) -> [PeerEndpoint] {

@@ -98,6 +98,9 @@ struct SessionTable {
         return (close, first)
     }
 
+    /// Whether a retired session is still to close (the dial and ping loop looks for it often).
+    var hasRetiredToClose: Bool { byPeer.values.contains { $0.contains { $0.retiredAt != nil && !$0.closing } } }
+
     /// Retired sessions due to close at `now`: `idle` says whether nothing is in flight on one.
     mutating func retiredToClose(at now: ContinuousClock.Instant, idle: (LinkSession) -> Bool) -> [LinkSession] {
         var due: [LinkSession] = []
