@@ -71,14 +71,21 @@ struct ZoneOwnershipEndToEndTests {
 
         // What a key can still do: the list under _handoff._tcp is one record set, and BIND's
         // policies see names, not data. Deleting beta's entry there is allowed; beta finds it gone
-        // at its next reading of the zone and writes it again.
-        let unlisted = try update(hosts, from: 1, ["update delete _handoff._tcp.handoff.test PTR \(betaInstance)."])
-        #expect(unlisted.status == "rc=0", "\(unlisted.output)")
-        #expect(!(try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName)))
-        let healed = try await waitUntil("beta's entry is back in the list", timeout: 10) {
-            try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName)
+        // at its next reading of the zone (every second here), says so and writes it again. Its
+        // TXT rewrites (30 s apart on average, at random) write the entry again too, and about one
+        // run in twenty one came first: beta then had nothing to say (healed in 0.7 s). So the
+        // entry is deleted again until beta has said so, three times at most.
+        var said = false
+        for _ in 1...3 where !said {
+            let unlisted = try update(hosts, from: 1, ["update delete _handoff._tcp.handoff.test PTR \(betaInstance)."])
+            #expect(unlisted.status == "rc=0", "\(unlisted.output)")
+            #expect(!(try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName)))
+            let healed = try await waitUntil("beta's entry is back in the list", timeout: 10) {
+                try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName)
+            }
+            print("zone ownership: 5 of 5 attempts on beta's records refused; beta's deleted list entry back in \(healed) s")
+            said = (try? await waitUntil("beta said so", timeout: 3) { b.log.contains("our advert was missing from the zone's list") }) != nil
         }
-        print("zone ownership: 5 of 5 attempts on beta's records refused; beta's deleted list entry back in \(healed) s")
-        try await waitUntil("beta said so", timeout: 5) { b.log.contains("our advert was missing from the zone's list") }
+        #expect(said, "beta never said that its entry was missing from the list:\n\(b.log)")
     }
 }
