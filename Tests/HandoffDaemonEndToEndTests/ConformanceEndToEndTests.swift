@@ -47,6 +47,9 @@ struct ConformanceEndToEndTests {
         defer { hosts.tearDown() }
         let a = try DaemonHost(hosts, 1, name: "alpha")
         try await a.start(waitForAvahi: false)
+        // When it fails, alpha's log says what it did with the Python peer's sessions.
+        var finished = false
+        defer { if !finished { print("alpha's log:\n\(a.log)") } }
         let py = try PythonPeer(hosts, dir: a.dir)
         let events = try await EventLog.watch(a)
 
@@ -145,5 +148,6 @@ struct ConformanceEndToEndTests {
         let got = try py.events()
         #expect(got.contains { $0["incoming"] != nil }, "alpha dialled the Python peer")
         #expect(got.contains { $0["type"] as? String == "push" && "\($0["activity"] ?? "")".contains(id) }, "\(got)")
+        finished = true
     }
 }

@@ -32,7 +32,17 @@ class Link:
 
     def write_frame(self, body):
         with self.send_lock:
-            self.sock.sendall(struct.pack(">I", len(body)) + body)
+            self._write(body)
+
+    def send(self, plaintext):
+        # Sealed and written under one lock: the reader thread answers the daemon's requests
+        # while the main thread sends its own, and two messages sealed with consecutive nonces
+        # but written the other way round fail authentication at the other end (LINK.md, 4).
+        with self.send_lock:
+            self._write(self.tx.encrypt_with_ad(b"", plaintext))
+
+    def _write(self, body):
+        self.sock.sendall(struct.pack(">I", len(body)) + body)
 
     def read_frame(self):
         header = self._read(4)
@@ -90,9 +100,6 @@ class Link:
                 raise Closed(f"not accepted: {answer!r}")
         else:
             self.send(b"\x01")
-
-    def send(self, plaintext):
-        self.write_frame(self.tx.encrypt_with_ad(b"", plaintext))
 
     def decrypt(self, frame):
         return self.rx.decrypt_with_ad(b"", frame)
