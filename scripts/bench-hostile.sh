@@ -6,8 +6,9 @@
 #           sessions held, alpha's descriptors (peak, after), whether alpha is still running;
 #   flood:  sends M pushes of 60 KB on one session: alpha's peak RSS and its RSS 10 s later;
 #   stall:  stops reading its session and asks for lists (about 7 KB each) until alpha's writes
-#           wait: how long 5 local publishes take meanwhile, and how long until alpha reports
-#           the peer absent (and why).
+#           wait: how long 5 local publishes take meanwhile (and, to compare, 5 before any
+#           session: a publish is a synced commit, tens of ms on a slow disk), and how long until
+#           alpha reports the peer absent (and why).
 # Runs against any build of handoffd that has `pair` (the pairing is done the way that build's
 # handoffctl asks for), so the same script measures before and after a change.
 #   scripts/bench-hostile.sh [BURST] [FLOOD]      (defaults 1100 and 4000)
@@ -114,6 +115,23 @@ echo "alpha's RSS 10 s later: $(rss_mib) MiB; running: $(alive)"
 
 echo "== stall: the peer stops reading and asks for lists"
 BOOK="--type org.hawknotes.bookDetail --info bookID=E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"
+# slowest_publish TITLE: five local publishes, one after another; the slowest, in ms, in $slowest.
+slowest_publish() {
+  slowest=0
+  for n in 1 2 3 4 5; do
+    local t d
+    t=$(date +%s%N)
+    if timeout 30 "$BIN/handoffctl" publish $BOOK --title "$1 $n" --socket "$WORK/alpha/run/control.sock" > /dev/null; then
+      d=$(ms_since "$t")
+    else
+      d=30000
+    fi
+    if [ "$d" -gt "$slowest" ]; then slowest=$d; fi
+  done
+}
+# What a publish costs here with no session open (it is durable: a synced SQLite commit).
+slowest_publish "before the stall"
+echo "5 local publishes, no session open: slowest ${slowest} ms"
 for n in 1 2 3 4; do ctl alpha publish $BOOK --title "$(printf 'note %03d %0200d' "$n" 0)" > /dev/null; done
 say '{"op": "session", "host": "127.0.0.1", "port": 7340, "rcvbuf": 4096}'
 hear hello
@@ -121,16 +139,7 @@ say '{"op": "stall"}'; hear stalled
 seen=$(wc -l < "$WORK/events")
 t0=$(date +%s%N)
 say '{"op": "lists", "count": 6000, "timeout": 5}'; hear sent
-slowest=0
-for n in 1 2 3 4 5; do
-  t=$(date +%s%N)
-  if timeout 30 "$BIN/handoffctl" publish $BOOK --title "while stalled $n" --socket "$WORK/alpha/run/control.sock" > /dev/null; then
-    d=$(ms_since "$t")
-  else
-    d=30000
-  fi
-  [ "$d" -gt "$slowest" ] && slowest=$d
-done
+slowest_publish "while stalled"
 echo "5 local publishes while the peer does not read: slowest ${slowest} ms (30000 = hung past the 30 s limit)"
 absent=""
 for n in $(seq 1 300); do
