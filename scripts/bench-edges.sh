@@ -2,7 +2,8 @@
 # The edges a person meets first (issue 26), between two paired test hosts (root), release build:
 #   - `handoffctl status` from process start to exit, the daemon running: launched in the test
 #     host through nsenter, as a person's shell would, timed on CLOCK_MONOTONIC (N trials);
-#   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone);
+#   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone), and
+#     `handoffctl publish` (a command that runs on Swift's concurrency pool);
 #   - a push to a live handler on the other host: from an open client's `send` on A to the
 #     handler's read on B (also with both daemons woken 1 ms before), from `handoffctl send`
 #     launched on A to that read, and the floor of the same pushes with no daemon: relays in C,
@@ -46,6 +47,9 @@ PY
 in_alpha=(nsenter -t "$anchor" -m -n --)
 timed "handoffctl status, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" status --socket "$WORK/alpha/run/control.sock"
 timed "handoffctl --help, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" --help
+# A command that runs on Swift's concurrency pool (publish, watch, pair, handle, ...).
+timed "handoffctl publish, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" publish --type org.hawknotes.bookDetail \
+  --info bookID=E34747BE-30DC-4DD8-B191-BC6C56B9B9A3 --title "The Burning Swift" --socket "$WORK/alpha/run/control.sock"
 timed "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
 # The daemon's part of `status`: the request and its answer on a connection already open.
 python3 - "$N" "$WORK/alpha/run/control.sock" <<'PY'
