@@ -7,8 +7,7 @@
 #   flood:  sends M pushes of 60 KB on one session: alpha's peak RSS and its RSS 10 s later;
 #   stall:  stops reading its session and asks for lists (about 7 KB each) until alpha's writes
 #           wait: how long 5 local publishes take meanwhile (and, to compare, 5 before any
-#           session: a publish is a synced commit, tens of ms on a slow disk), and how long until
-#           alpha reports the peer absent (and why).
+#           session is open), and how long until alpha reports the peer absent (and why).
 # Runs against any build of handoffd that has `pair` (the pairing is done the way that build's
 # handoffctl asks for), so the same script measures before and after a change.
 #   scripts/bench-hostile.sh [BURST] [FLOOD]      (defaults 1100 and 4000)
@@ -129,7 +128,7 @@ slowest_publish() {
     if [ "$d" -gt "$slowest" ]; then slowest=$d; fi
   done
 }
-# What a publish costs here with no session open (it is durable: a synced SQLite commit).
+# What a publish costs here with no session open, to compare.
 slowest_publish "before the stall"
 echo "5 local publishes, no session open: slowest ${slowest} ms"
 for n in 1 2 3 4; do ctl alpha publish $BOOK --title "$(printf 'note %03d %0200d' "$n" 0)" > /dev/null; done
