@@ -4,13 +4,12 @@ import HandoffCommandLine
 #else
     import Foundation
 #endif
-import HandoffClient
 import HandoffContent
 import HawkNotes
 import HandoffControl
 import HandoffCore
 
-struct Publish: AsyncParsableCommand {
+struct Publish: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
         abstract: "Make an activity current on this machine (becomeCurrent), so paired machines can continue it.",
@@ -39,15 +38,14 @@ struct Publish: AsyncParsableCommand {
         if type == nil && character == nil { throw ValidationError("give --type, or --character for a Hawk Notes character") }
     }
 
-    func run() async throws {
-        try await options.withClient { client in try await publish(client) }
-    }
-
-    private func publish(_ client: HandoffClient) async throws {
+    /// One-shot: each request on a blocking connection of its own (`performOnce`), the first
+    /// opened before the parse (`EarlyConnection`); nothing waits for events, so no event loop
+    /// or concurrency pool is started (8.3 ms from launch on NIO, bench-edges).
+    func run() throws {
         var activity: UserActivity
         do {
             if let character {
-                activity = try await characterActivity(character, client: client)
+                activity = try characterActivity(character)
             } else {
                 activity = UserActivity(type: try ActivityType(type!))
             }
@@ -79,7 +77,7 @@ struct Publish: AsyncParsableCommand {
         } catch {
             throw failure("\(error)", code: ExitStatus.usage)
         }
-        let result = try await options.perform(client, PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
+        let result = try options.performOnce(PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
         if options.json { return options.printJSON(result.propertyList) }
         print(
             "Published \(result.activity.canonicalString) (\(activity.type.rawValue.terminalSafe), version \(result.version), \(result.bytes) bytes)")
@@ -94,9 +92,9 @@ struct Publish: AsyncParsableCommand {
     }
 
     /// "Viewing <character> in <book>", from the daemon's library.
-    func characterActivity(_ wanted: String, client: HandoffClient) async throws -> UserActivity {
-        for book in try await options.perform(client, LibraryBooksRequest()).items {
-            for c in try await options.perform(client, LibraryCharactersRequest(book: book.id.canonicalString)).items
+    func characterActivity(_ wanted: String) throws -> UserActivity {
+        for book in try options.performOnce(LibraryBooksRequest()).items {
+            for c in try options.performOnce(LibraryCharactersRequest(book: book.id.canonicalString)).items
             where c.id.canonicalString.lowercased() == wanted.lowercased() || c.name == wanted {
                 var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c.name) in \(book.title)")
                 try a.setTypedPayload(BookCharacter(id: c.id, name: c.name, description: c.description))
