@@ -2,8 +2,9 @@
 # The edges a person meets first (issue 26), between two paired test hosts (root), release build:
 #   - `handoffctl status` from process start to exit, the daemon running: launched in the test
 #     host through nsenter, as a person's shell would, timed on CLOCK_MONOTONIC (N trials);
-#   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone), and
-#     `handoffctl publish` (a command that runs on Swift's concurrency pool);
+#   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone), `handoffctl
+#     publish` (one-shot, as status), and `handoffctl scenes` (a command that runs on Swift's
+#     concurrency pool and one event loop, as watch, pair and handle do, but exits by itself);
 #   - a push to a live handler on the other host: from an open client's `send` on A to the
 #     handler's read on B (also with both daemons woken 1 ms before), from `handoffctl send`
 #     launched on A to that read, and the floor of the same pushes with no daemon: relays in C,
@@ -47,9 +48,12 @@ PY
 in_alpha=(nsenter -t "$anchor" -m -n --)
 timed "handoffctl status, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" status --socket "$WORK/alpha/run/control.sock"
 timed "handoffctl --help, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" --help
-# A command that runs on Swift's concurrency pool (publish, watch, pair, handle, ...).
+# One-shot, as status: its request on a blocking connection, no event loop.
 timed "handoffctl publish, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" publish --type org.hawknotes.bookDetail \
   --info bookID=E34747BE-30DC-4DD8-B191-BC6C56B9B9A3 --title "The Burning Swift" --socket "$WORK/alpha/run/control.sock"
+# An async command (the concurrency pool and one event loop, as watch, pair, handle, ...) that
+# exits by itself: what such a command pays before its first request.
+timed "handoffctl scenes (async), start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" scenes --socket "$WORK/alpha/run/control.sock"
 timed "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
 # The daemon's part of `status`: the request and its answer on a connection already open.
 python3 - "$N" "$WORK/alpha/run/control.sock" <<'PY'

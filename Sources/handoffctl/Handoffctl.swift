@@ -29,8 +29,9 @@ enum HandoffctlMain {
         // Detached (a task made here would belong to the main actor), and the main thread parked
         // until the command exits the process: `dispatchMain()` ends the main thread with
         // `pthread_exit`, whose forced unwind had libgcc sort every unwind entry of this static
-        // binary first, 36 ms of a 60 ms `publish` (perf). handoffd parks its main thread the same
-        // way. Nothing here runs on the main actor or the main queue.
+        // binary first: 36 ms of CPU in every such command (perf, on `publish` when it was
+        // one). handoffd parks its main thread the same way. Nothing here runs on the main actor
+        // or the main queue.
         Task.detached {
             do { try await running.run() } catch { Handoffctl.exit(withError: error) }
             Handoffctl.exit()
