@@ -7,7 +7,6 @@
 #   scripts/fuzz.sh --seconds 600        # longer, per target
 #   scripts/fuzz.sh --runs 10000000      # the long campaign: 10 million executions per target
 #   scripts/fuzz.sh --seconds 60 fuzz-txt fuzz-config
-#   scripts/fuzz.sh --build-only         # build the targets, run none (CI builds them early)
 #
 # A finding is written to .build-fuzz-findings/<target>/ (crash-*, timeout-*, oom-*) and the
 # script exits 1; replay one with `Fuzz/.build/release/<target> <file>`.
@@ -19,10 +18,8 @@ export SWIFT_BACKTRACE=enable=no
 
 limit=(-max_total_time=20)
 targets=()
-build_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build-only) build_only=1; shift ;;
     --seconds) limit=(-max_total_time="$2"); shift 2 ;;
     --runs) limit=(-runs="$2"); shift 2 ;;
     *) targets+=("$1"); shift ;;
@@ -38,7 +35,6 @@ if ! swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswif
   exit 1
 fi
 rm -f "$build_log"
-[ -z "$build_only" ] || exit 0
 bin=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld --show-bin-path)
 
 work=$(mktemp -d /tmp/handoff-fuzz-XXXXXX)
