@@ -52,6 +52,18 @@ struct ContinuationEndToEndTests {
         defer { Task { await app.close() } }
         let draft = HawkNotes.draftNoteActivity(book, text: "first words")
         try await app.becomeCurrent(draft)
+        // The app keeps saving its window on the same connection, as an editor saves while the
+        // person types: each save is answered once written, at most once a second, yet the
+        // answer to needsSave is taken at once and makes the 500 ms budget.
+        let window = try #require(try await app.request("scene-connect")?["scene"])
+        let saver = Task {
+            var n: Int64 = 0
+            while !Task.isCancelled {
+                n += 1
+                _ = try await app.request("scene-update", ["scene": .string(window), "set": [["key": .string("typed"), "value": .integer(n)]]])
+            }
+        }
+        defer { saver.cancel() }
         let refresher = Task {
             try await app.onNeedsSave { id in
                 guard id == draft.id else { return nil }

@@ -8,7 +8,9 @@ import Testing
 
 /// `fetch N` overlaps, as a continue does: it notes "fetching N", waits until the test opens its
 /// gate (the other machine answering), then for its turn, and notes "fetched N". `set N` notes
-/// "set N", as any request that changes something here.
+/// "set N", as any request that changes something here; `save N` does too, once the test opens
+/// its gate (a scene-update waiting for its write). `answer N` takes effect at once, as a
+/// refresh (the answer to a question handoffd asked) does: it notes "answered N".
 final class OrderedOperations: ControlOperations {
     private let log = NIOLockedValueBox<[String]>([])
     private let gates = NIOLockedValueBox<[Int64: ControlTurn]>([:])
@@ -24,7 +26,13 @@ final class OrderedOperations: ControlOperations {
     }
     private func note(_ s: String) { log.withLockedValue { $0.append(s) } }
 
-    func overlaps(_ request: ControlRequest) -> Bool { request.op == "fetch" }
+    func place(of request: ControlRequest) -> ControlPlace {
+        switch request.op {
+        case "fetch": .overlapping
+        case "answer": .atOnce
+        default: .inTurn
+        }
+    }
 
     func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
         let n = request.arguments["n"]?.integerValue ?? 0
@@ -35,6 +43,11 @@ final class OrderedOperations: ControlOperations {
             await turn.wait()
             note("fetched \(n)")
         case "set": note("set \(n)")
+        case "save":
+            note("saving \(n)")
+            await gate(n).wait()
+            note("saved \(n)")
+        case "answer": note("answered \(n)")
         default: return .failure(.unknownOp(request.op))
         }
         return .success(.integer(n))
@@ -91,6 +104,39 @@ final class OrderedOperations: ControlOperations {
         var ids: [Int] = []
         for _ in 1...40 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
         #expect(ids == Array(1...40))
+        await s.stop()
+    }
+
+    /// An app's answer to a needsSave question, sent on the connection where a scene save still
+    /// waits for its write, reaches its asker at once (its budget is 500 ms), and is still
+    /// answered in its place; what follows it waits as before.
+    @Test func anAnswerTakesEffectBehindASaveAndIsAnsweredInItsPlace() async throws {
+        let ops = OrderedOperations()
+        let s = try await server(ops)
+        let c = try LineClient(path: s.path)
+        c.send(line("save", 1) + line("answer", 2) + line("set", 3) + line("fetch", 4))
+        try await waitUntil("the answer taken while the save waits", timeout: 5) { ops.noted == ["saving 1", "answered 2"] }
+        ops.gate(4).end()
+        ops.gate(1).end()
+        var ids: [Int] = []
+        for _ in 1...4 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        #expect(ids == [1, 2, 3, 4])
+        #expect(ops.noted == ["saving 1", "answered 2", "saved 1", "set 3", "fetching 4", "fetched 4"])
+        await s.stop()
+    }
+
+    /// A bad line behind a save is answered in its place too, and does not hold up an answer.
+    @Test func aBadLineIsAnsweredInItsPlace() async throws {
+        let ops = OrderedOperations()
+        let s = try await server(ops)
+        let c = try LineClient(path: s.path)
+        c.send(line("save", 1) + "not json\n" + "\n" + line("answer", 3))
+        try await waitUntil("the answer taken while the save waits", timeout: 5) { ops.noted == ["saving 1", "answered 3"] }
+        ops.gate(1).end()
+        let first = try #require(await c.readJSON()), second = try #require(await c.readJSON()), third = try #require(await c.readJSON())
+        #expect(first["id"] as? Int == 1)
+        #expect(second["ok"] as? Bool == false)
+        #expect(third["id"] as? Int == 3)
         await s.stop()
     }
 }

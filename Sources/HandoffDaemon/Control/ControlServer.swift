@@ -23,83 +23,16 @@ struct PeerCredentials: Sendable {
     var gid: gid_t = 0
 }
 
-/// Where a client's events go: its control-socket connection, or its name on the bus. Each
-/// door bounds what a client may leave unread in its own way.
-public protocol EventOutlet: AnyObject, Sendable {
-    func send(event name: String, _ fields: [String: PropertyListValue])
-}
-
-/// What a control operation can see of the client that sent it, and how to send it events.
-/// Whatever door it came through, an operation sees the same: its uid and pid, and an outlet.
-public struct ControlClient: Sendable {
-    public let uid: uid_t
-    public let pid: pid_t
-    public let outlet: any EventOutlet
-
-    public init(uid: uid_t, pid: pid_t, outlet: any EventOutlet) {
-        self.uid = uid
-        self.pid = pid
-        self.outlet = outlet
-    }
-
-    /// Identifies this client (for what it registered, and questions asked of it).
-    public var key: ObjectIdentifier { ObjectIdentifier(outlet) }
-
-    /// Sends an event to this client (for `watch` and live handlers).
-    public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) { outlet.send(event: name, fields) }
-}
-
-extension ControlOperations {
-    public func performPassing(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<
-        (PropertyListValue?, OwnedDescriptor?), ControlError
-    > {
-        await perform(request, from: client, after: turn).map { ($0, nil) }
-    }
-
-    /// A request that waits for no other: a D-Bus call, or one the daemon makes of itself.
-    public func perform(_ request: ControlRequest, from client: ControlClient) async -> Result<PropertyListValue?, ControlError> {
-        await perform(request, from: client, after: .now)
-    }
-
-    public func performPassing(_ request: ControlRequest, from client: ControlClient) async -> Result<
-        (PropertyListValue?, OwnedDescriptor?), ControlError
-    > {
-        await performPassing(request, from: client, after: .now)
-    }
-
-    public func overlaps(_ request: ControlRequest) -> Bool { false }
-}
-
 extension ControlClient {
     /// The socket connection of a control-socket client.
     fileprivate var channel: Channel { (outlet as! SocketOutlet).channel }
 }
 
-/// The daemon's answers to control requests; the server knows nothing of what they do.
-public protocol ControlOperations: Sendable {
-    /// Performs a request once the client's earlier ones have ended, except one that `overlaps`:
-    /// that one is started at once and waits for `turn` itself before it changes anything.
-    func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError>
-    /// The same, for every door: an answer may carry a descriptor (a stream's socket), which the
-    /// socket passes with SCM_RIGHTS and D-Bus as a `h`.
-    func performPassing(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<
-        (PropertyListValue?, OwnedDescriptor?), ControlError
-    >
-    /// Whether the request may start before the client's earlier requests have ended (while
-    /// those are continues too, or have ended): it waits for its turn before it changes anything.
-    func overlaps(_ request: ControlRequest) -> Bool
-    /// The client went away (its live handlers and watches end with it).
-    func disconnected(_ client: ControlClient) async
-    /// The client's connection closed while a request of its may still be running: what it
-    /// waits for (a `pair --accept`) ends now, not at its deadline. `disconnected` follows.
-    func connectionClosing(_ client: ControlClient)
-}
-
 /// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
 /// (checked with SO_PEERCRED), with a bounded number of clients and bounded request lines.
-/// Requests of one client take effect and are answered in order (`ControlTurn`). `run()` serves
-/// each admitted client in a child task until shutdown, which closes the socket and ends every
-/// client's connection.
+/// Requests of one client are answered in order and take effect in order, but for the
+/// exceptions `ControlPlace` names. `run()` serves each admitted client in a child task until
+/// shutdown, which closes the socket and ends every client's connection.
 public final class ControlServer: Service, Sendable {
     public let path: String
     private let allowedUIDs: Set<uid_t>
@@ -247,58 +180,71 @@ public final class ControlServer: Service, Sendable {
         }
     }
 
-    /// At most this many continues of one client run at once: each is answered only after the
-    /// one before it, so this also bounds the answers held for a client that does not read them.
+    /// At most this many requests of one client run or wait at once: each is answered only after
+    /// the one before it, so this also bounds the answers held for a client that does not read them.
     static let maxRunning = 16
 
     fileprivate func serve(_ client: ControlClient, lines: ControlLines, taken: @Sendable () -> Void) async {
-        // The end of the lines may be seen only after the request running is answered: a closed
-        // connection is told at once instead.
+        // The end of the lines may be seen only after the requests running are answered: a
+        // closed connection is told at once instead.
         client.channel.closeFuture.whenComplete { [operations] _ in operations.connectionClosing(client) }
         await withDiscardingTaskGroup { group in
-            // The turns of the requests running beside this loop (continues: `overlaps`), oldest
-            // first; they end in that order. Any other request runs here, once they have all
-            // ended, and the next line is read only after its answer: nothing starts beside it.
+            // Each request runs in a task of its own, which ends its turn once it is answered and
+            // the one before it has ended: answers go out in the order read, and an `inTurn`
+            // request, which starts once the one before it has ended, holds no answer while an
+            // earlier one waits to be written. `running`: the turns not seen ended, oldest first,
+            // at most `maxRunning` (past that no line is read until the oldest ends). `alone`: the
+            // last `inTurn` request's turn, which a later `overlapping` one waits for.
             var running: [ControlTurn] = []
+            var alone = ControlTurn.now
             while let item = await lines.next() {
                 taken()
+                guard let parsed = Self.request(in: item) else { continue }
                 while let first = running.first, first.hasEnded { running.removeFirst() }
-                let request: ControlRequest
-                switch item {
-                case .tooLong(let limit):
-                    await running.popLast()?.wait()
-                    running = []
-                    await written(client, ControlLine.error(id: nil, .lineTooLong(limit: limit)))
-                    continue
-                case .line(let bytes):
-                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    do throws(ControlError) { request = try ControlRequest(line: bytes) } catch {
-                        await running.popLast()?.wait()
-                        running = []
-                        await written(client, ControlLine.error(id: nil, error))
-                        continue
-                    }
-                }
-                guard operations.overlaps(request) else {
-                    await running.popLast()?.wait()
-                    running = []
-                    // The next request is taken once this answer is taken by the socket: a client
-                    // that sends requests and never reads the answers stalls itself, not our memory.
-                    await answer(request, with: await operations.performPassing(request, from: client, after: .now), to: client)
-                    continue
-                }
                 if running.count >= Self.maxRunning { await running.removeFirst().wait() }
                 let previous = running.last ?? .now, mine = ControlTurn()
                 running.append(mine)
+                let request: ControlRequest
+                switch parsed {
+                case .failure(let error):
+                    group.addTask {
+                        await previous.wait()
+                        await self.written(client, ControlLine.error(id: nil, error))
+                        mine.end()
+                    }
+                    continue
+                case .success(let r): request = r
+                }
+                let place = operations.place(of: request)
+                let start: ControlTurn
+                switch place {
+                case .inTurn: (start, alone) = (previous, mine)
+                case .overlapping: start = alone
+                case .atOnce: start = .now
+                }
                 group.addTask { [operations] in
-                    let result = await operations.performPassing(request, from: client, after: previous)
+                    await start.wait()
+                    let result = await operations.performPassing(request, from: client, after: place == .overlapping ? previous : .now)
                     await previous.wait()
+                    // The next `inTurn` request starts once this answer is taken by the socket: a
+                    // client that sends requests and never reads the answers stalls itself, not
+                    // our memory.
                     await self.answer(request, with: result, to: client)
                     mine.end()
                 }
             }
         }
         await operations.disconnected(client)
+    }
+
+    /// The request a line holds, or why it holds none; nil for a blank line, which is skipped.
+    private static func request(in item: LineFramer.Item) -> Result<ControlRequest, ControlError>? {
+        switch item {
+        case .tooLong(let limit): return .failure(.lineTooLong(limit: limit))
+        case .line(let bytes):
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+            do throws(ControlError) { return .success(try ControlRequest(line: bytes)) } catch { return .failure(error) }
+        }
     }
 
     private func answer(

@@ -5,7 +5,8 @@ import NIOConcurrencyHelpers
 /// activity from the other machine, which changes nothing here, so it starts while the client's
 /// earlier continues still wait for theirs, and waits for its turn (the one before it answered)
 /// only to dispatch it: a client's continues wait for the network side by side instead of one
-/// after another. Every other request runs alone (`ControlServer.serve`).
+/// after another. A `refresh` takes effect when read (`ControlPlace.atOnce`); every other request
+/// runs alone (`ControlServer.serve`).
 public final class ControlTurn: Sendable {
     private struct State {
         var ended = false
@@ -48,4 +49,20 @@ public final class ControlTurn: Sendable {
         }
         for c in waiting { c.resume() }
     }
+}
+
+/// Where a request takes effect among its client's others; every request is still answered in
+/// the order sent (docs/CONTROL.md, "Framing").
+public enum ControlPlace: Sendable {
+    /// Alone: once every earlier request of the client has been answered, and before any later
+    /// one starts.
+    case inTurn
+    /// Beside the client's earlier continues: it starts once the `inTurn` requests before it have
+    /// ended, and waits for its turn itself before it changes anything (a continue's fetch).
+    case overlapping
+    /// When read, whatever of the client's still runs: the answer to a question handoffd asked
+    /// it, which someone waits for under a short budget (`refresh`, 500 ms). It changes nothing
+    /// the client's order governs, and behind a `scene-update` (answered once written, at most
+    /// one write a second per scene) it would miss that budget.
+    case atOnce
 }

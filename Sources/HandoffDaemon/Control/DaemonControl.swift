@@ -28,8 +28,16 @@ struct DaemonControl: ControlOperations {
     }
 
     /// A continue fetches the activity from the other machine before its turn: a client's
-    /// continues then wait for the network side by side (scripts/bench-throughput.sh).
-    func overlaps(_ request: ControlRequest) -> Bool { request.op == ContinueRequest.name }
+    /// continues then wait for the network side by side (scripts/bench-throughput.sh). A refresh
+    /// answers a needsSave question that a peer's fetch waits on for at most 500 ms: it must not
+    /// wait behind the client's scene saves.
+    func place(of request: ControlRequest) -> ControlPlace {
+        switch request.op {
+        case ContinueRequest.name: .overlapping
+        case RefreshRequest.name: .atOnce
+        default: .inTurn
+        }
+    }
 
     func connectionClosing(_ client: ControlClient) { daemon.pairing.abandon(client) }
 
@@ -45,7 +53,7 @@ struct DaemonControl: ControlOperations {
         await daemon.pairing.clientLeft(client)
     }
 
-    /// `turn`: ended already, except for a request that `overlaps`, which waits for it.
+    /// `turn`: ended already, except for an `overlapping` request, which waits for it.
     private func route(_ r: ControlRequest, _ client: ControlClient, _ turn: ControlTurn) async throws(ControlError) -> PropertyListValue? {
         let pairing = daemon.pairing, continuations = daemon.continuations
         switch r.op {
