@@ -10,8 +10,7 @@ import HawkNotesApp
 
 /// The app's two connections to handoffd: one for the window (its scene, its activity, the
 /// needsSave questions about that activity, the broadcast events) and one on which the app is the
-/// live handler for its activity types (a connection's events have one reader) and answers the
-/// needsSave questions (not behind a scene save). When handoffd
+/// live handler for its activity types (a connection's events have one reader). When handoffd
 /// goes away the window keeps working; the link reconnects by itself and the driver saves what
 /// changed meanwhile.
 @MainActor
@@ -71,14 +70,9 @@ final class DaemonLink {
             guard let token = event.fields["token"]?.stringValue, let id = event.fields["activity"]?.stringValue.flatMap(UUID.init(uuidString:)),
                 let fresh = driver.fresh(id)
             else { return }
-            // Answered on the handler's connection when there is one: this one carries the
-            // window's scene saves, each answered once handoffd has written it (at most one
-            // write a second per scene), and a connection's requests are served in order. An
-            // answer queued behind a save missed PeerRequestHandler's 500 ms budget, and the
-            // peer got the draft without what was typed since (the HawkNotes end-to-end test,
-            // with a build beside it: two runs in three). handoffd takes the answer by its token.
-            let answering = handler ?? client
-            Task { _ = try? await answering.perform(RefreshRequest(token: token, activity: fresh)) }
+            // On the connection that asked, which also carries the window's scene saves: handoffd
+            // takes a refresh as soon as it reads it, not behind a save waiting for its write.
+            Task { _ = try? await client.perform(RefreshRequest(token: token, activity: fresh)) }
         case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent", "peerAbsent", "peerAppeared", "peerRemoved":
             driver.refreshOffers()
         default:
