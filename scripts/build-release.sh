@@ -52,7 +52,10 @@ if [ -z "${NO_SYMBOL_ORDER:-}" ]; then
 fi
 # A warning from our code fails the build here as in the debug build (scripts/check-warnings.py).
 LOG=$(mktemp /tmp/handoffd-release-build.XXXXXX)
+# The log goes also when test.sh stops this build (SIGTERM to its process group: bash runs the
+# EXIT trap only if the signal has a trap of its own).
 trap 'rm -f "$LOG"' EXIT
+trap 'exit 143' TERM INT
 for product in "$@"; do
   swift build "${FLAGS[@]}" --product "$product" 2>&1 | tee -a "$LOG" | { grep -vE "^\[[0-9]+/[0-9]+\]|^Building|^Build of" || true; }
 done

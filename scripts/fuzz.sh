@@ -7,6 +7,7 @@
 #   scripts/fuzz.sh --seconds 600        # longer, per target
 #   scripts/fuzz.sh --runs 10000000      # the long campaign: 10 million executions per target
 #   scripts/fuzz.sh --seconds 60 fuzz-txt fuzz-config
+#   scripts/fuzz.sh --build-only         # build the targets, run none (CI builds them early)
 #
 # A finding is written to .build-fuzz-findings/<target>/ (crash-*, timeout-*, oom-*) and the
 # script exits 1; replay one with `Fuzz/.build/release/<target> <file>`.
@@ -18,8 +19,10 @@ export SWIFT_BACKTRACE=enable=no
 
 limit=(-max_total_time=20)
 targets=()
+build_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --build-only) build_only=1; shift ;;
     --seconds) limit=(-max_total_time="$2"); shift 2 ;;
     --runs) limit=(-runs="$2"); shift 2 ;;
     *) targets+=("$1"); shift ;;
@@ -28,6 +31,11 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz-activity fuzz-peer-message fuzz-control-line fuzz-txt fuzz-config)
 
 build_log=$(mktemp /tmp/handoff-fuzz-build-XXXXXX)
+work=""
+# What this run made in /tmp goes, also when CI stops a build beside its tests (SIGTERM to the
+# process group: bash runs the EXIT trap only if the signal has a trap of its own).
+trap 'rm -f "$build_log"; [ -z "$work" ] || rm -rf "$work"' EXIT
+trap 'exit 143' TERM INT
 if ! swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld >"$build_log" 2>&1; then
   echo "fuzz: the fuzz targets do not build:" >&2
   grep -E "error:" "$build_log" | sort -u >&2 || tail -20 "$build_log" >&2
@@ -35,10 +43,10 @@ if ! swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswif
   exit 1
 fi
 rm -f "$build_log"
+[ -z "$build_only" ] || exit 0
 bin=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld --show-bin-path)
 
 work=$(mktemp -d /tmp/handoff-fuzz-XXXXXX)
-trap 'rm -rf "$work"' EXIT
 failed=0
 printf '%-20s %14s %10s %8s %s\n' target executions exec/s seconds findings
 for t in "${targets[@]}"; do
