@@ -8,6 +8,7 @@
 #   scripts/fuzz.sh --runs 10000000      # the long campaign: 10 million executions per target
 #   scripts/fuzz.sh --seconds 60 fuzz-txt fuzz-config
 #   scripts/fuzz.sh --build-only         # build the targets, run none (CI builds them early)
+#   scripts/fuzz.sh --jobs 1             # one target at a time (default: one per core)
 #
 # A finding is written to .build-fuzz-findings/<target>/ (crash-*, timeout-*, oom-*) and the
 # script exits 1; replay one with `Fuzz/.build/release/<target> <file>`.
@@ -20,9 +21,11 @@ export SWIFT_BACKTRACE=enable=no
 limit=(-max_total_time=20)
 targets=()
 build_only=""
+jobs=$(nproc)
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-only) build_only=1; shift ;;
+    --jobs) jobs=$2; shift 2 ;;
     --seconds) limit=(-max_total_time="$2"); shift 2 ;;
     --runs) limit=(-runs="$2"); shift 2 ;;
     *) targets+=("$1"); shift ;;
@@ -47,18 +50,31 @@ rm -f "$build_log"
 bin=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld --show-bin-path)
 
 work=$(mktemp -d /tmp/handoff-fuzz-XXXXXX)
+# One target: its run's exit status and seconds go beside its log.
+run_target() {
+  local t=$1 start rc
+  start=$(date +%s)
+  set +e
+  "$bin/$t" "${limit[@]}" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 -max_len=70000 \
+    -artifact_prefix=".build-fuzz-findings/$t/" "$work/$t" "Fuzz/Seeds/$t" >"$work/$t.log" 2>&1
+  rc=$?
+  set -e
+  echo "$rc $(( $(date +%s) - start ))" > "$work/$t.end"
+}
+# The targets run $jobs at a time (default: one per core), each single-threaded as libFuzzer is.
+running=0
+for t in "${targets[@]}"; do
+  mkdir -p "$work/$t" ".build-fuzz-findings/$t"
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
 failed=0
 printf '%-20s %14s %10s %8s %s\n' target executions exec/s seconds findings
 for t in "${targets[@]}"; do
   findings=".build-fuzz-findings/$t"
-  mkdir -p "$work/$t" "$findings"
-  start=$(date +%s)
-  set +e
-  "$bin/$t" "${limit[@]}" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 -max_len=70000 \
-    -artifact_prefix="$findings/" "$work/$t" "Fuzz/Seeds/$t" >"$work/$t.log" 2>&1
-  rc=$?
-  set -e
-  seconds=$(( $(date +%s) - start ))
+  read -r rc seconds < "$work/$t.end"
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$' || true)
   # Without final stats (a finding stopped it), the last progress line says how far it got.
   [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$work/$t.log" | tail -n 1 | tr -d '#')

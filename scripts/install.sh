@@ -14,18 +14,21 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 D=${DESTDIR:-}
 
-scripts/build-release.sh handoffd handoffctl hawknotes
+# With ArgumentParser's generate-manual tool (below), in the release build's own directory: the
+# debug build's (.build) is locked while a `swift test` runs, and scripts/test.sh packages beside
+# the end-to-end suites.
+scripts/build-release.sh handoffd handoffctl hawknotes generate-manual
 BIN=$(scripts/build-release.sh --bin-path)
-# handoffctl's and hawknotes' pages from the debug build (it has the same commands and help;
-# handoffd's page is config/man/handoffd.1, as its options are read by hand): the plugin's default, release,
-# would build everything a second time.
-swift package generate-manual --configuration debug >/dev/null
-MAN=.build/plugins/GenerateManual/outputs
-# The plugin takes only products that link ArgumentParser; handoffctl reads its command line with
-# HandoffCommandLine, which answers --experimental-dump-help as ArgumentParser would, so its page
-# comes from the same tool the plugin runs (the plugin above builds it, as generate-manual-tool).
-mkdir -p "$MAN/handoffctl"
-.build/debug/generate-manual-tool .build/debug/handoffctl --output-directory "$MAN/handoffctl"
+# handoffctl's and hawknotes' pages, made as ArgumentParser's GenerateManual plugin makes them
+# (`generate-manual BINARY --output-directory DIR`) but from the binaries we ship, which
+# answer --experimental-dump-help (handoffctl's HandoffCommandLine as ArgumentParser would; the
+# plugin skips it, as it does not link ArgumentParser). handoffd's page is config/man/handoffd.1,
+# as its options are read by hand.
+MAN=.build/dist/man
+for tool in handoffctl hawknotes; do
+  mkdir -p "$MAN/$tool"
+  "$BIN/generate-manual" "$BIN/$tool" --output-directory "$MAN/$tool"
+done
 
 install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \

@@ -16,7 +16,11 @@ if [ "${1:-}" = --path ]; then echo "$OUT"; exit 0; fi
 
 stage=$(mktemp -d /tmp/handoffd-deb-XXXXXX)
 chmod 0755 "$stage"  # the package's "./": never 0700
-trap 'rm -rf "$stage"' EXIT
+shlib=""
+# Also when scripts/test.sh stops this run (SIGTERM to its process group: bash runs the EXIT trap
+# only if the signal has a trap of its own).
+trap 'rm -rf "$stage"; [ -z "$shlib" ] || rm -rf "$shlib"' EXIT
+trap 'exit 143' TERM INT
 # The binaries' debug info and symbols stay beside the package (dist/debug), not in it.
 rm -rf dist/debug
 DESTDIR="$stage" DEBUG_SYMBOLS="$PWD/dist/debug" scripts/install.sh >/dev/null

@@ -8,9 +8,9 @@ export PATH="/opt/swift/usr/bin:$PATH"
 # Each swift command leaves a TemporaryDirectory.* behind in $TMPDIR (swift-driver's
 # -print-target-info): they go in a directory of this run's own, removed at the end.
 SCRATCH=$(mktemp -d /tmp/handoffd-test.XXXXXX)
-release_build=""
-# A release build still running (below) is stopped by its process group, then the directory goes.
-trap '[ -z "$release_build" ] || kill -TERM -- "-$release_build" 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
+package=""
+# The package's build still running (below) is stopped by its process group, then the directory goes.
+trap '[ -z "$package" ] || kill -TERM -- "-$package" 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
 export TMPDIR=$SCRATCH
 
 # took STEP: how long STEP took (CI keeps to 35 minutes on a 2-core machine: where they go).
@@ -29,13 +29,14 @@ fi
 # their real daemons must not compete for this machine's two cores with another suite's.
 swift test --skip-build --disable-xctest --skip EndToEndTests
 took "unit and component tests"
-# As root, the package's release build (ten minutes of both cores on a 2-core machine) runs
-# beside the end-to-end suites, which mostly wait on the network, at the lowest priority: a
-# test's process that wakes takes the core from it at once. scripts/package-deb.sh below then
-# finds it built. In a process group of its own (setsid), so that the trap can stop all of it.
+# As root, the Debian package (its release build: ten minutes of both cores on a 2-core machine;
+# then a minute of xz and lintian) is made beside the end-to-end suites, which mostly wait on the
+# network, at the lowest priority: a test's process that wakes takes the core from it at once. It
+# uses only the release build's directory (.build/dist), not the one a `swift test` locks. In a
+# process group of its own (setsid), so that the trap can stop all of it.
 if [ "$(id -u)" -eq 0 ]; then
-  setsid nice -n 19 scripts/build-release.sh handoffd handoffctl hawknotes >"$SCRATCH/release-build.log" 2>&1 &
-  release_build=$!
+  setsid nice -n 19 scripts/package-deb.sh >"$SCRATCH/package.log" 2>&1 &
+  package=$!
 fi
 suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ZoneOwnershipEndToEndTests ConformanceEndToEndTests"
 unlisted=$(swift test list --skip-build 2>/dev/null | grep -o '\.[A-Za-z]*EndToEndTests/' | tr -d './' | sort -u | grep -vxF -f <(tr ' ' '\n' <<<"$suites") || true)
@@ -47,11 +48,10 @@ done
 # handoffd under a real systemd, from its Debian package (root: it boots a container; without root
 # the suite says it is skipped and why).
 if [ "$(id -u)" -eq 0 ]; then
-  wait "$release_build" || { cat "$SCRATCH/release-build.log" >&2; echo "test.sh: the release build failed" >&2; exit 1; }
-  release_build=""
-  took "the rest of the release build"
-  scripts/package-deb.sh
-  took "the package"
+  wait "$package" || { cat "$SCRATCH/package.log" >&2; echo "test.sh: scripts/package-deb.sh failed" >&2; exit 1; }
+  package=""
+  cat "$SCRATCH/package.log"
+  took "the rest of the package (release build, xz, lintian)"
 fi
 scripts/test-systemd.sh
 took "systemd"
