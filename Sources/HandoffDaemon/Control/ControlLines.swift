@@ -9,19 +9,19 @@ import NIOConcurrencyHelpers
 /// bounded by the handler, which stops reading at `ConnectionHandler.maxQueued` lines.
 final class ControlLines: Sendable {
     private struct State {
-        var items: [LineFramer.Item] = []
+        var items: [ServedLine] = []
         var head = 0
-        var reader: UnsafeContinuation<LineFramer.Item?, Never>?
+        var reader: UnsafeContinuation<ServedLine?, Never>?
         var finished = false
     }
     private let state = NIOLockedValueBox(State())
 
-    /// Whether a reader waits for a line (tests).
+    /// Whether a reader waits for a line (the handler: see `ConnectionHandler.prepared`).
     var hasReader: Bool { state.withLockedValue { $0.reader != nil } }
 
     /// A line for the reader; nothing once finished.
-    func yield(_ item: LineFramer.Item) {
-        let reader = state.withLockedValue { s -> UnsafeContinuation<LineFramer.Item?, Never>? in
+    func yield(_ item: ServedLine) {
+        let reader = state.withLockedValue { s -> UnsafeContinuation<ServedLine?, Never>? in
             guard !s.finished else { return nil }
             if let reader = s.reader {
                 s.reader = nil
@@ -37,7 +37,7 @@ final class ControlLines: Sendable {
     func finish() { end(droppingQueued: false) }
 
     private func end(droppingQueued: Bool) {
-        let reader = state.withLockedValue { s -> UnsafeContinuation<LineFramer.Item?, Never>? in
+        let reader = state.withLockedValue { s -> UnsafeContinuation<ServedLine?, Never>? in
             s.finished = true
             if droppingQueued {
                 s.items = []
@@ -52,10 +52,10 @@ final class ControlLines: Sendable {
     /// The next line, or nil once finished and empty. A cancelled reader ends the queue and what
     /// it held (as a cancelled `for await` over a stream ends it: at shutdown no request queued
     /// behind is started). One reader at a time.
-    func next() async -> LineFramer.Item? {
+    func next() async -> ServedLine? {
         await withTaskCancellationHandler {
-            await withUnsafeContinuation { (c: UnsafeContinuation<LineFramer.Item?, Never>) in
-                let ready = state.withLockedValue { s -> LineFramer.Item?? in
+            await withUnsafeContinuation { (c: UnsafeContinuation<ServedLine?, Never>) in
+                let ready = state.withLockedValue { s -> ServedLine?? in
                     if s.head < s.items.count {
                         let item = s.items[s.head]
                         s.head += 1

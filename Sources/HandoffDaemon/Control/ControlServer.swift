@@ -25,7 +25,7 @@ struct PeerCredentials: Sendable {
 
 extension ControlClient {
     /// The socket connection of a control-socket client.
-    fileprivate var channel: Channel { (outlet as! SocketOutlet).channel }
+    var channel: Channel { (outlet as! SocketOutlet).channel }
 }
 
 /// The control socket: a Unix stream socket, mode 0600, served only to the daemon's uid and root
@@ -38,7 +38,7 @@ public final class ControlServer: Service, Sendable {
     private let allowedUIDs: Set<uid_t>
     private let maxClients: Int
     let maxLine: Int
-    private let operations: any ControlOperations
+    let operations: any ControlOperations
     private let logger: Logger
     private let clients = NIOLockedValueBox(0)
     private let phase = NIOLockedValueBox(Phase.idle)
@@ -51,7 +51,7 @@ public final class ControlServer: Service, Sendable {
     /// Admitted clients, handed to `run()`.
     private let connections: (stream: AsyncStream<Connection>, continuation: AsyncStream<Connection>.Continuation)
 
-    fileprivate struct Connection: Sendable {
+    struct Connection: Sendable {
         let client: ControlClient
         let lines: ControlLines
         let taken: @Sendable () -> Void
@@ -133,9 +133,9 @@ public final class ControlServer: Service, Sendable {
         listener.stop()
     }
 
-    fileprivate func admitted(_ connection: Connection) { connections.continuation.yield(connection) }
+    func admitted(_ connection: Connection) { connections.continuation.yield(connection) }
 
-    fileprivate func admit(_ channel: Channel, descriptor: Int32) -> EventLoopFuture<ControlClient?> {
+    func admit(_ channel: Channel, descriptor: Int32) -> EventLoopFuture<ControlClient?> {
         let promise = channel.eventLoop.makePromise(of: ControlClient?.self)
         guard let provider = channel as? SocketOptionProvider else {
             refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
@@ -180,55 +180,66 @@ public final class ControlServer: Service, Sendable {
         }
     }
 
-    /// At most this many requests of one client run or wait at once: each is answered only after
-    /// the one before it, so this also bounds the answers held for a client that does not read them.
+    /// At most this many continues of one client run at once: each is answered only after the
+    /// one before it, so this also bounds the answers held for a client that does not read them.
     static let maxRunning = 16
 
     fileprivate func serve(_ client: ControlClient, lines: ControlLines, taken: @Sendable () -> Void) async {
-        // The end of the lines may be seen only after the requests running are answered: a
-        // closed connection is told at once instead.
+        // The end of the lines may be seen only after the request running is answered: a closed
+        // connection is told at once instead.
         client.channel.closeFuture.whenComplete { [operations] _ in operations.connectionClosing(client) }
         await withDiscardingTaskGroup { group in
-            // Each request runs in a task of its own, which ends its turn once it is answered and
-            // the one before it has ended: answers go out in the order read, and an `inTurn`
-            // request, which starts once the one before it has ended, holds no answer while an
-            // earlier one waits to be written. `running`: the turns not seen ended, oldest first,
-            // at most `maxRunning` (past that no line is read until the oldest ends). `alone`: the
-            // last `inTurn` request's turn, which a later `overlapping` one waits for.
+            // The turns of the requests running beside this loop (continues: `overlapping`),
+            // oldest first; they end in that order. Any other request runs here, once they have
+            // all ended, and the next line is taken only after its answer: nothing starts beside
+            // it. A line that came while one ran was parsed by the connection's handler, and one
+            // that takes effect at once (`atOnce`) has, there (`ServedLine.early`).
             var running: [ControlTurn] = []
-            var alone = ControlTurn.now
             while let item = await lines.next() {
                 taken()
-                guard let parsed = Self.request(in: item) else { continue }
                 while let first = running.first, first.hasEnded { running.removeFirst() }
-                if running.count >= Self.maxRunning { await running.removeFirst().wait() }
-                let previous = running.last ?? .now, mine = ControlTurn()
-                running.append(mine)
+                let parsed: Result<ControlRequest, ControlError>
+                var early: Task<Performed, Never>?
+                switch item {
+                case .framed(let framed):
+                    guard let p = Self.request(in: framed) else { continue }
+                    parsed = p
+                case .parsed(let p): parsed = p
+                case .early(let r, let task): (parsed, early) = (.success(r), task)
+                }
                 let request: ControlRequest
                 switch parsed {
                 case .failure(let error):
-                    group.addTask {
-                        await previous.wait()
-                        await self.written(client, ControlLine.error(id: nil, error))
-                        mine.end()
-                    }
+                    await running.popLast()?.wait()
+                    running = []
+                    await written(client, ControlLine.error(id: nil, error))
                     continue
                 case .success(let r): request = r
                 }
                 let place = operations.place(of: request)
-                let start: ControlTurn
-                switch place {
-                case .inTurn: (start, alone) = (previous, mine)
-                case .overlapping: start = alone
-                case .atOnce: start = .now
+                guard place == .overlapping else {
+                    // An `atOnce` request takes effect before the earlier ones have ended (most
+                    // often already, in the handler); it is answered after them.
+                    var result: Performed?
+                    if let early {
+                        result = await early.value
+                    } else if place == .atOnce {
+                        result = await operations.performPassing(request, from: client, after: .now)
+                    }
+                    await running.popLast()?.wait()
+                    running = []
+                    if result == nil { result = await operations.performPassing(request, from: client, after: .now) }
+                    // The next request is taken once this answer is taken by the socket: a client
+                    // that sends requests and never reads the answers stalls itself, not our memory.
+                    await answer(request, with: result!, to: client)
+                    continue
                 }
+                if running.count >= Self.maxRunning { await running.removeFirst().wait() }
+                let previous = running.last ?? .now, mine = ControlTurn()
+                running.append(mine)
                 group.addTask { [operations] in
-                    await start.wait()
-                    let result = await operations.performPassing(request, from: client, after: place == .overlapping ? previous : .now)
+                    let result = await operations.performPassing(request, from: client, after: previous)
                     await previous.wait()
-                    // The next `inTurn` request starts once this answer is taken by the socket: a
-                    // client that sends requests and never reads the answers stalls itself, not
-                    // our memory.
                     await self.answer(request, with: result, to: client)
                     mine.end()
                 }
@@ -238,7 +249,7 @@ public final class ControlServer: Service, Sendable {
     }
 
     /// The request a line holds, or why it holds none; nil for a blank line, which is skipped.
-    private static func request(in item: LineFramer.Item) -> Result<ControlRequest, ControlError>? {
+    static func request(in item: LineFramer.Item) -> Result<ControlRequest, ControlError>? {
         switch item {
         case .tooLong(let limit): return .failure(.lineTooLong(limit: limit))
         case .line(let bytes):
@@ -248,7 +259,7 @@ public final class ControlServer: Service, Sendable {
     }
 
     private func answer(
-        _ request: ControlRequest, with result: Result<(PropertyListValue?, OwnedDescriptor?), ControlError>, to client: ControlClient
+        _ request: ControlRequest, with result: Performed, to client: ControlClient
     ) async {
         switch result {
         case .success(let (value, nil)): await written(client, ControlLine.ok(id: request.id, result: value))
@@ -260,73 +271,5 @@ public final class ControlServer: Service, Sendable {
 
     private func written(_ client: ControlClient, _ line: [UInt8]) async {
         try? await client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: line)).get()
-    }
-}
-
-/// One client connection: checks credentials, frames lines, feeds them to the server in order.
-/// Lines wait in a queue of at most `maxQueued`; past that the connection stops reading until
-/// the server has caught up (so a client cannot make us buffer its requests without bound).
-private final class ConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    static let maxQueued = 32
-
-    private let server: ControlServer
-    private let descriptor: Int32
-    private var framer: LineFramer
-    private var pending: [LineFramer.Item] = []
-    private var lines: ControlLines?
-    private var refused = false
-    private let queued = NIOLockedValueBox(0)
-
-    init(server: ControlServer, descriptor: Int32) {
-        self.server = server
-        self.descriptor = descriptor
-        framer = LineFramer(maxLine: server.maxLine)
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let channel = context.channel
-        server.admit(channel, descriptor: descriptor).whenSuccess { [server, queued] client in
-            let handler = loopBound.value
-            guard let client else {
-                handler.refused = true
-                return
-            }
-            let lines = ControlLines()
-            handler.lines = lines
-            for item in handler.pending { lines.yield(item) }
-            handler.pending = []
-            // Taking a line from the queue resumes reading once it is half empty.
-            let taken: @Sendable () -> Void = {
-                let resume = queued.withLockedValue { n -> Bool in
-                    n -= 1
-                    return n == ConnectionHandler.maxQueued / 2
-                }
-                if resume { channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
-            }
-            server.admitted(ControlServer.Connection(client: client, lines: lines, taken: taken))
-        }
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        let items = framer.feed(unwrapInboundIn(data).readableBytesView)
-        let count = queued.withLockedValue { n -> Int in
-            n += items.count
-            return n
-        }
-        if count >= Self.maxQueued { context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
-        if let lines {
-            for item in items { lines.yield(item) }
-        } else {
-            pending += items  // credentials not checked yet
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        lines?.finish()
-        context.fireChannelInactive()
     }
 }
