@@ -4,7 +4,8 @@
 #     host through nsenter, as a person's shell would, timed on CLOCK_MONOTONIC (N trials);
 #   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone), `handoffctl
 #     publish` (one-shot, as status), and `handoffctl scenes` (a command that runs on Swift's
-#     concurrency pool and one event loop, as watch, pair and handle do, but exits by itself);
+#     concurrency pool and one event loop, as watch, pair and handle do, but exits by itself),
+#     and nsenter alone; all but publish interleaved (scripts/bench-launch.py);
 #   - a push to a live handler on the other host: from an open client's `send` on A to the
 #     handler's read on B (also with both daemons woken 1 ms before), from `handoffctl send`
 #     launched on A to that read, and the floor of the same pushes with no daemon: relays in C,
@@ -28,33 +29,20 @@ trap end_daemons_and_hosts EXIT
 paired_hosts
 anchor=$(scripts/testhosts.sh pid "${SET}1")
 
-# Each command launched N times; the clock read before fork and after the child is reaped.
-timed() {  # timed LABEL COMMAND...
-  python3 - "$N" "$@" <<'PY'
-import subprocess, sys, time
-n, label, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # page cache warm
-ms = []
-for _ in range(n):
-    t = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ms.append((time.clock_gettime_ns(time.CLOCK_MONOTONIC) - t) / 1e6)
-    if r.returncode != 0:
-        sys.exit(f"bench: {label} exited {r.returncode}")
-ms.sort()
-print(f"{label:<44} min {ms[0]:6.2f}  median {ms[len(ms) // 2]:6.2f}  p90 {ms[int(len(ms) * 0.9)]:6.2f} ms  (N={n})")
-PY
-}
+# Each command launched N times, the rows interleaved (scripts/bench-launch.py: this VM's speed
+# drifts within a minute, and rows timed one after another compared minutes, not commands).
 in_alpha=(nsenter -t "$anchor" -m -n --)
-timed "handoffctl status, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" status --socket "$WORK/alpha/run/control.sock"
-timed "handoffctl --help, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" --help
-# One-shot, as status: its request on a blocking connection, no event loop.
-timed "handoffctl publish, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" publish --type org.hawknotes.bookDetail \
-  --info bookID=E34747BE-30DC-4DD8-B191-BC6C56B9B9A3 --title "The Burning Swift" --socket "$WORK/alpha/run/control.sock"
-# An async command (the concurrency pool and one event loop, as watch, pair, handle, ...) that
-# exits by itself: what such a command pays before its first request.
-timed "handoffctl scenes (async), start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" scenes --socket "$WORK/alpha/run/control.sock"
-timed "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
+sock="$WORK/alpha/run/control.sock"
+python3 scripts/bench-launch.py "$N" \
+  "handoffctl status, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" status --socket "$sock" :: \
+  "handoffctl --help, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" --help :: \
+  "handoffctl scenes (async), start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" scenes --socket "$sock" :: \
+  "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
+# One-shot, as status, but after the others: each publish has both daemons tell the other, which
+# would fall on the command launched next.
+python3 scripts/bench-launch.py "$N" \
+  "handoffctl publish, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" publish --type org.hawknotes.bookDetail \
+  --info bookID=E34747BE-30DC-4DD8-B191-BC6C56B9B9A3 --title "The Burning Swift" --socket "$sock"
 # The daemon's part of `status`: the request and its answer on a connection already open.
 python3 - "$N" "$WORK/alpha/run/control.sock" <<'PY'
 import socket, sys, time
