@@ -118,6 +118,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
 
     @Test func answersInOrderAndSurvivesBadRequests() async throws {
         let s = try await server()
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send(
             "{\"id\":1,\"op\":\"echo\",\"value\":{\"$date\":\"2026-11-21T20:00:00.000Z\"}}\n{nope\n{\"id\":2,\"op\":\"fly\"}\n\n{\"id\":3,\"op\":\"echo\",\"value\":[1,2]}\n"
@@ -134,6 +135,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
 
     @Test func overlongLineIsRefusedAndTheNextIsServed() async throws {
         let s = try await server(maxLine: 64)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send("{\"op\":\"echo\",\"value\":\"" + String(repeating: "x", count: 500) + "\"}\n{\"id\":9,\"op\":\"echo\"}\n")
         #expect(errorCode(await c.readJSON()) == "line-too-long")
@@ -143,6 +145,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
 
     @Test func eventsReachTheClient() async throws {
         let s = try await server()
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send("{\"id\":1,\"op\":\"poke\"}\n")
         let one = await c.readJSON(), two = await c.readJSON()
@@ -155,6 +158,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
     @Test func otherUIDsAreRefused() async throws {
         // Serve only uid 4242: this (root) client must be turned away after SO_PEERCRED.
         let s = try await server(allowed: [4242])
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send("{\"op\":\"echo\"}\n")
         let line = await c.readJSON()
@@ -167,6 +171,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
 
     @Test func clientCountIsBounded() async throws {
         let s = try await server(maxClients: 2)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let a = try LineClient(path: s.path), b = try LineClient(path: s.path)
         a.send("{\"id\":1,\"op\":\"echo\"}\n")
         b.send("{\"id\":1,\"op\":\"echo\"}\n")
@@ -182,6 +187,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
 
     @Test func socketIsPrivateAndAStaleOneIsReplaced() async throws {
         let s = try await server()
+        defer { unlink(s.path) }  // also when the test fails before stop()
         var st = stat()
         #expect(stat(s.path, &st) == 0)
         #expect(st.st_mode & 0o777 == 0o600)
@@ -199,6 +205,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
     /// Issue 11, item 9: events for a client that does not read piled up without bound.
     @Test func aClientThatDoesNotReadItsEventsIsDropped() async throws {
         let s = try await server()
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         let before = EchoOperations.floods.withLockedValue { $0 }
         c.send("{\"id\":1,\"op\":\"flood\"}\n")
@@ -222,6 +229,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
     /// without bound; now the server stops reading from it.
     @Test func aClientThatDoesNotReadItsAnswersIsNotBuffered() async throws {
         let s = try await server(maxLine: 1 << 20)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         _ = try await waitUntil("admitted", timeout: 5) { s.clientCount == 1 }
         // 4,000 requests of 1 KiB for 300 KiB answers each (1.2 GB if all were answered and held).

@@ -72,6 +72,7 @@ final class OrderedOperations: ControlOperations {
     @Test func continuesWaitSideBySideButTakeEffectAndAnswerInOrder() async throws {
         let ops = OrderedOperations()
         let s = try await server(ops)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send(line("fetch", 1) + line("fetch", 2) + line("set", 3) + line("fetch", 4))
         // Both fetches wait for the network at once: neither gate is open yet.
@@ -93,6 +94,7 @@ final class OrderedOperations: ControlOperations {
     @Test func aClientRunsAtMostSixteenRequestsAtOnce() async throws {
         let ops = OrderedOperations()
         let s = try await server(ops)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send((1...40).map { line("fetch", $0) }.joined())
         try await waitUntil("16 fetches under way", timeout: 5) { ops.noted.count == ControlServer.maxRunning }
@@ -113,6 +115,7 @@ final class OrderedOperations: ControlOperations {
     @Test func anAnswerTakesEffectBehindASaveAndIsAnsweredInItsPlace() async throws {
         let ops = OrderedOperations()
         let s = try await server(ops)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send(line("save", 1) + line("answer", 2) + line("set", 3) + line("fetch", 4))
         // The answer may even take effect before the save has started: it is taken when read.
@@ -130,6 +133,7 @@ final class OrderedOperations: ControlOperations {
     @Test func aBadLineIsAnsweredInItsPlace() async throws {
         let ops = OrderedOperations()
         let s = try await server(ops)
+        defer { unlink(s.path) }  // also when the test fails before stop()
         let c = try LineClient(path: s.path)
         c.send(line("save", 1) + "not json\n" + "\n" + line("answer", 3))
         try await waitUntil("the answer taken while the save waits", timeout: 5) { Set(ops.noted) == ["saving 1", "answered 3"] }
