@@ -69,6 +69,13 @@ final class OrderedOperations: ControlOperations {
 
     func line(_ op: String, _ n: Int) -> String { "{\"id\":\(n),\"op\":\"\(op)\",\"n\":\(n)}\n" }
 
+    /// The ids of the next `count` answers, in the order they came.
+    func answerIDs(_ c: LineClient, _ count: Int) async throws -> [Int] {
+        var ids: [Int] = []
+        for _ in 0..<count { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        return ids
+    }
+
     @Test func continuesWaitSideBySideButTakeEffectAndAnswerInOrder() async throws {
         let ops = OrderedOperations()
         let s = try await server(ops)
@@ -84,8 +91,7 @@ final class OrderedOperations: ControlOperations {
         ops.gate(2).end()
         ops.gate(4).end()
         ops.gate(1).end()
-        var ids: [Int] = []
-        for _ in 1...4 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        let ids = try await answerIDs(c, 4)
         #expect(ids == [1, 2, 3, 4])
         #expect(Array(ops.noted.dropFirst(2)) == ["fetched 1", "fetched 2", "set 3", "fetching 4", "fetched 4"])
         await s.stop()
@@ -103,8 +109,7 @@ final class OrderedOperations: ControlOperations {
         try await waitUntil("fetch 17 under way", timeout: 5) { ops.noted.contains("fetching 17") }
         #expect(ops.noted.filter { $0.hasPrefix("fetching") }.count == ControlServer.maxRunning + 1)
         for n in 2...40 { ops.gate(Int64(n)).end() }
-        var ids: [Int] = []
-        for _ in 1...40 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        let ids = try await answerIDs(c, 40)
         #expect(ids == Array(1...40))
         await s.stop()
     }
@@ -122,8 +127,7 @@ final class OrderedOperations: ControlOperations {
         try await waitUntil("the answer taken while the save waits", timeout: 5) { Set(ops.noted) == ["saving 1", "answered 2"] }
         ops.gate(4).end()
         ops.gate(1).end()
-        var ids: [Int] = []
-        for _ in 1...4 { ids.append(try #require(await c.readJSON())["id"] as? Int ?? -1) }
+        let ids = try await answerIDs(c, 4)
         #expect(ids == [1, 2, 3, 4])
         #expect(Array(ops.noted.dropFirst(2)) == ["saved 1", "set 3", "fetching 4", "fetched 4"])
         await s.stop()
