@@ -220,18 +220,16 @@ public final class ControlServer: Service, Sendable {
                 guard place == .overlapping else {
                     // An `atOnce` request takes effect before the earlier ones have ended (most
                     // often already, in the handler); it is answered after them.
-                    var result: Performed?
-                    if let early {
-                        result = await early.value
-                    } else if place == .atOnce {
-                        result = await operations.performPassing(request, from: client, after: .now)
-                    }
+                    let taken: Performed? =
+                        if let early { await early.value } else if place == .atOnce {
+                            await operations.performPassing(request, from: client, after: .now)
+                        } else { nil }
                     await running.popLast()?.wait()
                     running = []
-                    if result == nil { result = await operations.performPassing(request, from: client, after: .now) }
+                    let result = if let taken { taken } else { await operations.performPassing(request, from: client, after: .now) }
                     // The next request is taken once this answer is taken by the socket: a client
                     // that sends requests and never reads the answers stalls itself, not our memory.
-                    await answer(request, with: result!, to: client)
+                    await answer(request, with: result, to: client)
                     continue
                 }
                 if running.count >= Self.maxRunning { await running.removeFirst().wait() }
