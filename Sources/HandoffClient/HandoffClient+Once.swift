@@ -27,24 +27,35 @@ extension HandoffClient {
     public final class OnceConnection: Sendable {
         public let socketPath: String
         /// The descriptor (or why there is none) until `perform` takes it.
-        private let opened: Mutex<Result<Int32, ClientError>?>
+        private let opened: Mutex<Opened>
+
+        /// Not a `Result<Int32, ClientError>?`: that generic type is made at run time, its
+        /// `ClientError: Error` checked by a walk over all of the binary's conformance records.
+        private enum Opened {
+            case descriptor(Int32)
+            case failed(ClientError)
+            case taken
+        }
 
         /// Connects now (a Unix socket's connect does not wait for the daemon to accept).
         public init(socketPath: String = HandoffClient.defaultSocketPath) {
             self.socketPath = socketPath
-            do throws(ClientError) { opened = Mutex(.success(try HandoffClient.connectBlocking(socketPath))) } catch {
-                opened = Mutex(.failure(error))
+            do throws(ClientError) { opened = Mutex(.descriptor(try HandoffClient.connectBlocking(socketPath))) } catch {
+                opened = Mutex(.failed(error))
             }
         }
 
         /// Performs `operation` and closes the connection: one operation per connection.
         public func perform<Op: ControlOperation>(_ operation: Op) throws(ClientError) -> Op.Result {
-            let taken = opened.withLock { o -> Result<Int32, ClientError>? in
-                defer { o = nil }
+            let fd: Int32
+            switch opened.withLock({ o -> Opened in
+                defer { o = .taken }
                 return o
+            }) {
+            case .descriptor(let descriptor): fd = descriptor
+            case .failed(let error): throw error
+            case .taken: throw .refused(code: "connection-used", message: "this connection has performed its operation; open another")
             }
-            guard let taken else { throw .refused(code: "connection-used", message: "this connection has performed its operation; open another") }
-            let fd = try taken.get()
             defer { Glibc.close(fd) }
             try HandoffClient.writeAll(fd, ControlRequest(id: 1, op: Op.name, arguments: operation.arguments).line)
             let answer = try HandoffClient.readAnswer(fd, id: 1)
@@ -53,7 +64,7 @@ extension HandoffClient {
             }
         }
 
-        deinit { if case .success(let fd)? = opened.withLock({ $0 }) { Glibc.close(fd) } }
+        deinit { if case .descriptor(let fd) = opened.withLock({ $0 }) { Glibc.close(fd) } }
     }
 
     fileprivate static func connectBlocking(_ path: String) throws(ClientError) -> Int32 {

@@ -31,11 +31,16 @@ extension ParsableArguments {
 /// A command: its place in the tree and what it does.
 public protocol ParsableCommand: ParsableArguments {
     static var configuration: CommandConfiguration { get }
+    /// True for an `AsyncParsableCommand`. Asked instead of a cast: a cast to a protocol is the
+    /// runtime's first lookup of that conformance, a walk over all of the binary's conformance
+    /// records (4,300 in handoffctl), and a one-shot command would pay it to learn "no".
+    static var runsAsynchronously: Bool { get }
     mutating func run() throws
 }
 
 extension ParsableCommand {
     public static var configuration: CommandConfiguration { CommandConfiguration() }
+    public static var runsAsynchronously: Bool { false }
     /// A command with subcommands only: running it shows its help.
     public mutating func run() throws { throw CommandLineError.helpRequested }
 }
@@ -43,6 +48,10 @@ extension ParsableCommand {
 /// A command whose work is asynchronous (it waits on events).
 public protocol AsyncParsableCommand: ParsableCommand {
     mutating func run() async throws
+}
+
+extension AsyncParsableCommand {
+    public static var runsAsynchronously: Bool { true }
 }
 
 public struct CommandConfiguration: Sendable {

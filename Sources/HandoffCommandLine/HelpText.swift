@@ -22,7 +22,7 @@ public enum HelpText {
         return s
     }
 
-    static func toolName(_ path: [any ParsableCommand.Type]) -> String { path.map { $0.commandName }.joined(separator: " ") }
+    static func toolName(_ path: [any ParsableCommand.Type]) -> String { path.map { $0.commandName }.joining(" ") }
 
     /// The usage line, without "USAGE: ": past twelve arguments only the required ones and the
     /// positionals are named, as ArgumentParser does.
@@ -35,9 +35,9 @@ public enum HelpText {
         case 0: return tool
         case 13...:
             slots = slots.filter { $0.isPositional || !$0.mayBeAbsent }
-            if (1...12).contains(slots.count) { return "\(tool) [<options>] " + slots.map { synopsis($0) }.joined(separator: " ") }
+            if (1...12).contains(slots.count) { return "\(tool) [<options>] " + slots.map { synopsis($0) }.joining(" ") }
             return "\(tool) <options>"
-        default: return "\(tool) " + slots.map { synopsis($0) }.joined(separator: " ")
+        default: return "\(tool) " + slots.map { synopsis($0) }.joining(" ")
         }
     }
 
@@ -52,7 +52,7 @@ public enum HelpText {
         let slots = configuration.subcommands.isEmpty ? declared(leaf).slots : []
         let positionals = slots.filter(\.isPositional)
         if !positionals.isEmpty {
-            out += "ARGUMENTS:\n" + positionals.map { entry(label($0), text: $0.help) }.joined() + "\n"
+            out += "ARGUMENTS:\n" + positionals.map { entry(label($0), text: $0.help) }.joining("") + "\n"
         }
         out += "OPTIONS:\n"
         for slot in slots where !slot.isPositional {
@@ -62,7 +62,7 @@ public enum HelpText {
         if !configuration.subcommands.isEmpty {
             out += "SUBCOMMANDS:\n"
             for sub in configuration.subcommands { out += entry(sub.commandName, text: sub.configuration.abstract) }
-            let parents = path.dropFirst().map { $0.commandName + " " }.joined()
+            let parents = path.dropFirst().map { $0.commandName + " " }.joining("")
             out += "\n  See '\(path[0].commandName) help \(parents)<subcommand>' for detailed help.\n"
         }
         return out
@@ -93,15 +93,15 @@ public enum HelpText {
         } else {
             out += String(repeating: " ", count: column - 2 - label.count)
         }
-        out += lines.joined(separator: "\n" + pad)
+        out += lines.joining("\n" + pad)
         return out + "\n"
     }
 
     /// Each line of `text` wrapped at `width` columns.
     static func wrap(_ text: String, width: Int = width) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.count <= width ? String(line) : wrapWords(String(line), width: width).joined(separator: "\n")
-        }.joined(separator: "\n")
+            line.count <= width ? String(line) : wrapWords(String(line), width: width).joining("\n")
+        }.joining("\n")
     }
 
     /// Words filled into lines as ArgumentParser fills them: each word but the text's last is
@@ -115,7 +115,8 @@ public enum HelpText {
             if line.isEmpty {
                 line = String(word)
             } else if line.count + 1 + word.count <= room {
-                line += " " + word
+                line.append(" ")
+                line.append(contentsOf: word)
             } else {
                 lines.append(line)
                 line = String(word)
@@ -123,5 +124,20 @@ public enum HelpText {
         }
         lines.append(line)
         return lines
+    }
+}
+
+extension [String] {
+    /// `joined(separator:)`, written for `[String]` alone: the standard library's is generic over
+    /// the collection, and its first call makes the runtime look up a conformance with a walk
+    /// over all of the binary's conformance records (two such walks were most of `--help`'s
+    /// own work after start-up).
+    func joining(_ separator: String) -> String {
+        var out = ""
+        for (i, part) in enumerated() {
+            if i > 0 { out += separator }
+            out += part
+        }
+        return out
     }
 }

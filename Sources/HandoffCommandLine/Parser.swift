@@ -34,7 +34,7 @@ struct Declared {
 
     /// The wrappers among the fields of a `type` value stored at `base`.
     mutating func add(_ type: Any.Type, at base: UnsafeRawPointer) {
-        let walked = _forEachField(of: type, options: []) { name, offset, fieldType, _ in
+        let walked = _forEachField(of: type, options: _EachFieldOptions(rawValue: 0)) { name, offset, fieldType, _ in
             if fieldType is ArgumentSlot.Type {
                 let slot = base.load(fromByteOffset: offset, as: ArgumentSlot.self)
                 slot.name = Names.kebab(String(String(cString: name).drop { $0 == "_" }))
@@ -122,7 +122,11 @@ extension ParsableCommand {
         func usage(_ message: String, _ slot: ArgumentSlot? = nil) -> CommandLineError {
             .usage(path: path, message: message, argumentHelp: slot.map { "\(HelpText.label($0))  \($0.help)" })
         }
-        var given: [ObjectIdentifier: [String]] = [:]
+        // The words each slot was given, by its place in `declared.slots`: an array, not a
+        // dictionary keyed by the slot, whose key type's Hashable conformance the runtime would
+        // look up with a walk over every conformance record in the binary.
+        var given = [[String]](repeating: [], count: declared.slots.count)
+        func place(_ slot: ArgumentSlot) -> Int { declared.slots.firstIndex { $0 === slot }! }
         var positional: [String] = []
         var i = 0
         var terminated = false
@@ -143,30 +147,30 @@ extension ParsableCommand {
             }
             if slot.takesValue {
                 if let inline {
-                    given[ObjectIdentifier(slot), default: []].append(inline)
+                    given[place(slot)].append(inline)
                 } else if i < words.count, !words[i].hasPrefix("-") || words[i] == "-" {
-                    given[ObjectIdentifier(slot), default: []].append(words[i])
+                    given[place(slot)].append(words[i])
                     i += 1
                 } else {
                     throw usage("Missing value for '\(HelpText.label(slot))'", slot)
                 }
             } else {
                 if let inline { throw usage("The option '--\(slot.name)' does not take any value, but '\(inline)' was specified.") }
-                given[ObjectIdentifier(slot)] = ["true"]
+                given[place(slot)] = ["true"]
             }
         }
         // Positionals in declaration order; a repeating one takes the rest.
         for slot in declared.positionals where !positional.isEmpty {
             if slot.isRepeating {
-                given[ObjectIdentifier(slot)] = positional
+                given[place(slot)] = positional
                 positional = []
             } else {
-                given[ObjectIdentifier(slot)] = [positional.removeFirst()]
+                given[place(slot)] = [positional.removeFirst()]
             }
         }
         if let extra = positional.first { throw usage("Unexpected argument '\(extra)'") }
-        for slot in declared.slots {
-            let taken = given[ObjectIdentifier(slot)] ?? []
+        for index in declared.slots.indices {
+            let slot = declared.slots[index], taken = given[index]
             if taken.isEmpty, !slot.mayBeAbsent { throw usage("Missing expected argument '\(HelpText.synopsis(slot, bare: true))'", slot) }
             if !slot.take(taken) { throw usage("The value '\(slot.rejected ?? "")' is invalid for '\(HelpText.label(slot))'", slot) }
         }

@@ -94,20 +94,24 @@ public final class Argument<Value>: ValueSlot<Value>, @unchecked Sendable {
 }
 
 /// The arguments of a `ParsableArguments` type shared by several commands, read as the
-/// command's own.
+/// command's own. `Value` is constrained on the initializer, not on the class: the runtime makes
+/// `OptionGroup<ClientOptions>` when a command is made, and checks a class's constraints with a
+/// walk over all of the binary's conformance records.
 @propertyWrapper
-public final class OptionGroup<Value: ParsableArguments>: ArgumentGroup, @unchecked Sendable {
+public final class OptionGroup<Value>: ArgumentGroup, @unchecked Sendable {
     public var wrappedValue: Value
+    private let validateValue: (inout Value) throws -> Void
 
-    public override init() {
+    public init() where Value: ParsableArguments {
         wrappedValue = Value()
+        validateValue = { try $0.validate() }
         super.init()
     }
 
     override func addArguments(to declared: inout Declared) {
         withUnsafeBytes(of: &wrappedValue) { declared.add(Value.self, at: $0.baseAddress!) }
     }
-    override func validate() throws { try wrappedValue.validate() }
+    override func validate() throws { try validateValue(&wrappedValue) }
 }
 
 /// What `OptionGroup` is to reflection: its arguments, and its own `validate`. Sendable as

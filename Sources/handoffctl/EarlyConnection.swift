@@ -33,7 +33,7 @@ enum EarlyConnection {
     /// `scene show`): those run `ClientOptions.performOnce`, the async ones connect through NIO.
     static func oneShot(_ arguments: [String]) -> (any ParsableCommand.Type)? {
         let path = Handoffctl.commandPath(arguments)
-        guard path.count > 1, let command = path.last, command.configuration.subcommands.isEmpty, !(command is any AsyncParsableCommand.Type)
+        guard path.count > 1, let command = path.last, command.configuration.subcommands.isEmpty, !command.runsAsynchronously
         else { return nil }
         return command
     }

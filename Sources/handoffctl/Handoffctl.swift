@@ -16,7 +16,7 @@ enum HandoffctlMain {
         EarlyConnection.open(for: arguments)
         let command: any ParsableCommand
         do { command = try Handoffctl.parseAsRoot(arguments) } catch { Handoffctl.exit(withError: error) }
-        guard let waiting = command as? any AsyncParsableCommand else {
+        guard type(of: command).runsAsynchronously, let waiting = command as? any AsyncParsableCommand else {
             var now = command
             do { try now.run() } catch { Handoffctl.exit(withError: error) }
             return

@@ -115,3 +115,39 @@ func usageMessage(_ words: [String]) -> String? {
         do { _ = try parse(["--experimental-dump-help"]) } catch CommandLineError.dumpHelp {} catch { Issue.record("\(error)") }
     }
 }
+
+/// A group that validates itself, and a command that waits (neither in `Tool`'s tree).
+struct Limits: ParsableArguments {
+    @Option(help: "The most.") var most: Int = 1
+    func validate() throws {
+        if most < 1 { throw ValidationError("--most must be at least 1") }
+    }
+}
+
+struct Bounded: ParsableCommand {
+    @OptionGroup var limits: Limits
+}
+
+struct Wait: AsyncParsableCommand {
+    func run() async throws {}
+}
+
+@Suite struct CommandKindTests {
+    /// handoffctl asks this of a command's type (through the existential, as it holds it) instead
+    /// of casting to `AsyncParsableCommand`, which would search the binary's conformance records.
+    @Test func onlyAsyncCommandsRunAsynchronously() {
+        let types: [any ParsableCommand.Type] = [Tool.self, Push.self, Find.self, Bounded.self, Wait.self]
+        for type in types { #expect(type.runsAsynchronously == (type is any AsyncParsableCommand.Type), "\(type)") }
+        #expect(Wait.runsAsynchronously)
+    }
+
+    @Test func anOptionGroupValidatesItsValue() throws {
+        do {
+            _ = try Bounded.parseAsRoot(["--most", "0"])
+            Issue.record("--most 0 was taken")
+        } catch CommandLineError.usage(_, let message, _) {
+            #expect(message == "--most must be at least 1")
+        }
+        #expect(try #require(try Bounded.parseAsRoot(["--most", "3"]) as? Bounded).limits.most == 3)
+    }
+}

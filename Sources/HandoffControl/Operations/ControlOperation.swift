@@ -52,10 +52,18 @@ public struct Done: ControlResult, Equatable {
     public init(propertyList: PropertyListValue?) throws(ControlError) {}
 }
 
-/// A list of results, as an array.
-public struct Listing<Item: ControlItem>: ControlResult {
+/// A list of results, as an array. `Item` is constrained on the conformance, not on the type: a
+/// client that receives `Listing<ActivityInfo>` makes that type at run time, and the runtime
+/// checks a type's constraints with a walk over all of the binary's conformance records (a
+/// tenth of a millisecond of `handoffctl activities`).
+public struct Listing<Item> {
     public var items: [Item]
     public init(_ items: [Item]) { self.items = items }
+}
+
+extension Listing: Sendable where Item: Sendable {}
+
+extension Listing: ControlResult where Item: ControlItem {
     public var propertyList: PropertyListValue? { .array(items.map(\.object)) }
     public init(propertyList: PropertyListValue?) throws(ControlError) {
         guard case .array(let values)? = propertyList else { throw .badArgument(name: "(result)", reason: "expected an array") }
