@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "HandoffContent", dependencies: ["HandoffCore"]),
         // The sample app, Hawk Notes: its library (books and their characters, a ContentCatalog),
         // its activity types and its built-in handlers.
-        .target(name: "HawkNotes", dependencies: ["HandoffCore", "HandoffContent"]),
+        .target(name: "HawkNotes", dependencies: ["HandoffCore", "HandoffContent", "HandoffControl"]),
         // The Hawk Notes app's window as a value: state, the reducer (input -> state + effects), the
         // scene-storage encoding, the screen as styled lines. Pure: no terminal, no socket.
         .target(name: "HawkNotesApp", dependencies: ["HawkNotes", "HandoffContent", "HandoffCore"]),

@@ -24,7 +24,7 @@ ALLOWED = {
     "HandoffProtocol": {"HandoffCore"},
     "HandoffAdvert": {"HandoffCore", "HandoffDiscovery", "Crypto"},
     "HandoffContent": {"HandoffCore"},
-    "HawkNotes": {"HandoffCore", "HandoffContent"},
+    "HawkNotes": {"HandoffCore", "HandoffContent", "HandoffControl"},
     "HawkNotesApp": {"HandoffCore", "HandoffContent", "HawkNotes"},
     "HandoffControl": {"HandoffCore"},
     "HandoffDiscovery": {"HandoffCore", "Logging"},

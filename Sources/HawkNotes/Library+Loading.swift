@@ -4,19 +4,73 @@
     import Foundation
 #endif
 import HandoffContent
+import HandoffControl
+import HandoffCore
 
-/// The file's shape, with ids as strings so that a bad UUID is reported with its path instead of
-/// as an opaque decoding failure.
-private struct LibraryFile: Decodable {
-    struct BookEntry: Decodable {
+/// The file's shape, with ids as strings so that a bad UUID is reported with its path. Read
+/// from the file's JSON by HandoffControl's reader (the control lines' own), not JSONDecoder: a
+/// restarted handoffd reads its library before it dials its peers, and JSONDecoder's first use
+/// ran code nothing else at start runs, and made the runtime look up conformances for each
+/// Decodable type, each a walk over all of the binary's conformance records
+/// (docs/ARCHITECTURE.md, "handoffctl's start" and what follows it).
+private struct LibraryFile {
+    struct BookEntry {
         let id: String, title: String, imagePrefix: String, tagline: String, synopsis: String
         let storeURL: String, notes: String
         let characters: [CharacterEntry]
     }
-    struct CharacterEntry: Decodable {
+    struct CharacterEntry {
         let id: String, name: String, description: String
     }
     let books: [BookEntry]
+
+    /// A library is a file someone edits, not a peer's message: far larger than a control line
+    /// may be, but still bounded.
+    static let limits = CodecLimits(maxDepth: 16, maxValues: 1_000_000, maxBytes: 64 << 20, maxKeyBytes: 1_024)
+
+    init(_ root: PropertyListValue) throws(LibraryError) {
+        let file = try Object(root, at: "$")
+        books = try file.array("books").enumerated().map { (b, value) throws(LibraryError) -> BookEntry in
+            let book = try Object(value, at: "$.books[\(b)]")
+            return BookEntry(
+                id: try book.string("id"), title: try book.string("title"), imagePrefix: try book.string("imagePrefix"),
+                tagline: try book.string("tagline"), synopsis: try book.string("synopsis"), storeURL: try book.string("storeURL"),
+                notes: try book.string("notes"),
+                characters: try book.array("characters").enumerated().map { (c, value) throws(LibraryError) -> CharacterEntry in
+                    let character = try Object(value, at: "\(book.path).characters[\(c)]")
+                    return CharacterEntry(
+                        id: try character.string("id"), name: try character.string("name"),
+                        description: try character.string("description"))
+                })
+        }
+    }
+
+    /// A JSON object and its path, read field by field.
+    struct Object {
+        let fields: [String: PropertyListValue]
+        let path: String
+
+        init(_ value: PropertyListValue, at path: String) throws(LibraryError) {
+            guard case .dictionary(let fields) = value else { throw .malformed(path: path, reason: "expected an object") }
+            self.fields = fields
+            self.path = path
+        }
+
+        func string(_ key: String) throws(LibraryError) -> String {
+            guard case .string(let s) = try field(key) else { throw .malformed(path: "\(path).\(key)", reason: "expected a string") }
+            return s
+        }
+
+        func array(_ key: String) throws(LibraryError) -> [PropertyListValue] {
+            guard case .array(let a) = try field(key) else { throw .malformed(path: "\(path).\(key)", reason: "expected an array") }
+            return a
+        }
+
+        private func field(_ key: String) throws(LibraryError) -> PropertyListValue {
+            guard let value = fields[key] else { throw .malformed(path: "\(path).\(key)", reason: "missing") }
+            return value
+        }
+    }
 }
 
 extension Library {
@@ -29,12 +83,11 @@ extension Library {
     }
 
     public init(json: Data) throws(LibraryError) {
-        let file: LibraryFile
-        do { file = try JSONDecoder().decode(LibraryFile.self, from: json) } catch let error as DecodingError {
-            throw Self.describe(error)
-        } catch {
-            throw .malformed(path: "$", reason: "\(error)")
+        let root: PropertyListValue
+        do throws(JSONValue.Problem) { root = try JSONValue.parse(Array(json), limits: LibraryFile.limits) } catch {
+            throw .malformed(path: "$", reason: error.description)
         }
+        let file = try LibraryFile(root)
         var books: [Book] = []
         var bookPaths: [UUID: String] = [:]
         var characterPaths: [UUID: String] = [:]
@@ -68,23 +121,5 @@ extension Library {
     private static func uuid(_ value: String, at path: String) throws(LibraryError) -> UUID {
         guard let id = UUID(uuidString: value) else { throw .badUUID(path: path, value: value) }
         return id
-    }
-
-    private static func describe(_ error: DecodingError) -> LibraryError {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.reduce("$") { p, k in k.intValue.map { "\(p)[\($0)]" } ?? "\(p).\(k.stringValue)" }
-        }
-        switch error {
-        case .keyNotFound(let key, let ctx):
-            return .malformed(path: path(ctx.codingPath + [key]), reason: "missing")
-        case .typeMismatch(let type, let ctx):
-            return .malformed(path: path(ctx.codingPath), reason: "expected \(type)")
-        case .valueNotFound(let type, let ctx):
-            return .malformed(path: path(ctx.codingPath), reason: "expected \(type), found null")
-        case .dataCorrupted(let ctx):
-            return .malformed(path: path(ctx.codingPath), reason: ctx.debugDescription)
-        @unknown default:
-            return .malformed(path: "$", reason: "\(error)")
-        }
     }
 }
