@@ -45,30 +45,28 @@ private struct LibraryFile {
         }
     }
 
-    /// A JSON object and its path, read field by field.
+    /// One object of the file and its path: read with `Fields`, as the control operations read
+    /// theirs, and each problem reported at the path of the field.
     struct Object {
-        let fields: [String: PropertyListValue]
+        let fields: Fields
         let path: String
 
         init(_ value: PropertyListValue, at path: String) throws(LibraryError) {
-            guard case .dictionary(let fields) = value else { throw .malformed(path: path, reason: "expected an object") }
-            self.fields = fields
+            do throws(ControlError) { fields = try Fields(value) } catch { throw .malformed(path: path, reason: "must be an object") }
             self.path = path
         }
 
         func string(_ key: String) throws(LibraryError) -> String {
-            guard case .string(let s) = try field(key) else { throw .malformed(path: "\(path).\(key)", reason: "expected a string") }
-            return s
+            do throws(ControlError) { return try fields.string(key) } catch { throw problem(key, error) }
         }
 
         func array(_ key: String) throws(LibraryError) -> [PropertyListValue] {
-            guard case .array(let a) = try field(key) else { throw .malformed(path: "\(path).\(key)", reason: "expected an array") }
-            return a
+            do throws(ControlError) { return try fields.array(key) } catch { throw problem(key, error) }
         }
 
-        private func field(_ key: String) throws(LibraryError) -> PropertyListValue {
-            guard let value = fields[key] else { throw .malformed(path: "\(path).\(key)", reason: "missing") }
-            return value
+        private func problem(_ key: String, _ error: ControlError) -> LibraryError {
+            guard case .badArgument(_, let reason) = error else { return .malformed(path: "\(path).\(key)", reason: error.description) }
+            return .malformed(path: "\(path).\(key)", reason: reason)
         }
     }
 }

@@ -93,8 +93,8 @@ import Testing
             return
         }
         #expect(path == "$.books[0].characters")
-        #expect(throws: LibraryError.malformed(path: "$.books[0].characters", reason: "expected an array")) { try Library(json: wrongKind) }
-        #expect(throws: LibraryError.malformed(path: "$", reason: "expected an object")) { try Library(json: Data("[]".utf8)) }
+        #expect(throws: LibraryError.malformed(path: "$.books[0].characters", reason: "must be an array")) { try Library(json: wrongKind) }
+        #expect(throws: LibraryError.malformed(path: "$", reason: "must be an object")) { try Library(json: Data("[]".utf8)) }
         let broken = #expect(throws: LibraryError.self) { try Library(json: Data("{".utf8)) }
         #expect(broken?.description.hasPrefix("library $: not valid JSON") == true, "\(String(describing: broken))")
     }

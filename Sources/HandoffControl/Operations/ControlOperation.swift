@@ -54,8 +54,8 @@ public struct Done: ControlResult, Equatable {
 
 /// A list of results, as an array. `Item` is constrained on the conformance, not on the type: a
 /// client that receives `Listing<ActivityInfo>` makes that type at run time, and the runtime
-/// checks a type's constraints with a walk over all of the binary's conformance records (a
-/// tenth of a millisecond of `handoffctl activities`).
+/// checks a type's constraints with a walk over all of the binary's conformance records (one of
+/// the two walks `handoffctl activities` made).
 public struct Listing<Item> {
     public var items: [Item]
     public init(_ items: [Item]) { self.items = items }
@@ -139,6 +139,12 @@ public struct Fields: Sendable {
     }
 
     public func optionalUUID(_ key: String) throws(ControlError) -> UUID? { values[key] == nil ? nil : try uuid(key) }
+
+    public func array(_ key: String) throws(ControlError) -> [PropertyListValue] {
+        guard let v = values[key] else { throw .badArgument(name: key, reason: "missing") }
+        guard let a = v.arrayValue else { throw wrong(key, "an array") }
+        return a
+    }
 
     public func strings(_ key: String) throws(ControlError) -> [String] {
         guard let v = values[key] else { return [] }
