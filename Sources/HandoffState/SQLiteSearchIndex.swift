@@ -4,28 +4,40 @@
     import Foundation
 #endif
 import HandoffContent
+import Synchronization
 
 /// The search index: SQLite FTS5 in memory (it is rebuilt from its sources at every start, and
 /// nothing in it is only here). Titles weigh most, then keywords, then the body (bm25 weights
 /// 10, 5, 1); `unicode61 remove_diacritics 2` folds case and diacritics; prefix indexes of 1-3
 /// characters make prefix queries cheap. Bounded by `capacity` items.
 public final class SQLiteSearchIndex: SearchIndex {
-    private let queue: SQLiteDatabase
+    /// Opened, its tables made, at first use: making the FTS5 table took 1.1 ms of a restarted
+    /// daemon's start, before its first dial (docs/ARCHITECTURE.md, "Presence"), and handoffd
+    /// fills the index only once its first dials have ended.
+    private let opened = Mutex<SQLiteDatabase?>(nil)
     public let capacity: Int
 
-    public init(capacity: Int = 20_000) throws {
-        self.capacity = capacity
-        queue = try SQLiteDatabase(path: nil, label: "handoffd.search")
-        try queue.write { db in
-            try db.executeScript(
-                """
-                CREATE VIRTUAL TABLE search USING fts5(
-                    title, keywords, body,
-                    id UNINDEXED, source UNINDEXED, kind UNINDEXED, detail UNINDEXED, peer UNINDEXED, updated UNINDEXED,
-                    tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3');
-                CREATE TABLE owner(rowid INTEGER PRIMARY KEY, source TEXT NOT NULL, id TEXT NOT NULL UNIQUE);
-                CREATE INDEX owner_source ON owner(source);
-                """)
+    public init(capacity: Int = 20_000) { self.capacity = capacity }
+
+    private static let schema = """
+        CREATE VIRTUAL TABLE search USING fts5(
+            title, keywords, body,
+            id UNINDEXED, source UNINDEXED, kind UNINDEXED, detail UNINDEXED, peer UNINDEXED, updated UNINDEXED,
+            tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3');
+        CREATE TABLE owner(rowid INTEGER PRIMARY KEY, source TEXT NOT NULL, id TEXT NOT NULL UNIQUE);
+        CREATE INDEX owner_source ON owner(source);
+        """
+
+    /// The database, opened now if it is not yet.
+    private var queue: SQLiteDatabase {
+        get throws {
+            try opened.withLock { opened in
+                if let opened { return opened }
+                let made = try SQLiteDatabase(path: nil, label: "handoffd.search")
+                try made.write { try $0.executeScript(Self.schema) }
+                opened = made
+                return made
+            }
         }
     }
 

@@ -66,7 +66,7 @@ final class DaemonRunner: Sendable {
         var parts = try DaemonParts(
             configuration: c, library: settings.library, identity: identity,
             trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
-            discovery: discovery, searchIndex: c.desktop.search ? try SQLiteSearchIndex() : nil, logger: logger)
+            discovery: discovery, searchIndex: c.desktop.search ? SQLiteSearchIndex() : nil, logger: logger)
         parts.zoneKeySecret = zoneKey.flatMap { Data(base64Encoded: $0.secret).map { [UInt8]($0) } }
         daemon = try Daemon(parts: parts)
         control = ControlServer(

@@ -38,7 +38,7 @@ final class LoopbackDaemon: Sendable {
         daemon = try Daemon(
             parts: DaemonParts(
                 configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
-                sceneStore: MemorySceneStore(), discovery: discovery, searchIndex: try SQLiteSearchIndex(), logger: Logger(label: "test.\(name)")))
+                sceneStore: MemorySceneStore(), discovery: discovery, searchIndex: SQLiteSearchIndex(), logger: Logger(label: "test.\(name)")))
         // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
         control = ControlServer(
             path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,

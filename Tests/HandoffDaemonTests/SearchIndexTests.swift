@@ -10,7 +10,7 @@ import Testing
     }
 
     @Test func prefixesAndDiacriticsMatch() throws {
-        let index = try SQLiteSearchIndex()
+        let index = SQLiteSearchIndex()
         try index.replace(source: "s", with: [item("1", "Lady Beatrice"), item("2", "Élodie's café"), item("3", "Captain Vale")])
         #expect(try index.search(SearchQuery("bea"), limit: 10).map(\.item.id) == ["1"])
         #expect(try index.search(SearchQuery("lady BEA"), limit: 10).map(\.item.id) == ["1"])
@@ -20,14 +20,14 @@ import Testing
     }
 
     @Test func shortWordsMatchTitlesAndKeywordsOnly() throws {
-        let index = try SQLiteSearchIndex()
+        let index = SQLiteSearchIndex()
         try index.replace(source: "s", with: [item("title", "Kestrel"), item("body", "Other", body: "kettle"), item("kw", "Else", keywords: "kite")])
         #expect(Set(try index.search(SearchQuery("k"), limit: 10).map(\.item.id)) == ["title", "kw"])
         #expect(try index.search(SearchQuery("ket"), limit: 10).map(\.item.id) == ["body"])
     }
 
     @Test func titlesOutrankKeywordsOutrankText() throws {
-        let index = try SQLiteSearchIndex()
+        let index = SQLiteSearchIndex()
         try index.replace(
             source: "s",
             with: [item("body", "Other", body: "a lantern somewhere"), item("title", "Lantern"), item("keywords", "Else", keywords: "lantern")])
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func whatPeopleTypeIsNeverQuerySyntax() throws {
-        let index = try SQLiteSearchIndex()
+        let index = SQLiteSearchIndex()
         try index.replace(source: "s", with: [item("1", "NEAR the OR gate")])
         for text in ["\"", "NEAR(", "*", "OR", "title:near", "-gate", "^near", "near\"gate"] {
             _ = try index.search(SearchQuery(text), limit: 10)  // never a syntax error
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func sourcesAreReplacedAndRemovedWhole() throws {
-        let index = try SQLiteSearchIndex()
+        let index = SQLiteSearchIndex()
         try index.replace(source: "remote:alpha", with: [item("a1", "Pell", source: "remote:alpha")])
         try index.replace(source: "remote:beta", with: [item("b1", "Pell", source: "remote:beta")])
         try index.replace(source: "remote:alpha", with: [item("a2", "Mira", source: "remote:alpha")])
@@ -55,13 +55,13 @@ import Testing
     }
 
     @Test func itIsBounded() throws {
-        let index = try SQLiteSearchIndex(capacity: 10)
+        let index = SQLiteSearchIndex(capacity: 10)
         let left = try index.replace(source: "s", with: (0..<25).map { item("\($0)", "item \($0)") })
         #expect(left == 15)
         #expect(try index.count() == 10)
         // An item's text is cut to its bounds, at a character.
         let long = String(repeating: "é", count: 10_000)
-        let other = try SQLiteSearchIndex()
+        let other = SQLiteSearchIndex()
         try other.replace(source: "s", with: [item("1", long, body: long)])
         let found = try other.search(SearchQuery("é"), limit: 1).first
         #expect(found?.item.title.utf8.count ?? 0 <= SearchItem.maxTitleBytes)

@@ -1,7 +1,13 @@
 import Foundation
+import HandoffConfig
+import HandoffContent
 import HandoffCore
+import HandoffDiscovery
+import HandoffLink
 import HandoffProtocol
+import HandoffState
 import HandoffTestSupport
+import Logging
 import Testing
 @testable import HandoffDaemon
 
@@ -54,5 +60,22 @@ import Testing
                 try await Self.hits(b, "lantern").allSatisfy { $0["kind"] != "remote" }
             }
         }
+    }
+
+    /// handoffd fills the index once its first dials have ended (Search.run); a search that comes
+    /// before that fills it first. No service runs here: only the search itself can have filled it.
+    @Test func aSearchBeforeTheStartsFillFindsTheLibrary() async throws {
+        var c = HandoffConfiguration()
+        c.deviceName = "early"
+        let index = SQLiteSearchIndex()
+        let daemon = try Daemon(
+            parts: DaemonParts(
+                configuration: c, library: loopbackLibrary, identity: IdentityKey(), trustStore: InMemoryTrustStore(),
+                sceneStore: MemorySceneStore(), discovery: FakeDiscovery(network: FakeNetwork(), hostName: "early", address: "127.0.0.1"),
+                searchIndex: index, logger: Logger(label: "test.early")))
+        #expect(try index.count() == 0)
+        let hits = try await daemon.search.search("beatr", limit: 5)
+        #expect(hits.first?.kind == "character")
+        #expect(try index.count() > 0)
     }
 }

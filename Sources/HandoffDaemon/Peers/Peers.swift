@@ -64,6 +64,8 @@ public final class Peers: Service, Sendable {
     /// Binds the link listener; the port is what the advert carries.
     func listen(host: String, port: Int) async throws -> Int { try await reach.listen(host: host, port: port) }
     func dialAtOnce() async { await reach.dialAtOnce() }
+    /// Until the dials `dialAtOnce` started have ended, or `bound` has passed.
+    func firstDialsEnded(within bound: Duration) async { await reach.firstDialsEnded(within: bound) }
     var port: Int { get async { await reach.port } }
     var avahi: AvahiState { get async { await listing.avahi } }
     var wideArea: WideAreaStatus? { get async { await listing.wideArea } }

@@ -30,6 +30,8 @@ actor Search: Service {
     /// applied), and the peers being read: one read at a time each, then one more if it changed.
     private var reads: [String: Int] = [:]
     private var reading: [String: Bool] = [:]
+    /// Whether the library and this machine's activities were put in (`fillOnce`).
+    private var filled = false
 
     init(index: (any SearchIndex)?, library: Library, activities: Activities, peers: Peers, scenes: SceneBook, events: ControlEvents, logger: Logger)
     {
@@ -45,8 +47,11 @@ actor Search: Service {
     func run() async throws {
         guard index != nil else { return }
         events.watch(feed.client)
-        replace("library", SearchItems.library(library))
-        await indexLocal()
+        // Filled once the first dials have ended (or 100 ms passed), as the Avahi client starts:
+        // a restarted daemon's first handshakes are what its peers wait on, and this is CPU
+        // (the index made, the library's items added) that nothing needs before a search.
+        await peers.firstDialsEnded(within: .milliseconds(100))
+        await fillOnce()
         for peer in await peers.views() where peer.trusted != nil && peer.present { indexRemote(peer.name) }
         for await event in feed.stream.cancelOnGracefulShutdown() { await apply(event) }
         events.left(feed.client)
@@ -68,6 +73,15 @@ actor Search: Service {
             do { try index?.removeSources(prefix: "remote:", keeping: paired) } catch { failed(error) }
         default: break
         }
+    }
+
+    /// The library and this machine's activities, the first time it is asked: at start, or by a
+    /// search that came first.
+    private func fillOnce() async {
+        guard !filled else { return }
+        filled = true
+        replace("library", SearchItems.library(library))
+        await indexLocal()
     }
 
     private func indexLocal() async {
@@ -129,6 +143,7 @@ actor Search: Service {
             throw .failed(
                 code: "search-off", message: "search is turned off in the configuration (desktop.search: false); turn it on and restart handoffd")
         }
+        await fillOnce()
         await indexScenesIfChanged()
         do {
             return try index.search(SearchQuery(text), limit: limit).map { m in

@@ -81,8 +81,8 @@ actor PeerReach {
     /// Wakes the dial and ping loop now.
     func look() { nap.nudge() }
 
-    /// Starts dialling every paired peer due now, in the prelude right after `listen`: a
-    /// restarted machine is present to its peers before its services even run.
+    /// Starts dialling every paired peer due now, in the prelude before `listen`: a restarted
+    /// machine is present to its peers before its services even run.
     func dialAtOnce() async {
         for dial in await dueDials() {
             for candidate in dial.candidates {
