@@ -64,8 +64,10 @@ public final class Peers: Service, Sendable {
     /// Binds the link listener; the port is what the advert carries.
     func listen(host: String, port: Int) async throws -> Int { try await reach.listen(host: host, port: port) }
     func dialAtOnce() async { await reach.dialAtOnce() }
-    /// Until the dials `dialAtOnce` started have ended, or `bound` has passed.
-    func firstDialsEnded(within bound: Duration) async { await reach.firstDialsEnded(within: bound) }
+    /// Until the dials `dialAtOnce` started have ended, or `bound` has passed. The start's work
+    /// that can wait (the Avahi client, the search index) waits for this with the default bound:
+    /// it would take the CPU from a restarted daemon's first handshakes, what its peers wait on.
+    func firstDialsEnded(within bound: Duration = .milliseconds(100)) async { await reach.firstDialsEnded(within: bound) }
     var port: Int { get async { await reach.port } }
     var avahi: AvahiState { get async { await listing.avahi } }
     var wideArea: WideAreaStatus? { get async { await listing.wideArea } }
@@ -80,8 +82,8 @@ public final class Peers: Service, Sendable {
             // talks to dbus-daemon and avahi-daemon, CPU that a small machine's restarted daemon
             // took from its first handshakes (scripts/bench-presence.sh, docs/ARCHITECTURE.md,
             // "Presence"). A paired peer's address is remembered; mDNS is only a hint.
-            group.addTask { [reach, discovery] in
-                await reach.firstDialsEnded(within: .milliseconds(100))
+            group.addTask { [discovery] in
+                await self.firstDialsEnded()
                 // Not for a daemon already stopping (the group is cancelled).
                 if !Task.isCancelled { discovery.start() }
             }

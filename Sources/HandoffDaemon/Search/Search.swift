@@ -50,7 +50,7 @@ actor Search: Service {
         // Filled once the first dials have ended (or 100 ms passed), as the Avahi client starts:
         // a restarted daemon's first handshakes are what its peers wait on, and this is CPU
         // (the index made, the library's items added) that nothing needs before a search.
-        await peers.firstDialsEnded(within: .milliseconds(100))
+        await peers.firstDialsEnded()
         await fillOnce()
         for peer in await peers.views() where peer.trusted != nil && peer.present { indexRemote(peer.name) }
         for await event in feed.stream.cancelOnGracefulShutdown() { await apply(event) }
