@@ -32,7 +32,7 @@ extension AvahiDiscovery {
                 if rc == Int32(AVAHI_ERR_COLLISION) {
                     // Another client of this same daemon holds the name.
                     logger.info("service name taken locally", metadata: ["service.name": "\(name)"])
-                    advance(slot) { $0.collision() }
+                    collision(slot)
                     return
                 }
                 if rc < 0 {
@@ -101,7 +101,7 @@ extension AvahiDiscovery {
                 machine.desired?.onCollision == .withdraw
                     ? "service name collision on the network; withdrawn for a new name" : "service name collision on the network; renaming",
                 metadata: ["service.name": "\(machine.nameInUse ?? "")"])
-            advance(slot) { $0.collision() }
+            collision(slot)
         case AVAHI_ENTRY_GROUP_FAILURE:
             let code = client.map { avahi_client_errno($0) } ?? -1
             advance(slot) { $0.groupFailed(code: code, message: avahiErrorText(code)) }

@@ -93,6 +93,15 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     /// The name our advert holds once established; differs from the requested one after a collision.
     public var nameInUse: String? { machines.withLock { $0[.main]!.nameInUse } }
     public var collided: Bool { machines.withLock { $0[.main]!.collided } }
+    public func whenCollided(_ action: @escaping @Sendable () -> Void) { collisionAction.withLock { $0 = action } }
+    let collisionAction = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Avahi reported a collision of `slot`'s name: its machine decides, and the owner of the main
+    /// advert hears of it at once.
+    func collision(_ slot: AdvertSlot) {
+        advance(slot) { $0.collision() }
+        if slot == .main, let action = collisionAction.withLock({ $0 }) { action() }
+    }
 
     // The state machines answer at once (a refusal is thrown to the caller); the calls into
     // libavahi-client they ask for wait for avahi-daemon's answer over D-Bus, one round trip each

@@ -26,6 +26,7 @@ public final class CombinedDiscovery: Discovery, @unchecked Sendable {
 
     /// Any part's (the link's: mDNS names collide).
     public var collided: Bool { parts.contains { $0.collided } }
+    public func whenCollided(_ action: @escaping @Sendable () -> Void) { for part in parts { part.whenCollided(action) } }
 
     public func follow(_ names: Set<String>) { for part in parts { part.follow(names) } }
     public func resolve(only wanted: @escaping NameInterest) { for part in parts { part.resolve(only: wanted) } }

@@ -15,11 +15,15 @@ public protocol ServiceAdvertiser: AnyObject, Sendable {
     /// The main advert, published with `CollisionPolicy.withdraw`, lost its name to a collision
     /// and is withdrawn until another is published.
     var collided: Bool { get }
+    /// `action` runs (on the implementation's own thread) each time the main advert meets a
+    /// collision, so that its owner acts now instead of at its next look at `collided`.
+    func whenCollided(_ action: @escaping @Sendable () -> Void)
 }
 
 extension ServiceAdvertiser {
     /// A source whose names cannot collide (a DNS zone: the update names the record).
     public var collided: Bool { false }
+    public func whenCollided(_ action: @escaping @Sendable () -> Void) {}
     public func publish(_ advert: ServiceAdvert) throws(DiscoveryError) { try publish(advert, slot: .main) }
     public func withdraw() { withdraw(slot: .main) }
 }

@@ -70,7 +70,11 @@ public final class FakeDiscovery: Discovery, @unchecked Sendable {
     /// own probe's echo, with records changed since: `AdvertiserMachine.registering`).
     public func collide(slot: AdvertSlot = .main) {
         execute(lock.withLock { slots.machines[slot]!.collision() }, slot: slot)
+        if slot == .main, let action = lock.withLock({ collisionAction }) { action() }
     }
+
+    public func whenCollided(_ action: @escaping @Sendable () -> Void) { lock.withLock { collisionAction = action } }
+    private var collisionAction: (@Sendable () -> Void)?
 
     public func withdraw(slot: AdvertSlot) { execute(lock.withLock { slots.machines[slot]!.withdraw() }, slot: slot) }
 

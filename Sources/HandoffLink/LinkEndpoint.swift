@@ -104,6 +104,9 @@ public final class LinkEndpoint: Sendable {
     /// The window is open now (opened, not yet used by a pairing, not run out).
     public var isPairingWindowOpen: Bool { coordinator.windowCloses.map { $0 > Date() } ?? false }
 
+    /// When the window opened last runs out (nil: none was opened, or it was closed).
+    public var pairingWindowCloses: Date? { coordinator.windowCloses }
+
     /// How many source addresses are locked out of pairing now (three failures each, 5 minutes).
     public var lockedPairingSources: Int { coordinator.lockedSources() }
 

@@ -193,8 +193,21 @@ import Testing
     }
 }
 
-/// The daemon rotates a collided advert by itself (its run loop looks at least once a second).
+/// The daemon rotates a collided advert by itself, as soon as the discovery reports it.
 @Suite struct AdvertCollisionDaemonTests {
+    /// The collision is acted on when it comes, not at the run loop's next look: with rewrites
+    /// 10 minutes apart on average, that look is `Activities.longestPause` (10 s) away.
+    @Test func aCollisionIsActedOnAtOnce() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork()) { $0.advertRewriteSeconds = 600 }
+        try await withStopping(a) {
+            let first = await a.daemon.activities.advertName
+            try await waitUntil("alpha's advert is out", timeout: 5) { a.discovery.nameInUse == first }
+            try await waitUntil("alpha's run loop pauses", timeout: 5) { a.daemon.activities.isPausing }
+            a.discovery.collide()
+            try await waitUntil("alpha's advert is rotated", timeout: 3) { await a.daemon.activities.advertName != first }
+        }
+    }
+
     @Test func aCollisionRotatesTheAdvert() async throws {
         let a = try await LoopbackDaemon("alpha", on: FakeNetwork()) { $0.advertRewriteSeconds = 0.5 }
         try await withStopping(a) {

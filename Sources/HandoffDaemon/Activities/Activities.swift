@@ -39,6 +39,15 @@ public actor Activities: Service {
     /// The machine's addresses at the last rotation: a change rotates the advert, so that an
     /// observer cannot link the machine's adverts across networks.
     private var addresses = LocalAddresses.current()
+    /// The run loop's pause until its next look: the advert's next moment, the pairing window's
+    /// end, or `longestPause`; cut short by `nudge()`.
+    private let nap = Nap()
+    /// The longest pause of the run loop. What it waits for comes as a nudge: a collision (from the
+    /// discovery), a network change or a resume (from the dialer's watcher), a pairing window
+    /// opened or closed (`pairingWindowChanged`). It bounds the rest: the addresses where no
+    /// rtnetlink watcher runs, and a rotation that fell due during a suspend the dialer has not
+    /// yet noticed. It was a second: an idle daemon woke once a second for nothing.
+    static let longestPause: Duration = .seconds(10)
 
     init(configuration: HandoffConfiguration, advert: Advert, peers: Peers, events: ControlEvents, logger: Logger) {
         self.configuration = configuration
@@ -46,7 +55,14 @@ public actor Activities: Service {
         self.peers = peers
         self.events = events
         self.logger = logger
+        advert.discovery.whenCollided { [nap] in nap.nudge() }
     }
+
+    /// Look now: something the run loop acts on changed (a network change, a resume).
+    nonisolated func nudge() { nap.nudge() }
+
+    /// Whether the run loop is in its pause (tests: what comes now comes between its looks).
+    nonisolated var isPausing: Bool { nap.isSleeping }
 
     /// Publishes the advert once the link listens (the prelude).
     func startAdvertising(port: Int) throws {
@@ -54,7 +70,7 @@ public actor Activities: Service {
     }
 
     public func run() async throws {
-        let nap = Nap()
+        let nap = self.nap
         await withGracefulShutdownHandler {
             while !nap.hasEnded && !Task.isCancelled {
                 let now = ContinuousClock.now
@@ -66,9 +82,7 @@ public actor Activities: Service {
                 }
                 advertDue(at: now)
                 pairingWindowChanged()
-                // Until the advert's next moment, and at least once a second (addresses, the
-                // pairing window).
-                await nap.sleep(for: min(advert.nextEvent, now + .seconds(1)) - ContinuousClock.now)
+                await nap.sleep(for: nextLook(after: now) - ContinuousClock.now)
             }
         } onGracefulShutdown: {
             nap.end()
@@ -77,6 +91,17 @@ public actor Activities: Service {
         // Peers see the goodbye; the discovery client stops.
         advert.withdraw()
         logger.info("advert withdrawn")
+    }
+
+    /// When the run loop looks again: the advert's next moment, the end of the pairing window
+    /// while its advert is out, `longestPause` at the latest.
+    private func nextLook(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        var next = min(advert.nextEvent, now + Self.longestPause)
+        if advert.pairingPublished, let closes = peers.pairingWindowCloses {
+            // Just past it: the window is open while its end is still ahead.
+            next = min(next, now + .milliseconds(Int64(max(0, closes.timeIntervalSinceNow) * 1000) + 10))
+        }
+        return next
     }
 
     /// A rewrite or an announcement the schedule says is due.
@@ -160,6 +185,8 @@ public actor Activities: Service {
         guard open != advert.pairingPublished else { return }
         do {
             try advert.pairingWindow(open: open)
+            // The run loop's pause ends at the window's end now.
+            nap.nudge()
             logger.info(open ? "pairing advert published" : "pairing advert withdrawn")
         } catch {
             logger.error("could not change the pairing advert", metadata: ["error": "\(error)"])
@@ -169,16 +196,22 @@ public actor Activities: Service {
     /// Whether the pairing advert is published now.
     var pairingAdvertOut: Bool { advert.pairingPublished }
 
+    /// The private advert's name (during a rotation's gap, the one to be announced).
+    var advertName: String { advert.instanceName }
+
     /// `rotate-advert`: the new instance name (announced after the rotation's gap).
     func rotateNow() -> String {
         rotate(.requested)
         return advert.instanceName
     }
 
-    /// The old advert goes now; the new one comes after a random gap (`AdvertSchedule`).
+    /// The old advert goes now; the new one comes after a random gap (`AdvertSchedule`), which
+    /// the run loop's pause must end for: a rotation asked for from outside it (an unpairing,
+    /// `rotate-advert`) wakes it to look again (from inside, its next pause is one round).
     private func rotate(_ reason: AdvertRotation.Reason) {
         advert.rotate()
         logger.info("advert rotated", metadata: ["advert.reason": "\(reason.rawValue)", "service.name": "\(advert.instanceName)"])
+        nap.nudge()
     }
 
     // MARK: - Peers' requests

@@ -148,6 +148,8 @@ public final class Daemon: Sendable {
         let server = PeerServer(
             peers: peers, activities: activities, continuations: continuations, refusePushesFrom: Set(configuration.refusePushesFrom), logger: logger)
         await peers.links.setServer(server.serve)
+        // New addresses rotate the advert (Activities' run loop looks at once, not at its next pause's end).
+        await peers.setOnNetworkChange { [activities] _ in activities.nudge() }
         // The first handshakes before the rest of the start: they are what a restarted daemon's
         // peers wait on to see it present. Every task runs on the one event loop, which reads
         // its sockets only when no task is left to run, so the first handshake message waited

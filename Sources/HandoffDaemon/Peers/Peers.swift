@@ -55,6 +55,9 @@ public final class Peers: Service, Sendable {
     public var links: PeerLinks { reach.links }
     var fingerprint: String { endpoint.identity.identity.fingerprint }
     var isPairingWindowOpen: Bool { endpoint.isPairingWindowOpen }
+    var pairingWindowCloses: Date? { endpoint.pairingWindowCloses }
+    /// `action` runs at each network change or resume the dialer acts on (before it acts).
+    func setOnNetworkChange(_ action: @escaping @Sendable (NetworkChange) -> Void) async { await reach.setOnNetworkChange(action) }
     /// The paired peers, as the trust store holds them.
     func trusted() throws -> [TrustedPeer] { try endpoint.trustStore.peers() }
 

@@ -13,6 +13,7 @@ extension PeerReach {
     /// The machine's addresses changed, or it woke up: sessions whose local address is gone are
     /// closed, and every peer without a session is dialled now.
     func networkChanged(_ change: NetworkChange) async {
+        tellNetworkChanged(change)
         // When the addresses cannot be read, the pings find the sessions that are really dead.
         let local = LocalAddresses.current().map { Set($0.map(Self.withoutZone)) }
         for id in await links.connectedPeerIDs {

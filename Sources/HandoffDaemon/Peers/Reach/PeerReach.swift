@@ -51,6 +51,8 @@ actor PeerReach {
     /// Our current activities, as last told to peers (nil until the first change): each new
     /// session is told them after the hellos (`tellOurActivities`).
     var ourActivities: [ActivitySummary]?
+    /// Told of each network change and resume (`Activities`: the advert rotates on new addresses).
+    private var onNetworkChange: (@Sendable (NetworkChange) -> Void)?
     /// The dials `dialAtOnce` started before `run()`: `run()` takes them over.
     private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
     /// Succeeds once each of those dials has ended, with a session or not.
@@ -63,6 +65,9 @@ actor PeerReach {
         self.events = events
         self.logger = logger
     }
+
+    func setOnNetworkChange(_ action: @escaping @Sendable (NetworkChange) -> Void) { onNetworkChange = action }
+    func tellNetworkChanged(_ change: NetworkChange) { onNetworkChange?(change) }
 
     /// Binds the link listener; the port is what the advert carries.
     func listen(host: String, port: Int) async throws -> Int {
