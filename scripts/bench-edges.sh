@@ -2,6 +2,8 @@
 # The edges a person meets first (issue 26), between two paired test hosts (root), release build:
 #   - `handoffctl status` from process start to exit, the daemon running: launched in the test
 #     host through nsenter, as a person's shell would, timed on CLOCK_MONOTONIC (N trials);
+#     The same launched by a process already in the test host, as a shell on a machine is (no
+#     setns per command), beside /bin/true launched the same way;
 #   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone), `handoffctl
 #     publish` (one-shot, as status), and `handoffctl scenes` (a command that runs on Swift's
 #     concurrency pool and one event loop, as watch, pair and handle do, but exits by itself),
@@ -38,6 +40,14 @@ python3 scripts/bench-launch.py "$N" \
   "handoffctl --help, start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" --help :: \
   "handoffctl scenes (async), start -> exit" "${in_alpha[@]}" "$BIN/handoffctl" scenes --socket "$sock" :: \
   "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
+# The same commands launched by a process already in the test host: a person's shell on a machine
+# enters no namespace per command. On this VM nsenter added 1.6-2.4 ms to each launch (medians,
+# the rows below; docs/ARCHITECTURE.md, "handoffctl's start"). Interleaved with the same command
+# through nsenter, from the same launcher, so that the difference is nsenter's, in one sitting.
+"${in_alpha[@]}" python3 "$REPO/scripts/bench-launch.py" "$N" \
+  "in the test host: handoffctl status" "$BIN/handoffctl" status --socket "$sock" :: \
+  "in the test host: the same through nsenter" "${in_alpha[@]}" "$BIN/handoffctl" status --socket "$sock" :: \
+  "in the test host: /bin/true" /bin/true
 # One-shot, as status, but after the others: each publish has both daemons tell the other, which
 # would fall on the command launched next.
 python3 scripts/bench-launch.py "$N" \
@@ -80,7 +90,8 @@ relays() {
 relays floor 7431 "$WORK/push-relay"
 relays nio 7432 "$BIN/handoff-push-relay" --direct
 relays task 7433 "$BIN/handoff-push-relay"
-python3 scripts/bench-push.py "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" \
+# In alpha's namespaces: `handoffctl send` is launched there both through nsenter and directly.
+"${in_alpha[@]}" python3 "$REPO/scripts/bench-push.py" "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" \
   "$BIN/handoffctl" "$WORK/floor-a.sock" "$WORK/floor-b.sock" "$WORK/nio-a.sock" "$WORK/nio-b.sock" \
   "$WORK/task-a.sock" "$WORK/task-b.sock"
 

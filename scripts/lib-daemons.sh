@@ -68,7 +68,8 @@ YAML
   echo $! > "$dir/launcher.pid"
   local n
   for n in $(seq 1 150); do
-    ctl "$name" status --json 2>/dev/null | grep -q '"avahi" : "up"' && return 0
+    # Its PID kept for stop_daemon, which must end it even if it no longer answers.
+    ctl "$name" status --json 2>/dev/null | grep -q '"avahi" : "up"' && { daemon_pid "$name" > "$dir/daemon.pid"; return 0; }
     sleep 0.1
   done
   echo "handoffd $name did not come up; its log:" >&2
@@ -77,10 +78,34 @@ YAML
 }
 
 # ctl NAME ARGS...: handoffctl against NAME's daemon.
-ctl() { local name=$1; shift; "$BIN/handoffctl" "$@" --socket "$WORK/$name/run/control.sock"; }
+ctl() { local name=$1; shift; "$BIN/handoffctl" "$@" --socket "$(control_socket "$name")"; }
+control_socket() { echo "$WORK/$1/run/control.sock"; }
 
-# daemon_pid NAME: the handoffd PID (as the daemon reports it).
-daemon_pid() { ctl "$1" status --json | sed -n 's/.*"pid" : \([0-9]*\).*/\1/p'; }
+# daemon_pid NAME: the handoffd PID (as the daemon reports it; nothing from a daemon that does not
+# answer within 10 s).
+daemon_pid() { timeout 10 "$BIN/handoffctl" status --json --socket "$(control_socket "$1")" | sed -n 's/.*"pid" : \([0-9]*\).*/\1/p'; }
+
+# stop_daemon NAME: SIGTERM to NAME's daemon, then its launcher waited for. A daemon still running
+# STOP_SECONDS (10) after the SIGTERM is SIGKILLed, and the script says so: a stop that hangs is a
+# bug to see, not a rig that hangs until CI gives up.
+stop_daemon() {
+  local name=$1 pid n limit=${STOP_SECONDS:-10}
+  pid=$(daemon_pid "$name" 2>/dev/null || true)
+  # One that does not answer: the PID start_daemon kept, if that process is still this daemon.
+  [ -n "$pid" ] || pid=$(cat "$WORK/$name/daemon.pid" 2>/dev/null || true)
+  [ -n "$pid" ] && ! tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--config $WORK/$name/handoffd.yaml" && pid=""
+  if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+    for n in $(seq 1 $((limit * 20))); do running "$pid" || break; sleep 0.05; done
+    if running "$pid"; then
+      echo "handoffd $name did not stop within $limit s of SIGTERM: SIGKILLed" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
+}
+
+# running PID: the process exists and has not ended (an ended one not yet reaped is a zombie).
+running() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
 # json_field KEY: the first string value of KEY in JSON on stdin.
 json_field() { sed -n "s/.*\"$1\" : \"\\([^\"]*\\)\".*/\\1/p" | head -1; }
@@ -150,12 +175,8 @@ paired_hosts() {
 
 # stop_daemons NAME...: SIGTERM each daemon by the PID it reports, then its launcher.
 stop_daemons() {
-  local name pid
-  for name in "$@"; do
-    pid=$(daemon_pid "$name" 2>/dev/null || true)
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
-  done
+  local name
+  for name in "$@"; do stop_daemon "$name"; done
 }
 
 # end_daemons_and_hosts: the EXIT trap of these scripts: daemons alpha and beta stopped, the test

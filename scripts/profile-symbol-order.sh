@@ -28,6 +28,8 @@ BIN=$WORK/bin
 mkdir -p "$BIN"
 cp "$REAL_BIN/handoffctl" "$BIN/handoffctl"
 LOG_LEVEL=notice
+# Under callgrind a daemon's stop writes its profile: seconds, not milliseconds.
+STOP_SECONDS=180
 source scripts/lib-daemons.sh
 trap end_daemons_and_hosts EXIT
 scripts/testhosts.sh up "$SET" 2 >/dev/null
