@@ -44,7 +44,8 @@ public actor Activities: Service {
     private let nap = Nap()
     /// The longest pause of the run loop. What it waits for comes as a nudge: a collision (from the
     /// discovery), a network change or a resume (from the dialer's watcher), a pairing window
-    /// opened or closed (`pairingWindowChanged`). It bounds the rest: the addresses where no
+    /// opened or closed (`pairingWindowChanged`), a rotation asked for from outside the loop
+    /// (`rotate`: its announcement is the loop's). It bounds the rest: the addresses where no
     /// rtnetlink watcher runs, and a rotation that fell due during a suspend the dialer has not
     /// yet noticed. It was a second: an idle daemon woke once a second for nothing.
     static let longestPause: Duration = .seconds(10)
