@@ -160,6 +160,8 @@ session_ctl() {
 <busconfig>
   <type>session</type>
   <keep_umask/>
+  <!-- dbus-daemon refuses a configuration without one ("needs one or more <listen>
+       elements"); the address given on its command line is the one it listens on. -->
   <listen>unix:tmpdir=/tmp</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
