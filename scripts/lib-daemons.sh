@@ -95,17 +95,41 @@ stop_daemon() {
   [ -n "$pid" ] || pid=$(cat "$WORK/$name/daemon.pid" 2>/dev/null || true)
   [ -n "$pid" ] && ! tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--config $WORK/$name/handoffd.yaml" && pid=""
   if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
-    for n in $(seq 1 $((limit * 20))); do running "$pid" || break; sleep 0.05; done
-    if running "$pid"; then
-      echo "handoffd $name did not stop within $limit s of SIGTERM: SIGKILLed" >&2
+    local ended=""
+    for n in $(seq 1 $((limit * 20))); do running "$pid" || { ended=1; break; }; sleep 0.05; done
+    # The loop's answer, not running asked again: the process may be reaped in between.
+    if [ -z "$ended" ]; then
+      echo "handoffd $name did not stop within $limit s of SIGTERM: SIGKILLed; what it was doing:" >&2
+      stuck_report "$pid" "$name" >&2
       kill -KILL "$pid" 2>/dev/null || true
     fi
   fi
   [ -f "$WORK/$name/launcher.pid" ] && wait "$(cat "$WORK/$name/launcher.pid")" 2>/dev/null || true
 }
 
+# stuck_report PID NAME: a daemon that will not stop, as it is: each thread's state and kernel wait,
+# its threads' stacks when gdb is installed, and the end of its log.
+stuck_report() {
+  local t
+  echo "  $(ps -o pid=,ppid=,stat=,etimes=,args= -p "$1" 2>&1)"
+  for t in /proc/$1/task/*; do
+    echo "  thread $(basename "$t") $(cat "$t/comm" 2>/dev/null) $(grep '^State' "$t/status" 2>/dev/null | tr -s '\t ' ' ') wchan=$(cat "$t/wchan" 2>/dev/null)"
+  done
+  if command -v gdb >/dev/null; then
+    timeout 60 gdb -q -p "$1" -batch -ex 'set pagination off' -ex 'set complaints 0' -ex 'thread apply all bt 25' 2>/dev/null | grep -E '^(Thread|#)' | sed 's/^/  /' || true
+  fi
+  echo "  --- the end of $2's log"
+  tail -20 "$WORK/$2/handoffd.log" 2>/dev/null | sed 's/^/  /' || true
+}
+
 # running PID: the process exists and has not ended (an ended one not yet reaped is a zombie).
-running() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+# Its state is read once: a process reaped between two reads (its status file gone) once made
+# this say "running" after it had said "ended", and stop_daemon SIGKILLed a PID with no process.
+running() {
+  local state
+  state=$(grep '^State:' "/proc/$1/status" 2>/dev/null) || return 1
+  [[ ! $state =~ ^State:[[:space:]]*[ZX] ]]
+}
 
 # json_field KEY: the first string value of KEY in JSON on stdin.
 json_field() { sed -n "s/.*\"$1\" : \"\\([^\"]*\\)\".*/\\1/p" | head -1; }
