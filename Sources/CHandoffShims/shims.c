@@ -136,3 +136,27 @@ long handoff_release_startup_pages(void) {
     malloc_trim(0);
     return before < 0 || after < 0 ? -1 : before - after;
 }
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+
+int handoff_stop_signals_fd(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int rc = pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        errno = e;
+    }
+    return fd;
+}

@@ -30,6 +30,8 @@ final class DaemonRunner: Sendable {
     let bus: BusDoor?
     let database: StateDatabase
     let notifier = SystemdNotifier()
+    /// The goodbye to the peers: the last service, and started at once by a stop signal.
+    let farewell: Farewell
     let logger: Logger
 
     init(settings: Settings, logger: Logger) throws {
@@ -73,6 +75,7 @@ final class DaemonRunner: Sendable {
             path: c.runtimeDirectory + "/control.sock", maxClients: c.control.maxClients,
             maxLine: c.control.maxLineBytes, operations: daemon.operations, logger: logger)
         bus = Self.busDoor(c.desktop.bus, operations: daemon.operations, logger: logger)
+        farewell = Farewell(daemon: daemon)
         self.logger = logger
     }
 
@@ -116,7 +119,7 @@ final class DaemonRunner: Sendable {
             }
         }
         return [StateStores(database: database)] + daemon.services
-            + [control] + desktop + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger), Farewell(daemon: daemon)]
+            + [control] + desktop + [Readiness(daemon: daemon, notifier: notifier, socket: control.path, logger: logger), farewell]
     }
 
     /// Unicast DNS-SD in the configured zone; a key file that fails its checks leaves it off

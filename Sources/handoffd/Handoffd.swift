@@ -25,6 +25,8 @@ import Synchronization
 @main
 enum HandoffdMain {
     static func main() {
+        // First, while this is the only thread: every thread started later inherits the mask.
+        let stopSignals = StopSignals.take()
         let options: DaemonArguments
         do throws(DaemonArguments.Failure) {
             switch try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst())) {
@@ -47,7 +49,7 @@ enum HandoffdMain {
         let status = Mutex<Int32>(0)
         // Detached: a task made here would belong to the main actor, whose queue nobody drains.
         Task.detached {
-            let code = await Handoffd(options: options).run()
+            let code = await Handoffd(options: options, stopSignals: stopSignals).run()
             status.withLock { $0 = code }
             stopped.signal()
         }
@@ -60,6 +62,8 @@ enum HandoffdMain {
 /// SIGTERM or SIGINT.
 struct Handoffd {
     let options: DaemonArguments
+    /// The signalfd of SIGTERM and SIGINT (`StopSignals`), or nil: ServiceLifecycle reads them.
+    let stopSignals: Int32?
 
     /// The exit status: 0 after a clean stop or a valid --check-config, 1 when handoffd cannot
     /// start or stopped on an error (the log says why).
@@ -88,10 +92,19 @@ struct Handoffd {
         let logger = Logger(label: "handoffd")
         do {
             let runner = try DaemonRunner(settings: settings, logger: logger)
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: try await runner.services().map { .init(service: NamedService($0)) },
-                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            var services = try await runner.services().map { ServiceGroupConfiguration.ServiceConfiguration(service: NamedService($0)) }
+            let configuration: ServiceGroupConfiguration
+            if let stopSignals {
+                // Its end (a signal read) is the group's graceful shutdown.
+                services.append(
+                    .init(
+                        service: StopSignals(descriptor: stopSignals, farewell: runner.farewell, logger: logger),
+                        successTerminationBehavior: .gracefullyShutdownGroup))
+                configuration = .init(services: services, logger: logger)
+            } else {
+                configuration = .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            }
+            let group = ServiceGroup(configuration: configuration)
             try await group.run()
             return 0
         } catch let error as StartupError {

@@ -58,6 +58,15 @@ final class DaemonHost: @unchecked Sendable {
 
     /// Starts handoffd and waits until it answers `status` (with Avahi up, unless told not to wait for it).
     func start(environment: [String: String] = [:], waitForAvahi: Bool = true) async throws {
+        try launch(environment: environment)
+        try await waitUntil("\(name) is up", timeout: 15) {
+            guard let s = try? await self.request("status") else { return false }
+            return !waitForAvahi || s["avahi"] == "up"
+        }
+    }
+
+    /// Starts handoffd without waiting for it to answer.
+    func launch(environment: [String: String] = [:]) throws {
         // sh execs handoffd (same PID) with stderr, its log, in a file of this host's own.
         process = try hosts.spawn(
             index, "/bin/sh",
@@ -65,10 +74,6 @@ final class DaemonHost: @unchecked Sendable {
                 "-c", "exec \"$0\" \"$@\" 2>>'\(logPath)'", BuiltProducts.path("handoffd"),
                 "--config", dir + "/handoffd.yaml"
             ], environment: environment)
-        try await waitUntil("\(name) is up", timeout: 15) {
-            guard let s = try? await self.request("status") else { return false }
-            return !waitForAvahi || s["avahi"] == "up"
-        }
     }
 
     /// SIGKILL, reaped.

@@ -40,6 +40,40 @@ struct LifecycleEndToEndTests {
         try await waitUntil("beta unlists alpha", timeout: 5) { try await b.peer("alpha")?["listed"] == "false" }
     }
 
+    /// SIGINT (Ctrl-C in a terminal) stops handoffd as SIGTERM does, and a SIGTERM that comes
+    /// while it is still starting is kept until its event loop reads it (`StopSignals`), then
+    /// stops it cleanly too: not the process ended by the signal's default action.
+    @Test func sigintAndASIGTERMDuringStartStopCleanly() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start()
+        let running = try #require(a.process)
+        running.signal(SIGINT)
+        #expect(running.waitForExit(timeout: 2) == 0, "handoffd did not exit cleanly within 2 s of SIGINT")
+        #expect(a.log.contains("signal=SIGINT"))
+
+        try a.launch()
+        let starting = try #require(a.process)
+        // handoffd's main has taken SIGTERM and SIGINT (blocked, read from a signalfd): the
+        // first thing it does, long before it answers.
+        try await waitUntil("handoffd's stop signals blocked", timeout: 10) { Self.blocksStopSignals(starting.pid) }
+        starting.signal(SIGTERM)
+        #expect(starting.waitForExit(timeout: 5) == 0, "handoffd signalled while starting did not exit cleanly within 5 s")
+        #expect(a.log.contains("signal=SIGTERM"))
+    }
+
+    /// The process is handoffd (sh has exec'd it) and its main thread blocks SIGINT and SIGTERM.
+    static func blocksStopSignals(_ pid: Int32) -> Bool {
+        guard (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("handoffd") == true,
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }),
+            let mask = UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        let wanted: UInt64 = 1 << (UInt64(SIGINT) - 1) | 1 << (UInt64(SIGTERM) - 1)
+        return mask & wanted == wanted
+    }
+
     @Test func avahiRestartAndSIGKILLedPeer() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }

@@ -36,4 +36,11 @@ void handoff_name_thread(const char *name);
    process (RssFile before and after), or -1 when /proc/self/status cannot be read. */
 long handoff_release_startup_pages(void);
 
+/* SIGTERM and SIGINT blocked in the calling thread (and so in every thread it starts later) and
+   readable instead from the returned signalfd (non-blocking, close-on-exec): the daemon reads its
+   stop signals on its own event loop. Returns -1 (errno set, the signals left as they were) when
+   the descriptor cannot be made. Call before any other thread exists: a thread started earlier
+   keeps its mask, and a signal the kernel gives it would end the process. */
+int handoff_stop_signals_fd(void);
+
 #endif
