@@ -47,11 +47,16 @@ extension ParsableCommand {
 
 /// A command whose work is asynchronous (it waits on events).
 public protocol AsyncParsableCommand: ParsableCommand {
+    /// True for a command whose tasks never block (they print and talk to handoffd): its tasks
+    /// may then run on the thread of the event loop that reads its connection, and an event is
+    /// handled where it was read instead of waking a thread of Swift's pool for it.
+    static var tasksOnTheEventLoop: Bool { get }
     mutating func run() async throws
 }
 
 extension AsyncParsableCommand {
     public static var runsAsynchronously: Bool { true }
+    public static var tasksOnTheEventLoop: Bool { false }
 }
 
 public struct CommandConfiguration: Sendable {

@@ -11,6 +11,7 @@ import HandoffControl
 import HandoffCore
 
 struct Handle: AsyncParsableCommand {
+    static let tasksOnTheEventLoop = true
     static let configuration = CommandConfiguration(
         commandName: "handle",
         abstract: "Be a live handler for activity types: print each continuation offered and accept it (or --decline)."

@@ -1,3 +1,4 @@
+import HandoffAsync
 import HandoffCommandLine
 import NIOCore
 #if canImport(Glibc)
@@ -25,6 +26,10 @@ enum HandoffctlMain {
         // core (sixteen on many laptops) before the first byte is written. (Set here, not for the
         // one-shot commands: touching NIO's singletons took them 0.13 ms.)
         NIOSingletons.groupLoopCountSuggestion = 1
+        // watch and handle: each event printed from the thread that read it. On Swift's pool, the
+        // event's task woke a pool thread first, a step that cost as much as the daemon's own part
+        // of a stop signal's news (SIGTERM -> peerAbsent, scripts/bench-presence.sh).
+        if type(of: waiting).tasksOnTheEventLoop { EventLoopJobs.routeEveryTask(name: "handoffctl") }
         nonisolated(unsafe) var running = waiting
         // Detached (a task made here would belong to the main actor), and the main thread parked
         // until the command exits the process: `dispatchMain()` ends the main thread with

@@ -12,6 +12,7 @@ import HandoffControl
 import HandoffCore
 
 struct Watch: AsyncParsableCommand {
+    static let tasksOnTheEventLoop = true
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Print handoffd's events as they happen (peers, activities, continuations)."
     )
