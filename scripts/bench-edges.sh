@@ -6,7 +6,8 @@
 #     setns per command), beside /bin/true launched the same way;
 #   - `handoffctl --help` the same way (no daemon, no socket: the start-up alone), `handoffctl
 #     publish` (one-shot, as status), and `handoffctl scenes` (a command that runs on Swift's
-#     concurrency pool and one event loop, as watch, pair and handle do, but exits by itself),
+#     concurrency pool and one event loop, as pair does, but exits by itself; watch and handle
+#     run their tasks on that loop),
 #     and nsenter alone; all but publish interleaved (scripts/bench-launch.py);
 #   - a push to a live handler on the other host: from an open client's `send` on A to the
 #     handler's read on B (also with both daemons woken 1 ms before), from `handoffctl send`
