@@ -17,9 +17,10 @@ if [ "${1:-}" = --path ]; then echo "$OUT"; exit 0; fi
 stage=$(mktemp -d /tmp/handoffd-deb-XXXXXX)
 chmod 0755 "$stage"  # the package's "./": never 0700
 shlib=""
+lint=""
 # Also when scripts/test.sh stops this run (SIGTERM to its process group: bash runs the EXIT trap
 # only if the signal has a trap of its own).
-trap 'rm -rf "$stage"; [ -z "$shlib" ] || rm -rf "$shlib"' EXIT
+trap 'rm -rf "$stage"; [ -z "$shlib" ] || rm -rf "$shlib"; [ -z "$lint" ] || rm -rf "$lint"' EXIT
 trap 'exit 143' TERM INT
 # The binaries' debug info and symbols stay beside the package (dist/debug), not in it.
 rm -rf dist/debug
@@ -52,6 +53,8 @@ mkdir -p dist
 dpkg-deb --root-owner-group -Zxz -z9 --build "$stage" "$OUT" >/dev/null
 echo "built $OUT ($(du -h "$OUT" | cut -f1))"
 if command -v lintian >/dev/null; then
-  lintian --fail-on error,warning "$OUT"
+  # Its temporary files in a scratch directory of ours: lintian leaves one (mldbm-elf-*) in TMPDIR.
+  lint=$(mktemp -d /tmp/handoffd-lintian-XXXXXX)
+  TMPDIR="$lint" lintian --fail-on error,warning "$OUT"
   echo "lintian: no errors or warnings (each override is explained in packaging/debian/lintian-overrides)"
 fi
