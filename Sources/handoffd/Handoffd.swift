@@ -98,7 +98,7 @@ struct Handoffd {
                 // Its end (a signal read) is the group's graceful shutdown.
                 services.append(
                     .init(
-                        service: StopSignals(descriptor: stopSignals, farewell: runner.farewell, logger: logger),
+                        service: NamedService(StopSignals(descriptor: stopSignals, farewell: runner.farewell, logger: logger)),
                         successTerminationBehavior: .gracefullyShutdownGroup))
                 configuration = .init(services: services, logger: logger)
             } else {

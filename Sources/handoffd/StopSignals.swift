@@ -19,11 +19,10 @@ import ServiceLifecycle
 /// loop, which ran the group's shutdown until it reached `Farewell`: about 0.8 ms from the signal
 /// to the goodbye's write (perf, a traced stop), while a peer waits to show this machine absent.
 /// Read here, the signal wakes the loop itself, and the goodbye is its next job.
-struct StopSignals: Service, CustomStringConvertible {
+struct StopSignals: Service {
     let descriptor: Int32
     let farewell: Farewell
     let logger: Logger
-    var description: String { "StopSignals" }
 
     /// Blocks SIGTERM and SIGINT and returns the descriptor to read them from, or nil (then
     /// ServiceLifecycle handles them, as before). Called first thing in `main`: every thread the
