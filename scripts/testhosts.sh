@@ -53,7 +53,14 @@ anchor_of() {
   [ -f "$f" ] || die "no host $1 (run: testhosts.sh up $(set_of "$1") N)"
   cat "$f"
 }
-in_host() { local pid; pid=$(anchor_of "$1"); shift; nsenter -t "$pid" -m -n -- "$@"; }
+in_host() { local pid; pid=$(anchor_of "$1"); shift; not_ours "$pid"; nsenter -t "$pid" -m -n -- "$@"; }
+# not_ours PID: dies unless PID's network namespace is another than this machine's own. A
+# named once ran in the machine's own namespace (CI, a WideArea test) through an anchor that
+# was not the router's; nothing started through an anchor may ever run here.
+not_ours() {
+  [ "$(readlink "/proc/$1/ns/net" 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ] ||
+    die "process $1 is in this machine's own network namespace, not a test host's; refusing to run anything through it"
+}
 
 wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: poll until COMMAND succeeds
   local limit=$1 what=$2; shift 2
@@ -262,7 +269,7 @@ router_anchor() {
   fi
   cat "$d/anchor.pid"
 }
-in_router() { local pid; pid=$(router_anchor "$1"); shift; nsenter -t "$pid" -m -n -- "$@"; }
+in_router() { local pid; pid=$(router_anchor "$1"); shift; not_ours "$pid"; nsenter -t "$pid" -m -n -- "$@"; }
 
 reflector_conf() {  # reflector_conf SET
   printf '%s\n' '[server]' "host-name=$1-router" 'use-ipv4=yes' 'use-ipv6=yes' 'enable-dbus=no' \
