@@ -58,6 +58,7 @@ in_host() { local pid; pid=$(anchor_of "$1"); shift; not_ours "$pid"; nsenter -t
 # named once ran in the machine's own namespace (CI, a WideArea test) through an anchor that
 # was not the router's; nothing started through an anchor may ever run here.
 not_ours() {
+  [ -n "$1" ] || die "no anchor PID to run through"
   [ "$(readlink "/proc/$1/ns/net" 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ] ||
     die "process $1 is in this machine's own network namespace, not a test host's; refusing to run anything through it"
 }
@@ -73,6 +74,7 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: poll until COMMAND succ
 
 alive() {  # alive PID: running and not a zombie (daemons are reaped late by PID 1)
   local state
+  [ -n "$1" ] || return 1  # an empty PID would read /proc//stat, which is /proc/stat
   state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
   [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
@@ -214,10 +216,11 @@ host_up() {  # host_up SET INDEX [routed]
   avahi_conf "$host" > "$d/avahi-daemon.conf"
   # The anchor holds the host's mount namespace (private /run/dbus, /run/avahi-daemon) alive.
   # Its stdio goes to /dev/null: a caller reading our output to EOF must not wait on it.
+  # Its PID is recorded once it is ready (see router_anchor).
   ip netns exec "$ns" unshare --mount --propagation private sleep infinity </dev/null >/dev/null 2>&1 &
-  echo $! > "$d/anchor.pid"
-  local pid; pid=$(cat "$d/anchor.pid")
+  local pid=$!
   wait_for 5 "anchor of $host" anchor_ready "$pid"
+  echo "$pid" > "$d/anchor.pid"
   in_host "$host" mount -t tmpfs -o mode=755 tmpfs /run/dbus
   in_host "$host" mkdir -p /run/avahi-daemon
   in_host "$host" mount -t tmpfs -o mode=755 tmpfs /run/avahi-daemon
@@ -225,8 +228,9 @@ host_up() {  # host_up SET INDEX [routed]
   avahi_ctl "$host" start
 }
 
-anchor_ready() {  # the anchor has left our mount namespace and become `sleep`
-  [ "$(readlink "/proc/$1/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] &&
+anchor_ready() {  # the anchor has left our mount and network namespaces and become `sleep`
+  [ -n "$1" ] && [ "$(readlink "/proc/$1/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] &&
+    [ "$(readlink "/proc/$1/ns/net")" != "$(readlink /proc/self/ns/net)" ] &&
     [ "$(readlink "/proc/$1/exe")" = "$(readlink -f "$(command -v sleep)")" ]
 }
 
@@ -260,13 +264,23 @@ router_anchor() {
   local set=$1 d; d=$(router_dir "$set")
   ip netns list | awk '{print $1}' | grep -qx "$(ns_of "$set-br")" || die "no routed set $set (run: testhosts.sh up $set N routed)"
   mkdir -p "$d"
-  if [ ! -f "$d/anchor.pid" ] || ! alive "$(cat "$d/anchor.pid")"; then
-    ip netns exec "$(ns_of "$set-br")" unshare --mount --propagation private sleep infinity </dev/null >/dev/null 2>&1 &
-    echo $! > "$d/anchor.pid"
-    wait_for 5 "anchor of the $set router" anchor_ready "$(cat "$d/anchor.pid")"
-    nsenter -t "$(cat "$d/anchor.pid")" -m -n -- mkdir -p /run/avahi-daemon
-    nsenter -t "$(cat "$d/anchor.pid")" -m -n -- mount -t tmpfs -o mode=755 tmpfs /run/avahi-daemon
+  # Callers come at once (`named start` waits on dig while named starts), so one makes the
+  # anchor under a lock, and its PID is recorded only once it is ready: until `ip netns exec`
+  # has switched, nsenter into that PID enters this machine's own namespaces. A caller that
+  # trusted a PID recorded too early once started a CI run's named here. The anchor must not
+  # inherit the lock's descriptor, or it would hold the lock for its whole life.
+  local lock pid
+  exec {lock}>"$d/anchor.lock"
+  flock -w 10 "$lock" || die "the $set router's anchor lock is held by another caller for 10 s"
+  if [ ! -f "$d/anchor.pid" ] || ! anchor_ready "$(cat "$d/anchor.pid")"; then
+    ip netns exec "$(ns_of "$set-br")" unshare --mount --propagation private sleep infinity </dev/null >/dev/null 2>&1 {lock}>&- &
+    pid=$!
+    wait_for 5 "anchor of the $set router" anchor_ready "$pid"
+    nsenter -t "$pid" -m -n -- mkdir -p /run/avahi-daemon
+    nsenter -t "$pid" -m -n -- mount -t tmpfs -o mode=755 tmpfs /run/avahi-daemon
+    echo "$pid" > "$d/anchor.pid"
   fi
+  exec {lock}>&-
   cat "$d/anchor.pid"
 }
 in_router() { local pid; pid=$(router_anchor "$1"); shift; not_ours "$pid"; nsenter -t "$pid" -m -n -- "$@"; }

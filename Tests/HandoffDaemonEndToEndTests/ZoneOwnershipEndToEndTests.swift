@@ -74,12 +74,16 @@ struct ZoneOwnershipEndToEndTests {
         // at its next reading of the zone (every second here), says so and writes it again. Its
         // TXT rewrites (30 s apart on average, at random) write the entry again too, and about one
         // run in twenty one came first: beta then had nothing to say (healed in 0.7 s). So the
-        // entry is deleted again until beta has said so, three times at most.
+        // entry is deleted again until beta has said so, three times at most. Whether the entry is
+        // seen gone is not asserted: beta's reading of the zone may fall between the delete and
+        // ours (a CI run found it back 65 ms after the delete); nsupdate's rc=0 is the zone's word
+        // that the delete was applied, and beta's log line that it found it gone.
         var said = false
         for _ in 1...3 where !said {
             let unlisted = try update(hosts, from: 1, ["update delete _handoff._tcp.handoff.test PTR \(betaInstance)."])
             #expect(unlisted.status == "rc=0", "\(unlisted.output)")
-            #expect(!(try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName)))
+            let seenGone = !(try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName))
+            print("zone ownership: beta's list entry deleted; \(seenGone ? "seen gone" : "already back") at our reading")
             let healed = try await waitUntil("beta's entry is back in the list", timeout: 10) {
                 try WideAreaEndToEndTests.zoneInstances(hosts, from: 1).contains(betaName)
             }
