@@ -24,7 +24,15 @@ bench_start handoffd handoffctl
 command -v valgrind >/dev/null || apt-get install -y -q valgrind >/dev/null
 SET=pwork
 WORK=$(mktemp -d /tmp/handoffd-pushwork.XXXXXX)
-trap end_daemons_and_hosts EXIT
+# Valgrind's gdbserver pipes (callgrind_control talks through them) are left in TMPDIR when the
+# hosts' teardown SIGKILLs a daemon still under valgrind: removed by our daemons' PIDs.
+pids=()
+end_push_work() {
+  end_daemons_and_hosts
+  local pid
+  for pid in "${pids[@]}"; do [ -z "$pid" ] || rm -f "${TMPDIR:-/tmp}"/vgdb-pipe-*-"$pid"-by-*; done
+}
+trap end_push_work EXIT
 # handoffd under callgrind, counting from the start; valgrind 3.19 cannot read clang's DWARF 5, so
 # the binary without its debug sections (the symbol table names the functions).
 REAL_BIN=$BIN
