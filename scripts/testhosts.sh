@@ -266,13 +266,14 @@ router_anchor() {
   mkdir -p "$d"
   # Callers come at once (`named start` waits on dig while named starts), so one makes the
   # anchor under a lock, and its PID is recorded only once it is ready: until `ip netns exec`
-  # has switched, nsenter into that PID enters this machine's own namespaces. A caller that
-  # trusted a PID recorded too early once started a CI run's named here. The anchor must not
-  # inherit the lock's descriptor, or it would hold the lock for its whole life.
+  # has switched, nsenter into that PID enters this machine's own namespaces (a caller that
+  # trusted a PID recorded too early is the likeliest way a CI run's named came to run here).
+  # The anchor must not inherit the lock's descriptor, or it would hold the lock all its life.
   local lock pid
   exec {lock}>"$d/anchor.lock"
   flock -w 10 "$lock" || die "the $set router's anchor lock is held by another caller for 10 s"
-  if [ ! -f "$d/anchor.pid" ] || ! anchor_ready "$(cat "$d/anchor.pid")"; then
+  pid=$(cat "$d/anchor.pid" 2>/dev/null || true)
+  if ! anchor_ready "$pid"; then
     ip netns exec "$(ns_of "$set-br")" unshare --mount --propagation private sleep infinity </dev/null >/dev/null 2>&1 {lock}>&- &
     pid=$!
     wait_for 5 "anchor of the $set router" anchor_ready "$pid"
@@ -281,7 +282,7 @@ router_anchor() {
     echo "$pid" > "$d/anchor.pid"
   fi
   exec {lock}>&-
-  cat "$d/anchor.pid"
+  echo "$pid"
 }
 in_router() { local pid; pid=$(router_anchor "$1"); shift; not_ours "$pid"; nsenter -t "$pid" -m -n -- "$@"; }
 
