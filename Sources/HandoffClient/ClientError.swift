@@ -5,6 +5,8 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(code: String, message: String)
     case connectionLost
     case badResponse(String)
+    /// handoffd took the request but did not answer within the operation's bound (`answerWithin`).
+    case noAnswer(operation: String, within: Duration)
 
     public var description: String {
         switch self {
@@ -18,6 +20,9 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
             "the connection to handoffd was lost; check `systemctl status handoffd`"
         case .badResponse(let why):
             "handoffd sent an answer this client does not understand (\(why)); are both from the same release?"
+        case .noAnswer(let operation, let within):
+            "handoffd did not answer `\(operation)` within \(Self.seconds(within)); it may be stopped or overloaded: "
+                + "check `systemctl status handoffd` and `journalctl -u handoffd`"
         }
     }
 
@@ -29,6 +34,14 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case .refused(let code, _): code
         case .connectionLost: "connection-lost"
         case .badResponse: "bad-response"
+        case .noAnswer: "no-answer"
         }
+    }
+
+    /// "30 s", "0.25 s": a bound as a person reads it (no Foundation formatter for one number).
+    static func seconds(_ d: Duration) -> String {
+        let (s, atto) = d.components
+        let ms = s * 1000 + atto / 1_000_000_000_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(Double(ms) / 1000) s"
     }
 }

@@ -15,7 +15,7 @@ extension HandoffClient {
     public static func performOnce<Op: ControlOperation>(
         _ operation: Op, socketPath: String = defaultSocketPath
     ) throws(ClientError) -> Op.Result {
-        try OnceConnection(socketPath: socketPath).perform(operation)
+        try OnceConnection(socketPath: socketPath).perform(operation, within: operation.answerWithin)
     }
 
     /// A connection for one blocking operation, opened before the operation is known: handoffd
@@ -45,8 +45,14 @@ extension HandoffClient {
             }
         }
 
-        /// Performs `operation` and closes the connection: one operation per connection.
+        /// Performs `operation` and closes the connection: one operation per connection. Fails
+        /// with `noAnswer` if handoffd has not answered within the operation's `answerWithin`.
         public func perform<Op: ControlOperation>(_ operation: Op) throws(ClientError) -> Op.Result {
+            try perform(operation, within: operation.answerWithin)
+        }
+
+        /// The same, waiting at most `bound` for the answer (nil: as long as handoffd takes).
+        public func perform<Op: ControlOperation>(_ operation: Op, within bound: Duration?) throws(ClientError) -> Op.Result {
             let fd: Int32
             switch opened.withLock({ o -> Opened in
                 defer { o = .taken }
@@ -57,8 +63,11 @@ extension HandoffClient {
             case .taken: throw .refused(code: "connection-used", message: "this connection has performed its operation; open another")
             }
             defer { Glibc.close(fd) }
-            try HandoffClient.writeAll(fd, ControlRequest(id: 1, op: Op.name, arguments: operation.arguments).line)
-            let answer = try HandoffClient.readAnswer(fd, id: 1)
+            let deadline = bound.map { (within: $0, at: ContinuousClock.now + $0) }
+            // A daemon that does not read must not hold a large request's write either.
+            if let bound { HandoffClient.limitWrites(fd, to: bound) }
+            try HandoffClient.writeAll(fd, ControlRequest(id: 1, op: Op.name, arguments: operation.arguments).line, op: Op.name, within: bound)
+            let answer = try HandoffClient.readAnswer(fd, id: 1, op: Op.name, deadline: deadline)
             do throws(ControlError) { return try Op.Result(propertyList: answer) } catch {
                 throw .badResponse("\(Op.name): \(error.description)")
             }
@@ -92,21 +101,34 @@ extension HandoffClient {
         return fd
     }
 
-    fileprivate static func writeAll(_ fd: Int32, _ line: [UInt8]) throws(ClientError) {
+    /// SO_SNDTIMEO: a blocking send gives up (EAGAIN) after `bound`.
+    fileprivate static func limitWrites(_ fd: Int32, to bound: Duration) {
+        let (s, atto) = bound.components
+        var t = timeval(tv_sec: Int(s), tv_usec: Int(atto / 1_000_000_000_000))
+        if t.tv_sec == 0 && t.tv_usec == 0 { t.tv_usec = 1 }  // zero would mean no limit
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    fileprivate static func writeAll(_ fd: Int32, _ line: [UInt8], op: String, within bound: Duration?) throws(ClientError) {
         var sent = 0
         while sent < line.count {
             let n = line.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
             if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN, let bound { throw .noAnswer(operation: op, within: bound) }
             guard n > 0 else { throw .connectionLost }
             sent += n
         }
     }
 
-    /// Reads lines until the answer to `id` (events are skipped; none are asked for).
-    fileprivate static func readAnswer(_ fd: Int32, id: Int64) throws(ClientError) -> PropertyListValue? {
+    /// Reads lines until the answer to `id` (events are skipped; none are asked for), or until
+    /// the deadline: each read waits in poll(2) for what is left of it.
+    fileprivate static func readAnswer(
+        _ fd: Int32, id: Int64, op: String, deadline: (within: Duration, at: ContinuousClock.Instant)?
+    ) throws(ClientError) -> PropertyListValue? {
         var framer = LineFramer(maxLine: AnswerLine.maxLength)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
+            if let deadline, !readable(fd, before: deadline.at) { throw .noAnswer(operation: op, within: deadline.within) }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw .connectionLost }
@@ -119,6 +141,19 @@ extension HandoffClient {
                 case .answer: continue
                 }
             }
+        }
+    }
+
+    /// Whether `fd` has something to read (or has ended) before `deadline`.
+    private static func readable(_ fd: Int32, before deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            let (s, atto) = (deadline - ContinuousClock.now).components
+            guard s > 0 || (s == 0 && atto > 0) else { return false }
+            // Rounded up: a wait of 0 ms while time is left would spin.
+            let ms = s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, Int32(clamping: ms))
+            if n > 0 || (n < 0 && errno != EINTR) { return true }  // a failed poll: the read says why
         }
     }
 }

@@ -20,12 +20,14 @@ public final class HandoffClient: Sendable {
     public let events: AsyncStream<ControlEvent>
     private let channel: Channel
     private let state: NIOLockedValueBox<State>
-    /// Requests waiting for their answer, by id (no deadline: the daemon answers every request,
-    /// and a lost connection ends them all).
+    /// Requests waiting for their answer, by id; a lost connection ends them all, and each waits
+    /// at most its operation's `answerWithin` (a stopped daemon answers nothing).
     private let answers: Waiters<Int64, Result<PropertyListValue?, ClientError>>
 
     struct State {
         var nextID: Int64 = 1
+        /// Requests sent and not answered yet (nor given up on).
+        var unanswered: Set<Int64> = []
         var closed = false
         /// Why the daemon turned this connection away, if it did: every request then fails with it.
         var refusal: ClientError?
@@ -65,34 +67,69 @@ public final class HandoffClient: Sendable {
         return HandoffClient(socketPath: socketPath, channel: channel, events: events, state: state, answers: answers)
     }
 
-    /// Performs one control operation and decodes its typed result.
+    /// Performs one control operation and decodes its typed result. Fails with `noAnswer` if
+    /// handoffd has not answered within the operation's `answerWithin`.
     public func perform<Op: ControlOperation>(_ operation: Op) async throws(ClientError) -> Op.Result {
-        let answer = try await request(Op.name, operation.arguments)
+        try await perform(operation, within: operation.answerWithin)
+    }
+
+    /// The same, waiting at most `bound` for the answer (nil: as long as handoffd takes).
+    public func perform<Op: ControlOperation>(_ operation: Op, within bound: Duration?) async throws(ClientError) -> Op.Result {
+        let answer = try await request(Op.name, operation.arguments, within: bound)
         do throws(ControlError) { return try Op.Result(propertyList: answer) } catch {
             throw .badResponse("\(Op.name): \(error.description)")
         }
     }
 
-    /// Sends one request and waits for its answer (the operation by name, its arguments as values).
-    public func request(_ op: String, _ arguments: [String: PropertyListValue] = [:]) async throws(ClientError) -> PropertyListValue? {
-        let id = state.withLockedValue { s in
-            defer { s.nextID += 1 }
-            return s.nextID
+    /// Sends one request and waits for its answer (the operation by name, its arguments as values),
+    /// at most `bound` if one is given: a request by name has no `answerWithin` to go by.
+    /// handoffd answers a connection's requests in the order they were sent, so the bound counts
+    /// while the daemon is at this request: a status sent behind a `send` that waits a minute on
+    /// the other machine is not given up on at 30 s (`expire`).
+    public func request(
+        _ op: String, _ arguments: [String: PropertyListValue] = [:], within bound: Duration? = nil
+    ) async throws(ClientError) -> PropertyListValue? {
+        let line = { (id: Int64) in ControlRequest(id: id, op: op, arguments: arguments).line }
+        // The id, its place among the unanswered and the write are one step, so that ids go out
+        // in the order they are given and "an earlier request is unanswered" means what it says.
+        // The wait is registered before the connection's state is read: a connection that ends
+        // after this check ends the wait too.
+        let sent = state.withLockedValue { s -> Result<(Int64, Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket), ClientError> in
+            let id = s.nextID
+            s.nextID += 1
+            let ticket = answers.register(id)
+            if let failure = s.refusal ?? (s.closed ? ClientError.connectionLost : nil) {
+                answers.forget(ticket)
+                return .failure(failure)
+            }
+            s.unanswered.insert(id)
+            channel.writeAndFlush(channel.allocator.buffer(bytes: line(id))).whenFailure { [answers] _ in
+                answers.resumeOldest(id, with: .failure(.connectionLost))
+            }
+            return .success((id, ticket))
         }
-        // Registered before the connection's state is read: a connection that ends after this
-        // check ends the wait too.
-        let ticket = answers.register(id)
-        if let failure = state.withLockedValue({ s in s.refusal ?? (s.closed ? ClientError.connectionLost : nil) }) {
-            answers.forget(ticket)
-            throw failure
-        }
-        let line = ControlRequest(id: id, op: op, arguments: arguments).line
-        channel.writeAndFlush(channel.allocator.buffer(bytes: line)).whenFailure { [answers] _ in
-            answers.resumeOldest(id, with: .failure(.connectionLost))
-        }
+        let (id, ticket) = try sent.get()
+        if let bound { channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, op: op, bound: bound) } }
         switch await answers.wait(ticket) {
         case .value(let result): return try result.get()
         default: throw state.withLockedValue { $0.refusal } ?? .connectionLost
+        }
+    }
+
+    /// The bound of request `id` ran out: it fails with `noAnswer`, unless the daemon is still at
+    /// an earlier request of this connection, when it gets its bound afresh. A request given up
+    /// on counts as answered, so that a daemon that stopped fails each request in turn.
+    private func expire(_ id: Int64, op: String, bound: Duration) {
+        let waitsBehind = state.withLockedValue { s -> Bool? in
+            guard s.unanswered.contains(id) else { return nil }
+            if s.unanswered.contains(where: { $0 < id }) { return true }
+            s.unanswered.remove(id)
+            return false
+        }
+        switch waitsBehind {
+        case true?: channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, op: op, bound: bound) }
+        case false?: answers.resumeOldest(id, with: .failure(.noAnswer(operation: op, within: bound)))
+        case nil: break
         }
     }
 
@@ -136,6 +173,7 @@ private final class ResponseHandler: ChannelInboundHandler {
                 // Never leave a request waiting for an answer we could not read.
                 failOldest(message, id: id)
             case .answer(let id?, let outcome):
+                state.withLockedValue { _ = $0.unanswered.remove(id) }
                 answers.resumeOldest(id, with: outcome)
             case .answer(nil, let outcome):
                 // An answer without an id is the daemon turning the connection away: it goes to
@@ -150,6 +188,7 @@ private final class ResponseHandler: ChannelInboundHandler {
     /// Fails the request `id` (or, not knowing it, the oldest: answers come in request order).
     private func failOldest(_ message: String, id: Int64? = nil) {
         let failure = Result<PropertyListValue?, ClientError>.failure(.refused(code: "unreadable-answer", message: message))
+        state.withLockedValue { s in _ = (id ?? s.unanswered.min()).map { s.unanswered.remove($0) } }
         if let id { answers.resumeOldest(id, with: failure) } else { answers.resumeOldestOfAll(with: failure) }
     }
 

@@ -17,6 +17,10 @@ extension Int: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument, radix: 10) }
 }
 
+extension Double: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
 /// A set of options and arguments: a command, or a group several commands share.
 public protocol ParsableArguments: SendableMetatype {
     init()

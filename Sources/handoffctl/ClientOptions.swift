@@ -16,6 +16,22 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Print the daemon's answer as JSON instead of a table.")
     var json = false
 
+    @Option(
+        help: "Seconds to wait for handoffd's answer before giving up (exit 3). Default: 30, and for send, continue, "
+            + "pair and stream-open as long as handoffd's own limits.")
+    var timeout: Double?
+
+    mutating func validate() throws {
+        if let timeout, !(timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400 (a day)")
+        }
+    }
+
+    /// How long to wait for the operation's answer: --timeout, else the operation's own bound.
+    func bound(for operation: some ControlOperation) -> Duration? {
+        timeout.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) } ?? operation.answerWithin
+    }
+
     var socketPath: String { Self.socketPath(option: socket) }
 
     /// --socket, else $HANDOFF_SOCKET, else handoffd's own (also the guess of `EarlyConnection`).
@@ -32,7 +48,9 @@ struct ClientOptions: ParsableArguments {
 
     /// One operation; a refusal fails with exit 1 (3 if the daemon went away), with its message.
     func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op) async throws -> Op.Result {
-        do { return try await client.perform(operation) } catch { throw failure(error.description, code: Self.exitStatus(error)) }
+        do { return try await client.perform(operation, within: bound(for: operation)) } catch {
+            throw failure(error.description, code: Self.exitStatus(error))
+        }
     }
 
     /// Performs one operation on a connection of its own (blocking: no event loop for one line
@@ -45,7 +63,7 @@ struct ClientOptions: ParsableArguments {
     /// One operation on a connection of its own (blocking); failures as `perform`'s.
     func performOnce<Op: ControlOperation>(_ operation: Op) throws -> Op.Result {
         let connection = EarlyConnection.take(for: socketPath) ?? HandoffClient.OnceConnection(socketPath: socketPath)
-        do { return try connection.perform(operation) } catch {
+        do { return try connection.perform(operation, within: bound(for: operation)) } catch {
             throw failure(error.description, code: Self.exitStatus(error))
         }
     }

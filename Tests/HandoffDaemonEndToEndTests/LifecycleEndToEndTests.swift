@@ -40,6 +40,26 @@ struct LifecycleEndToEndTests {
         try await waitUntil("beta unlists alpha", timeout: 5) { try await b.peer("alpha")?["listed"] == "false" }
     }
 
+    /// A handoffd that is stopped (SIGSTOP: a debugger, a frozen cgroup) takes connections but
+    /// answers nothing: handoffctl gives up after its bound with exit 3 and says what to check,
+    /// and the same command is answered once the daemon runs again.
+    @Test func aStoppedDaemonIsGivenUpOnAndAnswersWhenContinued() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start()
+        let running = try #require(a.process)
+        running.signal(SIGSTOP)
+        let stopped = Result { try a.ctl(["status", "--timeout", "0.5"]) }
+        running.signal(SIGCONT)
+        let (status, output) = try stopped.get()
+        #expect(status == 3, "\(output)")
+        #expect(output.contains("handoffd did not answer `status` within 0.5 s"), "\(output)")
+        let again = try a.ctl(["status", "--json"])
+        #expect(again.status == 0 && again.output.contains("uptimeSeconds"), "\(again.output)")
+        a.stop()
+    }
+
     /// SIGINT (Ctrl-C in a terminal) stops handoffd as SIGTERM does, and a SIGTERM that comes
     /// while it is still starting is kept until its event loop reads it (`StopSignals`), then
     /// stops it cleanly too: not the process ended by the signal's default action.

@@ -2,6 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffControl
 import HandoffCore
+import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon
 
@@ -67,6 +68,58 @@ import Testing
         await s.stop()
     }
 
+    /// A daemon that took the connection and answers nothing (stopped, wedged): each request
+    /// fails with `noAnswer` after its bound, the next one too, and says what to check.
+    @Test func aSilentDaemonIsGivenUpOnAfterTheBound() async throws {
+        let silent = try SilentSocket()
+        defer { silent.close() }
+        let client = try await HandoffClient.connect(socketPath: silent.path)
+        for _ in 0..<2 {
+            let started = ContinuousClock.now
+            let e = await #expect(throws: ClientError.self) { try await client.perform(StatusRequest(), within: .milliseconds(200)) }
+            #expect(e == .noAnswer(operation: "status", within: .milliseconds(200)))
+            #expect(ContinuousClock.now - started >= .milliseconds(200))
+        }
+        await client.close()
+    }
+
+    /// The bound counts while the daemon is at the request: one sent behind a request the daemon
+    /// takes longer over than the bound (a `send` waiting on the other machine) is answered.
+    @Test func theBoundCountsFromTheRequestsTurn() async throws {
+        let s = try await server()
+        let client = try await HandoffClient.connect(socketPath: s.path)
+        let before = EchoOperations.slowStarted.withLockedValue { $0 }
+        async let slow = client.request("slow", ["ms": 700])
+        let deadline = ContinuousClock.now + .seconds(5)
+        while EchoOperations.slowStarted.withLockedValue({ $0 }) == before, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(try await client.request("echo", ["value": 7], within: .milliseconds(300)) == 7)
+        #expect(try await slow == "slow")
+        await client.close()
+        await s.stop()
+    }
+
+    /// What the daemon answers by itself is bounded; what waits on a peer, a handler or a
+    /// person is bounded by the daemon.
+    @Test func operationsThatWaitOnOthersAreLeftToTheDaemonsBounds() throws {
+        #expect(StatusRequest().answerWithin == .seconds(30))
+        #expect(ActivitiesRequest().answerWithin == .seconds(30))
+        #expect(ActivitiesRequest(peer: "beta").answerWithin == .seconds(30))
+        let id = UUID()
+        let daemonBound: [any ControlOperation] = [
+            SendRequest(activity: id, to: "beta"), ContinueRequest(peer: "beta", activity: id), ActivitiesRequest(remote: true),
+            try PairRequest(request: ControlRequest(id: 1, op: "pair", arguments: ["peer": "beta"])),
+            try PairAcceptRequest(request: ControlRequest(id: 1, op: "pair-accept", arguments: [:])),
+            PairConfirmRequest(pairing: "p", accept: true, code: "123456"),
+            StreamOpenRequest(activity: id),
+            SearchOpenRequest(result: "x")
+        ]
+        for op in daemonBound { #expect(op.answerWithin == nil, "\(type(of: op).name)") }
+        #expect(ClientError.noAnswer(operation: "status", within: .milliseconds(250)).description.contains("within 0.25 s"))
+        #expect(ClientError.noAnswer(operation: "status", within: .seconds(30)).code == "no-answer")
+    }
+
     @Test func lostConnectionFailsWaitingRequests() async throws {
         let s = try await server()
         let client = try await HandoffClient.connect(socketPath: s.path)
@@ -130,6 +183,18 @@ struct UnknownOperation: ControlOperation {
         let long = "/tmp/" + String(repeating: "x", count: 120)
         let tooLong = #expect(throws: ClientError.self) { try HandoffClient.performOnce(RawOperation([:]), socketPath: long) }
         #expect(tooLong?.description.contains("use a shorter --socket") == true)
+    }
+
+    /// The blocking request gives up on a silent daemon after its bound, as the async one does.
+    @Test func aSilentDaemonIsGivenUpOnAfterTheBound() throws {
+        let silent = try SilentSocket()
+        defer { silent.close() }
+        let started = ContinuousClock.now
+        #expect(throws: ClientError.noAnswer(operation: "status", within: .milliseconds(200))) {
+            try HandoffClient.OnceConnection(socketPath: silent.path).perform(StatusRequest(), within: .milliseconds(200))
+        }
+        let took = ContinuousClock.now - started
+        #expect(took >= .milliseconds(200) && took < .seconds(10), "gave up after \(took)")
     }
 
     /// A connection opened before its operation is known (handoffctl opens it before parsing):

@@ -17,6 +17,22 @@ import Testing
     }
 }
 
+/// A daemon that takes the connection and never answers (stopped, wedged): handoffctl gives up
+/// after its bound (--timeout here, 30 s by default) with exit 3 and says what to check.
+@Suite struct HandoffctlSilentDaemonTests {
+    @Test func aSilentDaemonIsGivenUpOnWithExit3() throws {
+        let silent = try SilentSocket()
+        defer { silent.close() }
+        let started = ContinuousClock.now
+        let (status, output) = try runCommand([BuiltProducts.path("handoffctl"), "status", "--socket", silent.path, "--timeout", "0.3"])
+        let took = ContinuousClock.now - started
+        #expect(status == 3, "\(output)")
+        #expect(output.contains("handoffd did not answer `status` within 0.3 s"), "\(output)")
+        #expect(output.contains("systemctl status handoffd"), "\(output)")
+        #expect(took >= .milliseconds(300) && took < .seconds(10), "gave up after \(took)")
+    }
+}
+
 /// Issue 30, part 3: `pair --accept --yes` pinned whoever answered first. `--yes` now goes only
 /// with `--code`, the code the other machine shows.
 @Suite struct PairCommandLineTests {
@@ -38,11 +54,14 @@ import Testing
         (["scene", "connect", "--help"], 0, "USAGE: handoffctl scene connect"),
         (["help", "send"], 0, "USAGE: handoffctl send"),
         (["status", "--bogus"], 64, "Usage: handoffctl status [--socket <socket>] [--json]"),
-        (["send", "--socket", "/nonexistent/control.sock"], 64, "Usage: handoffctl send [--socket <socket>] [--json] <activity> --to <to>"),
+        (
+            ["send", "--socket", "/nonexistent/control.sock"], 64,
+            "Usage: handoffctl send [--socket <socket>] [--json] [--timeout <timeout>] <activity> --to <to>"
+        ),
         (["status", "--generate-completion-script", "bash"], 0, "_handoffctl()"),
         (["--generate-completion-script", "bash"], 0, "_handoffctl()"),
         (["nosuch"], 64, "Unexpected argument 'nosuch'"),
-        (["help", "scene", "show"], 0, "USAGE: handoffctl scene show [--socket <socket>] [--json] <scene>"),
+        (["help", "scene", "show"], 0, "USAGE: handoffctl scene show [--socket <socket>] [--json] [--timeout <timeout>] <scene>"),
         (["status", "--bogus", "--help"], 0, "USAGE: handoffctl status"),
         (["search", "--limit", "many", "x"], 64, "The value 'many' is invalid for '--limit <limit>'"),
         (["status", "--json=yes"], 64, "The option '--json' does not take any value, but 'yes' was specified."),
@@ -50,7 +69,9 @@ import Testing
         (["publish", "--help"], 0, "USAGE: handoffctl publish <options>"),
         (["--generate-completion-script", "zsh"], 0, "#compdef handoffctl"),
         (["--generate-completion-script=fish"], 0, "complete -c handoffctl"),
-        (["--experimental-dump-help"], 0, "\"serializationVersion\":0")
+        (["--experimental-dump-help"], 0, "\"serializationVersion\":0"),
+        (["status", "--timeout", "0"], 64, "--timeout must be a number of seconds above 0"),
+        (["status", "--timeout", "soon"], 64, "The value 'soon' is invalid for '--timeout <timeout>'")
     ])
     func helpAndUsageComeFromHandoffctl(_ args: [String], _ want: Int32, _ says: String) throws {
         let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args)

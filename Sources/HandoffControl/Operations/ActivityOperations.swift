@@ -12,6 +12,9 @@ public struct ActivitiesRequest: ControlOperation {
     public var remote: Bool
     public var peer: String?
     public init(remote: Bool = false, peer: String? = nil) { (self.remote, self.peer) = (remote, peer) }
+    /// `remote` asks every listed peer in turn (up to 18 s each that does not answer): bounded by
+    /// handoffd, not by the client.
+    public var answerWithin: Duration? { remote ? nil : Self.answeredPromptly }
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         remote = try f.optionalBool("remote") ?? false
@@ -156,6 +159,8 @@ public struct RefreshRequest: ControlOperation {
 public struct ContinueRequest: ControlOperation {
     public typealias Result = ContinuationReport
     public static let name = "continue"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     public var peer: String
     public var activity: UUID
     public var scene: UUID?
@@ -179,6 +184,8 @@ public struct ContinueRequest: ControlOperation {
 public struct SendRequest: ControlOperation {
     public typealias Result = ContinuationReport
     public static let name = "send"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     public var activity: UUID
     public var to: String
     public init(activity: UUID, to: String) { (self.activity, self.to) = (activity, to) }

@@ -15,6 +15,19 @@ public protocol ControlOperation: Sendable {
     var arguments: [String: PropertyListValue] { get }
     /// Decodes a request; each problem names its argument.
     init(request: ControlRequest) throws(ControlError)
+    /// How long a client waits for the answer before it reports that handoffd did not answer
+    /// (a stopped or wedged daemon would otherwise hang every command and app that asks it).
+    /// `answeredPromptly` for what the daemon answers by itself; nil for operations that wait on
+    /// a peer, a handler or a person, which handoffd bounds itself (`send` and `continue` by the
+    /// peer's and the handlers' limits, pairing by its window).
+    var answerWithin: Duration? { get }
+}
+
+extension ControlOperation {
+    public var answerWithin: Duration? { Self.answeredPromptly }
+    /// handoffd answers these from its own state (a SQLite write at most): 30 s is a daemon that
+    /// does not run, not one that is busy.
+    public static var answeredPromptly: Duration { .seconds(30) }
 }
 
 /// What an operation answers, as the `result` of its answer line.

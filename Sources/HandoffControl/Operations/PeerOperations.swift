@@ -121,6 +121,8 @@ public struct TrustedPeerInfo: ControlItem, Equatable {
 public struct PairRequest: ControlOperation {
     public typealias Result = PairingCode
     public static let name = "pair"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     public var peer: String
     public init(peer: String) { self.peer = peer }
     public init(request: ControlRequest) throws(ControlError) { peer = try request.fields.string("peer") }
@@ -131,6 +133,8 @@ public struct PairRequest: ControlOperation {
 public struct PairAcceptRequest: ControlOperation {
     public typealias Result = PairingCode
     public static let name = "pair-accept"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     /// Seconds, 1 to 600.
     public var timeout: Int64
     public init(timeout: Int64 = 120) { self.timeout = timeout }
@@ -175,6 +179,8 @@ public struct PairingCode: ControlObject, Equatable {
 public struct PairConfirmRequest: ControlOperation {
     public typealias Result = PeerIdentityInfo
     public static let name = "pair-confirm"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     public var pairing: String
     public var accept: Bool
     /// The code the person read on the other machine: the pairing is confirmed only if it is the

@@ -79,6 +79,8 @@ public struct SearchHit: ControlItem, Equatable {
 public struct SearchOpenRequest: ControlOperation {
     public typealias Result = ContinuationReport
     public static let name = "search-open"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     public var result: String
     public init(result: String) { self.result = result }
     public init(request: ControlRequest) throws(ControlError) { result = try request.fields.string("result") }

@@ -12,6 +12,8 @@ import HandoffCore
 public struct StreamOpenRequest: ControlOperation {
     public typealias Result = StreamInfo
     public static let name = "stream-open"
+    /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
+    public var answerWithin: Duration? { nil }
     public var activity: UUID
     public init(activity: UUID) { self.activity = activity }
     public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
