@@ -103,8 +103,14 @@ public final class HandoffClient: Sendable {
                 return .failure(failure)
             }
             s.unanswered.insert(id)
-            channel.writeAndFlush(channel.allocator.buffer(bytes: line(id))).whenFailure { [answers] _ in
-                answers.resumeOldest(id, with: .failure(.connectionLost))
+            // Queued on the loop, not written here: a write made on the loop's own thread runs
+            // the pipeline at once, and a write that finds the socket closed closes the channel,
+            // whose handler takes this lock (NIO's task queue keeps the order they are queued in).
+            let (channel, answers, bytes) = (self.channel, self.answers, line(id))
+            channel.eventLoop.execute {
+                channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).whenFailure { _ in
+                    answers.resumeOldest(id, with: .failure(.connectionLost))
+                }
             }
             return .success((id, ticket))
         }
