@@ -17,8 +17,8 @@ struct ClientOptions: ParsableArguments {
     var json = false
 
     @Option(
-        help: "Seconds to wait for handoffd's answer before giving up (exit 3). Default: 30, and for send, continue, "
-            + "pair and stream-open as long as handoffd's own limits.")
+        help: "Seconds to wait for handoffd's answer before giving up (exit 3). Default: 30; for what waits on another "
+            + "machine or a person (send, continue, pair, activities --remote) as long as handoffd's own limits.")
     var timeout: Double?
 
     mutating func validate() throws {
