@@ -90,8 +90,9 @@ public final class HandoffClient: Sendable {
         _ op: String, _ arguments: [String: PropertyListValue] = [:], within bound: Duration? = nil
     ) async throws(ClientError) -> PropertyListValue? {
         let line = { (id: Int64) in ControlRequest(id: id, op: op, arguments: arguments).line }
-        // The id, its place among the unanswered and the write are one step, so that ids go out
-        // in the order they are given and "an earlier request is unanswered" means what it says.
+        // The id, its place among the unanswered and the write's place in the loop's queue are one
+        // step, so that ids go out in the order they are given and "an earlier request is
+        // unanswered" (`expire`) means what it says.
         // The wait is registered before the connection's state is read: a connection that ends
         // after this check ends the wait too.
         let sent = state.withLockedValue { s -> Result<(Int64, Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket), ClientError> in
