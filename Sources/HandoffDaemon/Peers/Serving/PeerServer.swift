@@ -39,7 +39,10 @@ struct PeerServer: Sendable {
         case .push(let id, _) where refuses(peer):
             return .outcome(id: id, outcome: Self.refused)
         case .push(let id, let activity):
-            logger.info("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
+            // Debug: its dispatch logs where it went ("activity continued" or "continuation
+            // failed", with the peer's name and the type) at info; two journal lines a push were
+            // one too many on the push's path.
+            logger.debug("peer pushed an activity", metadata: ["peer.id": "\(peer.fingerprint)", "activity.type": "\(activity.type.rawValue)"])
             let outcome = await continuations.dispatch(
                 activity, from: peers.name(of: peer), preferredScene: nil, pushedBy: peer.id, identity: peer)
             return .outcome(id: id, outcome: outcome.remote)
