@@ -210,6 +210,12 @@ public final class Waiters<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         state.withLockedValue { s in s.slots.values.count { $0.owner == owner && $0.outcome == nil } }
     }
 
+    /// Whether any wait whose key matches is still open.
+    @inlinable
+    public func isWaiting(where matches: (Key) -> Bool) -> Bool {
+        state.withLockedValue { s in s.slots.values.contains { $0.outcome == nil && matches($0.key) } }
+    }
+
     /// Whether the wait for this ticket is still open.
     @inlinable
     public func isWaiting(_ ticket: Ticket) -> Bool {

@@ -26,8 +26,6 @@ public final class HandoffClient: Sendable {
 
     struct State {
         var nextID: Int64 = 1
-        /// Requests sent and not answered yet (nor given up on).
-        var unanswered: Set<Int64> = []
         var closed = false
         /// Why the daemon turned this connection away, if it did: every request then fails with it.
         var refusal: ClientError?
@@ -90,9 +88,9 @@ public final class HandoffClient: Sendable {
         _ op: String, _ arguments: [String: PropertyListValue] = [:], within bound: Duration? = nil
     ) async throws(ClientError) -> PropertyListValue? {
         let line = { (id: Int64) in ControlRequest(id: id, op: op, arguments: arguments).line }
-        // The id, its place among the unanswered and the write's place in the loop's queue are one
-        // step, so that ids go out in the order they are given and "an earlier request is
-        // unanswered" (`expire`) means what it says.
+        // The id, its wait and the write's place in the loop's queue are one step, so that ids go
+        // out in the order they are given and "an earlier request is unanswered" (`expire`)
+        // means what it says.
         // The wait is registered before the connection's state is read: a connection that ends
         // after this check ends the wait too.
         let sent = state.withLockedValue { s -> Result<(Int64, Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket), ClientError> in
@@ -103,7 +101,6 @@ public final class HandoffClient: Sendable {
                 answers.forget(ticket)
                 return .failure(failure)
             }
-            s.unanswered.insert(id)
             // Queued on the loop, not written here: a write made on the loop's own thread runs
             // the pipeline at once, and a write that finds the socket closed closes the channel,
             // whose handler takes this lock (NIO's task queue keeps the order they are queued in).
@@ -116,7 +113,7 @@ public final class HandoffClient: Sendable {
             return .success((id, ticket))
         }
         let (id, ticket) = try sent.get()
-        if let bound { channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, op: op, bound: bound) } }
+        if let bound { channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, ticket, op: op, bound: bound) } }
         switch await answers.wait(ticket) {
         case .value(let result): return try result.get()
         default: throw state.withLockedValue { $0.refusal } ?? .connectionLost
@@ -124,19 +121,14 @@ public final class HandoffClient: Sendable {
     }
 
     /// The bound of request `id` ran out: it fails with `noAnswer`, unless the daemon is still at
-    /// an earlier request of this connection, when it gets its bound afresh. A request given up
-    /// on counts as answered, so that a daemon that stopped fails each request in turn.
-    private func expire(_ id: Int64, op: String, bound: Duration) {
-        let waitsBehind = state.withLockedValue { s -> Bool? in
-            guard s.unanswered.contains(id) else { return nil }
-            if s.unanswered.contains(where: { $0 < id }) { return true }
-            s.unanswered.remove(id)
-            return false
-        }
-        switch waitsBehind {
-        case true?: channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, op: op, bound: bound) }
-        case false?: answers.resumeOldest(id, with: .failure(.noAnswer(operation: op, within: bound)))
-        case nil: break
+    /// an earlier request of this connection (one still waiting), when it gets its bound afresh.
+    /// A request given up on waits no more, so that a daemon that stopped fails each in turn.
+    private func expire(_ id: Int64, _ ticket: Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket, op: String, bound: Duration) {
+        guard answers.isWaiting(ticket) else { return }
+        if answers.isWaiting(where: { $0 < id }) {
+            channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, ticket, op: op, bound: bound) }
+        } else {
+            answers.resumeOldest(id, with: .failure(.noAnswer(operation: op, within: bound)))
         }
     }
 
@@ -180,7 +172,6 @@ private final class ResponseHandler: ChannelInboundHandler {
                 // Never leave a request waiting for an answer we could not read.
                 failOldest(message, id: id)
             case .answer(let id?, let outcome):
-                state.withLockedValue { _ = $0.unanswered.remove(id) }
                 answers.resumeOldest(id, with: outcome)
             case .answer(nil, let outcome):
                 // An answer without an id is the daemon turning the connection away: it goes to
@@ -195,7 +186,6 @@ private final class ResponseHandler: ChannelInboundHandler {
     /// Fails the request `id` (or, not knowing it, the oldest: answers come in request order).
     private func failOldest(_ message: String, id: Int64? = nil) {
         let failure = Result<PropertyListValue?, ClientError>.failure(.refused(code: "unreadable-answer", message: message))
-        state.withLockedValue { s in _ = (id ?? s.unanswered.min()).map { s.unanswered.remove($0) } }
         if let id { answers.resumeOldest(id, with: failure) } else { answers.resumeOldestOfAll(with: failure) }
     }
 
