@@ -38,7 +38,8 @@ final class LoopbackDaemon: Sendable {
         daemon = try Daemon(
             parts: DaemonParts(
                 configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
-                sceneStore: MemorySceneStore(), discovery: discovery, searchIndex: SQLiteSearchIndex(), logger: Logger(label: "test.\(name)")))
+                sceneStore: MemorySceneStore(), discovery: discovery, searchIndex: c.desktop.search ? SQLiteSearchIndex() : nil,
+                logger: Logger(label: "test.\(name)")))
         // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
         control = ControlServer(
             path: FileManager.default.temporaryDirectory.appendingPathComponent("pl-\(UUID().uuidString.prefix(8)).sock").path,
@@ -50,11 +51,13 @@ final class LoopbackDaemon: Sendable {
         running = Task { try await group.run() }
     }
 
-    /// Shuts the services down in reverse order, as SIGTERM does.
-    func stop() async {
+    /// Shuts the services down in reverse order, as SIGTERM does; how the group ended (it fails
+    /// if a service ended on its own before).
+    @discardableResult func stop() async -> Result<Void, Error> {
         await group.triggerGracefulShutdown()
-        _ = await running.result
+        let ended = await running.result
         discovery.shutdown()
+        return ended
     }
 
     func request(_ op: String, _ args: [String: PropertyListValue] = [:]) async throws -> PropertyListValue? {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffClient
 import HandoffConfig
 import HandoffContent
 import HandoffCore
@@ -24,6 +25,18 @@ import Testing
 
     static func hits(_ d: LoopbackDaemon, _ query: String) async throws -> [[String: PropertyListValue]] {
         (try await d.request("search", ["query": .string(query)])?.arrayValue ?? []).compactMap(\.dictionaryValue)
+    }
+
+    /// `desktop.search: false`: a search is refused with what to do, and the daemon runs on.
+    /// Before, the search service returned at once, and a service that returns ends the group:
+    /// handoffd exited as it started ("Service failed(Search)").
+    @Test func searchTurnedOffIsRefusedAndTheDaemonRunsOn() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork()) { $0.desktop.search = false }
+        let refused = await #expect(throws: ClientError.self) { try await a.request("search", ["query": "beatr"]) }
+        #expect(refused?.code == "search-off")
+        _ = try await a.request("status")
+        let ended = await a.stop()
+        #expect(throws: Never.self) { try ended.get() }
     }
 
     @Test func localActivitiesEligibleForSearchAndTheLibrary() async throws {

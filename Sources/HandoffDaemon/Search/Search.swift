@@ -45,7 +45,12 @@ actor Search: Service {
     }
 
     func run() async throws {
-        guard index != nil else { return }
+        // Search turned off: nothing to keep current, but a service that returns ends the group
+        // (handoffd exited at once with `desktop.search: false`: "Service failed(Search)").
+        guard index != nil else {
+            try? await gracefulShutdown()
+            return
+        }
         events.watch(feed.client)
         // Filled once the first dials have ended (or 100 ms passed), as the Avahi client starts:
         // a restarted daemon's first handshakes are what its peers wait on, and this is CPU
