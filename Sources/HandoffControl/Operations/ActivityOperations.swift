@@ -12,9 +12,8 @@ public struct ActivitiesRequest: ControlOperation {
     public var remote: Bool
     public var peer: String?
     public init(remote: Bool = false, peer: String? = nil) { (self.remote, self.peer) = (remote, peer) }
-    /// `remote` asks every listed peer in turn (up to 18 s each that does not answer): bounded by
-    /// handoffd, not by the client.
-    public var answerWithin: Duration? { remote ? nil : Self.answeredPromptly }
+    // `remote` asks the listed peers side by side: 18 s for one that does not answer, however
+    // many (docs/CONTROL.md, "Deadlines"), within the client's usual bound.
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         remote = try f.optionalBool("remote") ?? false
