@@ -163,15 +163,21 @@ extension AppState {
         return [.continueOffer(offer)]
     }
 
-    /// Keeps the cursor on a row that exists, and the scroll so that the cursor is visible.
+    /// Keeps the cursor on a row that exists, and the scroll so that the cursor is visible. The
+    /// draft's row (cursor 0) is always shown; the scroll is in characters (cursor 1 is the first),
+    /// as the screen shows them. It was counted in rows with the draft's, one off: going up a list
+    /// longer than the screen, the selected character was the one just above the first shown.
     mutating func clampCursor(of book: UUID) {
         guard var b = books[book] else { return }
-        let rows = (characters[book]?.count ?? 0) + 1
-        b.cursor = min(max(b.cursor, 0), rows - 1)
+        let count = characters[book]?.count ?? 0
+        b.cursor = min(max(b.cursor, 0), count)
         let visible = max(visibleRows, 1)
-        if b.cursor < b.scroll { b.scroll = b.cursor }
-        if b.cursor >= b.scroll + visible { b.scroll = b.cursor - visible + 1 }
-        b.scroll = min(max(b.scroll, 0), max(rows - visible, 0))
+        if b.cursor > 0 {
+            let index = b.cursor - 1
+            if index < b.scroll { b.scroll = index }
+            if index >= b.scroll + visible { b.scroll = index - visible + 1 }
+        }
+        b.scroll = min(max(b.scroll, 0), max(count - visible, 0))
         books[book] = b
     }
 

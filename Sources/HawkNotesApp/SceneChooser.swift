@@ -58,6 +58,10 @@ public struct SceneChooser: Sendable, Equatable {
 extension Screen {
     /// The chooser's screen.
     public init(chooser: SceneChooser, width: Int, height: Int) {
+        if let small = Screen(tooSmallWidth: width, height: height) {
+            self = small
+            return
+        }
         self.init(lines: [], width: width, height: height)
         lines.append([Segment(fit(" Hawk Notes — open which window?", self.width), .title)])
         lines.append([])
@@ -68,5 +72,6 @@ extension Screen {
         }
         while lines.count < self.height - 1 { lines.append([]) }
         lines.append([Segment(fit("↑/↓ choose  ⏎ open  1-9 open that one  n new window  q quit", self.width), .reverse)])
+        clipRows()
     }
 }

@@ -31,18 +31,35 @@ public struct Screen: Sendable, Equatable {
 
     /// Rows above and below the character list: title, tabs, book header, draft, and the offer,
     /// status and help lines.
-    static let fixedRows = 13
+    static let fixedRows = 14
 
     /// How many character rows fit a terminal of this height.
     public static func characterRows(height: Int) -> Int { max(height - fixedRows, 1) }
 
+    /// The smallest terminal the layout fits: the title and tabs, a book's tagline, the draft, the
+    /// characters' heading and one of them, and the offer, status and key lines.
+    public static let minimumColumns = 20, minimumRows = 10
+
     init(lines: [[Segment]], width: Int, height: Int) {
-        self.width = max(width, 20)
-        self.height = max(height, 8)
+        self.width = width
+        self.height = height
         self.lines = lines
     }
 
+    /// A terminal smaller than the layout: what to do, in what fits, instead of rows painted past
+    /// its edges (they wrapped over each other).
+    init?(tooSmallWidth width: Int, height: Int) {
+        guard width < Self.minimumColumns || height < Self.minimumRows else { return nil }
+        let (width, height) = (max(width, 1), max(height, 1))
+        let text = "Hawk Notes needs a terminal of \(Self.minimumColumns)×\(Self.minimumRows) or more; this one is \(width)×\(height)"
+        self.init(lines: wrap(text, width: width).prefix(height).map { [Segment(fit($0, width), .bold)] }, width: width, height: height)
+    }
+
     public init(_ state: AppState, library: Library, width: Int, height: Int) {
+        if let small = Screen(tooSmallWidth: width, height: height) {
+            self = small
+            return
+        }
         self.init(lines: [], width: width, height: height)
         let book = library.book(id: state.selectedBook)
         add([Segment(fit(" Hawk Notes" + (book.map { " — \($0.title)" } ?? ""), self.width), .title)])
@@ -62,6 +79,22 @@ public struct Screen: Sendable, Equatable {
         add(offerLine(state))
         add([Segment(fit(statusText(state), self.width), state.connection == .connected ? .dim : .accent)])
         add([Segment(fit(state.mode == .editingDraft ? "typing the draft: ⏎ or esc when done, ⌫ erases" : AppState.keyHelp, self.width), .reverse)])
+        clipRows()
+    }
+
+    /// Every row cut to the width, whatever its parts: a row of several segments (the draft's)
+    /// is not cut by `fit` as a whole.
+    mutating func clipRows() {
+        lines = lines.map { row in
+            var left = width
+            var out: [Segment] = []
+            for segment in row where left > 0 {
+                let text = segment.text.columns <= left ? segment.text : fit(segment.text, left)
+                out.append(Segment(text, segment.style))
+                left -= text.columns
+            }
+            return out
+        }
     }
 
     private mutating func add(_ segments: [Segment]) { lines.append(segments) }
@@ -71,29 +104,33 @@ public struct Screen: Sendable, Equatable {
         var used = 0
         for (i, b) in library.books.enumerated() {
             let label = " \(i + 1) \(b.title) "
-            guard used + label.count <= width else { break }
+            guard used + label.columns <= width else { break }
             out.append(Segment(label, b.id == state.selectedBook ? .reverse : .plain))
-            used += label.count
+            used += label.columns
         }
         return out
     }
 
     private mutating func bookPage(_ book: Book, _ state: AppState) {
         add([Segment(fit(book.tagline, width), .bold)])
-        for line in wrap(book.synopsis, width: width).prefix(3) { add([Segment(line)]) }
-        for line in wrap("Notes: " + book.notes, width: width).prefix(2) { add([Segment(line, .dim)]) }
+        // Below 15 rows the synopsis and the notes give way, so that the draft and the selected
+        // character stay in view (they were cut off below, the draft's cursor off the screen).
+        let synopsis = min(3, max(height - Self.minimumRows, 0))
+        let notes = min(2, max(height - Self.minimumRows - synopsis, 0))
+        for line in wrap(book.synopsis, width: width).prefix(synopsis) { add([Segment(line)]) }
+        for line in wrap("Notes: " + book.notes, width: width).prefix(notes) { add([Segment(line, .dim)]) }
         let b = state.selected
         let editing = state.mode == .editingDraft
         let marker = b.cursor == 0 ? "> " : "  "
         let label = "Draft: "
         // The end of the draft stays in view while it is typed.
-        let room = max(width - marker.count - label.count - 1, 1)
-        let shown = b.draft.count > room ? "…" + b.draft.suffix(room - 1) : b.draft
+        let room = max(width - marker.count - label.count - 1, 2)
+        let shown = b.draft.columns > room ? "…" + tail(b.draft, columns: room - 1) : b.draft
         add([
             Segment(marker + label, b.cursor == 0 ? .bold : .plain),
             Segment(shown.isEmpty && !editing ? "(empty: ⏎ to write)" : shown, editing ? .accent : .plain)
         ])
-        if editing { cursor = (lines.count - 1, marker.count + label.count + shown.count) }
+        if editing { cursor = (lines.count - 1, marker.count + label.count + shown.columns) }
         add([Segment("Characters", .bold)])
         let rows = Self.characterRows(height: height)
         for (i, c) in book.characters.enumerated().dropFirst(b.scroll).prefix(rows) {
@@ -106,7 +143,8 @@ public struct Screen: Sendable, Equatable {
         add([Segment(fit(character.name, width), .bold)])
         add([Segment(fit("in \(book.title)", width), .dim)])
         add([])
-        for line in wrap(character.description, width: width).prefix(max(height - 10, 1)) { add([Segment(line)]) }
+        // What is left between the heading's three rows and the two below, the "esc" row in view.
+        for line in wrap(character.description, width: width).prefix(max(height - 11, 1)) { add([Segment(line)]) }
         add([])
         add([Segment(fit("esc: back to \(book.title)   n: open in a new window", width), .dim)])
     }
@@ -130,7 +168,10 @@ public struct Screen: Sendable, Equatable {
     private func offerLine(_ state: AppState) -> [Segment] {
         guard let offer = state.offers.first else { return [] }
         let more = state.offers.count > 1 ? " (+\(state.offers.count - 1) more)" : ""
-        let text = "“\(offer.title.terminalSafe)” is open on \(offer.peer.terminalSafe)\(more) — c to continue"
+        // The title gives way first: who offers it and the key to press stay in view.
+        let rest = "” is open on \(offer.peer.terminalSafe)\(more) — c to continue"
+        let room = width - 1 - rest.columns
+        let text = room >= 6 ? "“" + fit(offer.title.terminalSafe, room) + rest : "“\(offer.title.terminalSafe)" + rest
         return [Segment(fit(text, width), .accent)]
     }
 
@@ -143,33 +184,6 @@ public struct Screen: Sendable, Equatable {
         case .lost(let why): return "handoffd: \(why); your draft is kept here, reconnecting…"
         }
     }
-}
-
-/// Cuts text to `width` columns, with an ellipsis when it was longer.
-func fit(_ text: String, _ width: Int) -> String {
-    text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
-}
-
-/// Word wrap at `width` columns.
-func wrap(_ text: String, width: Int) -> [String] {
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-        if line.isEmpty {
-            line = String(word)
-        } else if line.count + 1 + word.count <= width {
-            line += " " + word
-        } else {
-            lines.append(line)
-            line = String(word)
-        }
-        while line.count > width {
-            lines.append(String(line.prefix(width)))
-            line = String(line.dropFirst(width))
-        }
-    }
-    if !line.isEmpty { lines.append(line) }
-    return lines
 }
 
 extension Screen {

@@ -69,7 +69,12 @@ let beatrice = burningSwift.characters[0]
         s.layout(visibleRows: 2)
         for _ in 0..<10 { _ = s.reduce(.key(.down)) }
         #expect(s.selected.cursor == burningSwift.characters.count)
-        #expect(s.selected.scroll == burningSwift.characters.count - 1, "the last row in view, two rows shown")
+        #expect(s.selected.scroll == burningSwift.characters.count - 2, "the last two characters in view, two rows shown")
+        _ = s.reduce(.key(.up))
+        _ = s.reduce(.key(.up))
+        // The first of the two shown was left: the list follows (scrolled in characters).
+        #expect(s.selected.cursor == burningSwift.characters.count - 2)
+        #expect(s.selected.scroll == burningSwift.characters.count - 3)
         for _ in 0..<10 { _ = s.reduce(.key(.up)) }
         #expect(s.selected.cursor == 0 && s.selected.scroll == 0)
     }
