@@ -89,9 +89,9 @@ public struct Screen: Sendable, Equatable {
             var left = width
             var out: [Segment] = []
             for segment in row where left > 0 {
-                let text = segment.text.columns <= left ? segment.text : fit(segment.text, left)
+                let text = segment.text.terminalColumns <= left ? segment.text : fit(segment.text, left)
                 out.append(Segment(text, segment.style))
-                left -= text.columns
+                left -= text.terminalColumns
             }
             return out
         }
@@ -104,9 +104,9 @@ public struct Screen: Sendable, Equatable {
         var used = 0
         for (i, b) in library.books.enumerated() {
             let label = " \(i + 1) \(b.title) "
-            guard used + label.columns <= width else { break }
+            guard used + label.terminalColumns <= width else { break }
             out.append(Segment(label, b.id == state.selectedBook ? .reverse : .plain))
-            used += label.columns
+            used += label.terminalColumns
         }
         return out
     }
@@ -125,12 +125,12 @@ public struct Screen: Sendable, Equatable {
         let label = "Draft: "
         // The end of the draft stays in view while it is typed.
         let room = max(width - marker.count - label.count - 1, 2)
-        let shown = b.draft.columns > room ? "…" + tail(b.draft, columns: room - 1) : b.draft
+        let shown = b.draft.terminalColumns > room ? "…" + tail(b.draft, columns: room - 1) : b.draft
         add([
             Segment(marker + label, b.cursor == 0 ? .bold : .plain),
             Segment(shown.isEmpty && !editing ? "(empty: ⏎ to write)" : shown, editing ? .accent : .plain)
         ])
-        if editing { cursor = (lines.count - 1, marker.count + label.count + shown.columns) }
+        if editing { cursor = (lines.count - 1, marker.count + label.count + shown.terminalColumns) }
         add([Segment("Characters", .bold)])
         let rows = Self.characterRows(height: height)
         for (i, c) in book.characters.enumerated().dropFirst(b.scroll).prefix(rows) {
@@ -170,7 +170,7 @@ public struct Screen: Sendable, Equatable {
         let more = state.offers.count > 1 ? " (+\(state.offers.count - 1) more)" : ""
         // The title gives way first: who offers it and the key to press stay in view.
         let rest = "” is open on \(offer.peer.terminalSafe)\(more) — c to continue"
-        let room = width - 1 - rest.columns
+        let room = width - 1 - rest.terminalColumns
         let text = room >= 6 ? "“" + fit(offer.title.terminalSafe, room) + rest : "“\(offer.title.terminalSafe)" + rest
         return [Segment(fit(text, width), .accent)]
     }

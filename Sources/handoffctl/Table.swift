@@ -17,7 +17,8 @@ struct Table {
     func print(empty: String) {
         guard !rows.isEmpty else { return Swift.print(empty) }
         let all = [columns] + rows
-        let widths = columns.indices.map { i in all.map { $0.indices.contains(i) ? $0[i].count : 0 }.max() ?? 0 }
+        // In terminal columns: a machine named in Chinese, Japanese or Korean takes two a character.
+        let widths = columns.indices.map { i in all.map { $0.indices.contains(i) ? $0[i].terminalColumns : 0 }.max() ?? 0 }
         for row in all {
             let cells = row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padded(to: widths[i]) }
             Swift.print(cells.joined(separator: "  "))
@@ -29,7 +30,7 @@ struct Table {
 func printFields(_ value: PropertyListValue?, order: [String]) {
     guard let d = value?.dictionaryValue else { return }
     let keys = order.filter { d[$0] != nil } + d.keys.filter { !order.contains($0) }.sorted()
-    let width = keys.map(\.count).max() ?? 0
+    let width = keys.map(\.terminalColumns).max() ?? 0
     for k in keys { print(k.terminalSafe.padded(to: width) + "  " + d[k]!.text) }
 }
 
@@ -55,6 +56,6 @@ extension PropertyListValue {
 func yes(_ b: Bool) -> String { b ? "yes" : "no" }
 
 extension String {
-    /// Spaces after, up to `width` characters.
-    func padded(to width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+    /// Spaces after, up to `width` terminal columns.
+    func padded(to width: Int) -> String { self + String(repeating: " ", count: max(0, width - terminalColumns)) }
 }

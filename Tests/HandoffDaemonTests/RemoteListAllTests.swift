@@ -100,4 +100,34 @@ import Testing
             await c.stop()
         }
     }
+
+    /// `handoffctl activities --remote` as a person reads it: a machine named in Japanese takes
+    /// two columns a character, and the table's columns stay aligned (they were padded in
+    /// characters, and slid apart by the name's width).
+    @Test func theTableStaysAlignedForNamesInOtherScripts() async throws {
+        let a = try await Self.alpha()
+        try await withStopping(a) {
+            let asked = NIOLockedValueBox<Set<String>>([])
+            let b = try await ListingPeer("東京のノート", pairedWith: a, asked: asked) {}
+            let c = try await ListingPeer("beta", pairedWith: a, asked: asked) {}
+            let argv = [BuiltProducts.path("handoffctl"), "activities", "--remote", "--socket", a.control.path]
+            // Off Swift's pool: the daemon answers on it meanwhile.
+            let (status, output) = try await withCheckedThrowingContinuation { done in
+                Thread { done.resume(with: Result { try runCommand(argv) }) }.start()
+            }
+            #expect(status == 0, "\(output)")
+            let rows = output.split(separator: "\n").filter { !$0.isEmpty }
+            #expect(rows.count == 3, "\(output)")
+            // Where the ACTIVITY column starts, in columns, on each row.
+            let starts = rows.map { row in
+                row.firstRange(of: "ACTIVITY").map { row[..<$0.lowerBound].terminalColumns }
+                    ?? [b.activity, c.activity].lazy.compactMap { row.firstRange(of: $0.uuidString)?.lowerBound }.first.map {
+                        row[..<$0].terminalColumns
+                    }
+            }
+            #expect(Set(starts).count == 1 && starts.allSatisfy { $0 != nil }, "\(output)")
+            await b.stop()
+            await c.stop()
+        }
+    }
 }

@@ -11,26 +11,26 @@ import Testing
 /// painted past its edges.
 @Suite struct ScreenFitTests {
     @Test func charactersTakeTheirColumns() {
-        #expect(Character("a").columns == 1)
-        #expect(Character("—").columns == 1)
-        #expect(Character("語").columns == 2)
-        #expect(Character("한").columns == 2)
-        #expect(Character("Ａ").columns == 2, "fullwidth forms")
-        #expect(Character("😀").columns == 2)
-        #expect(Character("❤️").columns == 2, "text made a picture by VS16")
-        #expect(Character("e\u{301}").columns == 1, "a combining accent adds none")
-        #expect(Character("\u{200B}").columns == 0)
-        #expect("日本語 ok".columns == 9)
+        #expect(Character("a").terminalColumns == 1)
+        #expect(Character("—").terminalColumns == 1)
+        #expect(Character("語").terminalColumns == 2)
+        #expect(Character("한").terminalColumns == 2)
+        #expect(Character("Ａ").terminalColumns == 2, "fullwidth forms")
+        #expect(Character("😀").terminalColumns == 2)
+        #expect(Character("❤️").terminalColumns == 2, "text made a picture by VS16")
+        #expect(Character("e\u{301}").terminalColumns == 1, "a combining accent adds none")
+        #expect(Character("\u{200B}").terminalColumns == 0)
+        #expect("日本語 ok".terminalColumns == 9)
     }
 
     @Test func fitAndWrapCountColumns() {
         let title = "雪の時計職人と七つの約束"
         #expect(fit(title, 9) == "雪の時計…")
-        #expect(fit(title, 9).columns <= 9)
+        #expect(fit(title, 9).terminalColumns <= 9)
         #expect(fit(title, 24) == title, "24 columns: it fits whole")
         for width in 2...30 {
             let rows = wrap("風の谷 the keeper of Salt and Lantern 灯台守の娘 ❤️ ok", width: width)
-            #expect(rows.allSatisfy { $0.columns <= width }, "width \(width): \(rows)")
+            #expect(rows.allSatisfy { $0.terminalColumns <= width }, "width \(width): \(rows)")
             #expect(rows.joined().filter { $0 != " " } == "風の谷thekeeperofSaltandLantern灯台守の娘❤️ok", "nothing lost at \(width)")
         }
     }
@@ -61,7 +61,7 @@ import Testing
                     laid.layout(visibleRows: Screen.characterRows(height: height))
                     let screen = Screen(laid, library: library, width: width, height: height)
                     #expect(screen.lines.count == height, "state \(n) at \(width)×\(height)")
-                    let over = screen.lines.map { $0.map(\.text).joined() }.filter { $0.columns > width }
+                    let over = screen.lines.map { $0.map(\.text).joined() }.filter { $0.terminalColumns > width }
                     #expect(over.isEmpty, "state \(n) at \(width)×\(height): \(over)")
                     if let cursor = screen.cursor { #expect(cursor.row < height && cursor.column <= width, "state \(n)") }
                 }
@@ -72,7 +72,7 @@ import Testing
         #expect(offered.contains("…” is open on 東京のノートパソコン — c to continue"), "\(offered)")
         let typed = Screen(typing, library: library, width: 40, height: 24)
         let row = typed.lines[typed.cursor!.row].map(\.text).joined()
-        #expect(row.hasSuffix("and more") && typed.cursor?.column == row.columns, "the draft's end stays in view, the cursor after it")
+        #expect(row.hasSuffix("and more") && typed.cursor?.column == row.terminalColumns, "the draft's end stays in view, the cursor after it")
     }
 
     @Test func aTerminalSmallerThanTheLayoutSaysSo() {
@@ -80,7 +80,7 @@ import Testing
         for (width, height) in [(19, 24), (80, 9), (20, 5), (12, 3), (1, 1), (0, 0)] {
             let screen = Screen(state, library: library, width: width, height: height)
             #expect(screen.lines.count <= max(height, 1), "\(width)×\(height)")
-            #expect(screen.lines.allSatisfy { $0.map(\.text).joined().columns <= max(width, 1) }, "\(width)×\(height): \(screen.text)")
+            #expect(screen.lines.allSatisfy { $0.map(\.text).joined().terminalColumns <= max(width, 1) }, "\(width)×\(height): \(screen.text)")
             #expect(screen.cursor == nil)
             let chooser = Screen(chooser: SceneChooser([]), width: width, height: height)
             #expect(chooser == screen, "the window chooser says the same")
