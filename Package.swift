@@ -55,7 +55,7 @@ let package = Package(
         // names the library, the headers are in /usr/include.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // The only importer of CNcurses: keys in, a Screen painted.
-        .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp"]),
+        .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp", "HandoffCore"]),
         // libyaml, seen only by HandoffConfig. Not through pkg-config: the header is in
         // /usr/include and the module map names the library.
         .systemLibrary(name: "CYAML", providers: [.apt(["libyaml-dev"])]),

@@ -20,5 +20,11 @@ static inline int hn_key_code_yes(void) { return KEY_CODE_YES; }
 static inline void hn_set_locale(void) { setlocale(LC_ALL, ""); }
 // The terminal on stdin/stdout (Swift 6 does not read C's global FILE pointers).
 static inline SCREEN *hn_newterm(void) { return newterm(NULL, stdout, stdin); }
+// Whether the terminal (as terminfo describes TERM) can put the cursor anywhere: a "dumb" one
+// (Emacs' shell buffer, a pipe-like console) takes newterm and then shows nothing.
+static inline int hn_can_address_cursor(void) {
+    char *cup = tigetstr("cup");
+    return cup != NULL && cup != (char *)-1;
+}
 
 #endif

@@ -1,5 +1,6 @@
 import CNcurses
 import Glibc
+import HandoffCore
 import HawkNotesApp
 
 /// The terminal, through ncurses (the only importer of CNcurses): full screen, keys decoded into
@@ -17,8 +18,14 @@ public final class Terminal {
         hn_set_locale()
         // newterm, not initscr: initscr exits the process when the terminal cannot be used, and
         // the app has a clearer thing to say.
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1, hn_newterm() != nil, let w = hn_stdscr() else {
-            throw .noTerminal
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
+        let type = getenv("TERM").map { String(cString: $0) } ?? ""
+        guard !type.isEmpty else { throw .noTerminalType }
+        guard let screen = hn_newterm(), let w = hn_stdscr() else { throw .unknownType(type) }
+        guard hn_can_address_cursor() != 0 else {
+            endwin()
+            delscreen(screen)
+            throw .cannotMoveCursor(type)
         }
         window = w
         cbreak()
@@ -116,10 +123,26 @@ public final class Terminal {
     }
 }
 
+/// Why the terminal cannot be taken over, each saying what to do.
 public enum TerminalError: Error, CustomStringConvertible {
-    case noTerminal
+    /// Standard input or output is not a terminal (a pipe, a file, a service).
+    case notATerminal
+    case noTerminalType
+    /// TERM names a type terminfo does not have here.
+    case unknownType(String)
+    /// TERM's type cannot put the cursor anywhere (TERM=dumb).
+    case cannotMoveCursor(String)
 
     public var description: String {
-        "hawknotes needs a terminal (stdin and stdout a tty, TERM set); run it in a terminal window, or under tmux"
+        switch self {
+        case .notATerminal:
+            "hawknotes needs a terminal: its input or output is not one; run it in a terminal window, or under tmux"
+        case .noTerminalType:
+            "TERM is not set, so the terminal's type is unknown; set it (such as TERM=xterm-256color) or run hawknotes in a terminal window"
+        case .unknownType(let type):
+            "TERM=\(type.terminalSafe) is a terminal type this machine has no description of (terminfo); install ncurses-term, or set TERM to one it has (such as xterm-256color)"
+        case .cannotMoveCursor(let type):
+            "TERM=\(type.terminalSafe) cannot move the cursor, and Hawk Notes draws a full screen; run it in a terminal window or under tmux (or set TERM to the terminal's real type)"
+        }
     }
 }

@@ -146,6 +146,20 @@ struct HawkNotesEndToEndTests {
         #expect(!small.contains("q quit"), "the key line cut to 60 columns")
         try app.keys("Down", "Enter")
         try await app.waitForScreen("a character at 60x16") { $0.contains("in The Burning Swift") }
+        // Smaller than the layout: it says what it needs, inside the terminal, and comes back.
+        try app.resize(width: 30, height: 6)
+        try await app.waitForScreen("the size it needs, at 30x6") { s in
+            s.contains("Hawk Notes needs a terminal of") && s.contains("30×6") && s.split(separator: "\n").count <= 6
+        }
+        try app.resize(width: 40, height: 12)
+        try await app.waitForScreen("the character again at 40x12") { $0.contains("in The Burning Swift") }
+        // Terminals it cannot draw on are named, with what to do (it drew nothing on TERM=dumb).
+        for (term, says) in [("dumb", "TERM=dumb cannot move the cursor"), ("no-such-term", "TERM=no-such-term is a terminal type")] {
+            try app.launch(term: term)
+            try await waitUntil("hawknotes on TERM=\(term) says why it cannot draw", timeout: 10) {
+                ((try? String(contentsOfFile: a.dir + "/hawknotes.err", encoding: .utf8)) ?? "").contains(says)
+            }
+        }
     }
 
     /// Without handoffd, or without its library, the app says what is wrong and what to do, and
