@@ -25,7 +25,11 @@ struct Search: AsyncParsableCommand {
         guard !words.joined().trimmingSpaces.isEmpty else {
             throw ValidationError("say what to look for, e.g. `handoffctl search beatrice`")
         }
-        if let n = `continue`, n < 1 { throw ValidationError("--continue counts from 1") }
+        // Checked here, as a usage error (64): the daemon's refusal named its argument ("argument
+        // 'limit'") and exited 1.
+        let most = Int(SearchRequest.maxLimit)
+        guard (1...most).contains(limit) else { throw ValidationError("--limit must be 1 to \(most)") }
+        if let n = `continue`, !(1...most).contains(n) { throw ValidationError("--continue counts from 1 to \(most)") }
     }
 
     func run() async throws {

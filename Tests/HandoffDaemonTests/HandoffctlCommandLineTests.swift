@@ -71,7 +71,9 @@ import Testing
         (["--generate-completion-script=fish"], 0, "complete -c handoffctl"),
         (["--experimental-dump-help"], 0, "\"serializationVersion\":0"),
         (["status", "--timeout", "0"], 64, "--timeout must be a number of seconds above 0"),
-        (["status", "--timeout", "soon"], 64, "The value 'soon' is invalid for '--timeout <timeout>'")
+        (["status", "--timeout", "soon"], 64, "The value 'soon' is invalid for '--timeout <timeout>'"),
+        (["search", "beatr", "--limit", "0", "--socket", "/nonexistent/control.sock"], 64, "--limit must be 1 to 200"),
+        (["search", "beatr", "--continue", "201", "--socket", "/nonexistent/control.sock"], 64, "--continue counts from 1 to 200")
     ])
     func helpAndUsageComeFromHandoffctl(_ args: [String], _ want: Int32, _ says: String) throws {
         let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args)
