@@ -73,7 +73,7 @@ public actor Pairing: Service {
         do { session = try await endpoint.pair(host: target.address.host, port: target.address.port) } catch {
             throw .failed(
                 code: "pairing-failed",
-                message: "pairing with \(target.name) failed: \(error). Run `handoffctl pair --accept` on \(target.name) first")
+                message: "pairing with \(target.name) failed: \(ConnectFailure.reason(error))")
         }
         let code = try await showCode(
             session, owner: owner, name: session.peerName.isEmpty ? target.name : session.peerName, address: target.address.description)
@@ -116,7 +116,7 @@ public actor Pairing: Service {
     {
         let code: String
         do { code = try await session.code() } catch {
-            throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(error)")
+            throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(ConnectFailure.reason(error))")
         }
         let id = UUID().canonicalString
         pending[id] = (session, owner.key, code)

@@ -248,7 +248,7 @@ public actor PeerLinks {
             default: throw .unreachable(peer.fingerprint, reason: "the connection was abandoned")
             }
         }
-        guard let host, let port else { throw .unreachable(peer.fingerprint, reason: "it is not listed on the network") }
+        guard let host, let port else { throw .unreachable(peer.fingerprint, reason: "it is not listed on the network; is handoffd running there?") }
         opening.peers.insert(peer.id)
         defer { opening.peers.remove(peer.id) }
         do {
@@ -257,7 +257,7 @@ public actor PeerLinks {
             opening.done.resumeAll(peer.id, with: .success(session))
             return (session, true)
         } catch {
-            let failure = PeerRequestError.unreachable(peer.fingerprint, reason: "\(error)")
+            let failure = PeerRequestError.unreachable(peer.fingerprint, reason: ConnectFailure.reason(error))
             opening.done.resumeAll(peer.id, with: .failure(failure))
             throw failure
         }

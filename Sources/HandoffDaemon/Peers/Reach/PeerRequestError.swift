@@ -21,7 +21,7 @@ public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .notPaired(let p): "\(p) is not paired with this machine; pair first with `handoffctl pair \(p)`"
-        case .unreachable(let p, let why): "cannot reach \(p) (\(why)); is handoffd running there?"
+        case .unreachable(let p, let why): "cannot reach \(p): \(why)"
         case .timedOut(let p, let d): "\(p) did not answer within \(d)"
         case .sessionClosed(let p): "the session with \(p) closed before it answered"
         case .refused(_, let message): message
