@@ -58,6 +58,8 @@ func pairedDaemons(betaAdvertised: Bool) async throws -> (LoopbackDaemon, Loopba
             }
             #expect(code == "peer-unreachable")
             #expect(message.contains("not listed on the network"), "\(message)")
+            // Named as the person knows it, not by its key's fingerprint.
+            #expect(message.hasPrefix("cannot reach beta: "), "\(message)")
             #expect(await a.daemon.peers.waiting(for: .listed(peerID: b.identity.identity.id)) == 0)
         }
     }

@@ -99,7 +99,7 @@ actor PeerAsking {
         do throws(PeerRequestError) {
             if let reply = try await links.requestIfOpen(make, peerID: id, timeout: timeout) { return reply }
         } catch {
-            guard case .sessionClosed = error else { throw .failed(code: error.code, message: error.description) }
+            guard case .sessionClosed = error else { throw .failed(code: error.code, message: error.naming(peer.name).description) }
             again = true
         }
         var address = peer.address
@@ -113,10 +113,10 @@ actor PeerAsking {
             // both closed: the other one is open, so the request goes again there, once.
             if !again, case .sessionClosed = error, let other = await links.current(id), other.channel.isActive {
                 do throws(PeerRequestError) { return try await links.request(make, on: other, timeout: timeout) } catch {
-                    throw .failed(code: error.code, message: error.description)
+                    throw .failed(code: error.code, message: error.naming(peer.name).description)
                 }
             }
-            throw .failed(code: error.code, message: error.description)
+            throw .failed(code: error.code, message: error.naming(peer.name).description)
         }
     }
 }

@@ -29,3 +29,17 @@ public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 }
+
+extension PeerRequestError {
+    /// The same, naming the peer as the person knows it: the links know only its key, and
+    /// "cannot reach 1e04-57d3-4713-c776" names a machine nobody calls that.
+    func naming(_ name: String) -> PeerRequestError {
+        switch self {
+        case .notPaired: .notPaired(name)
+        case .unreachable(_, let why): .unreachable(name, reason: why)
+        case .timedOut(_, let after): .timedOut(name, after: after)
+        case .sessionClosed: .sessionClosed(name)
+        case .refused, .unexpectedReply: self
+        }
+    }
+}
