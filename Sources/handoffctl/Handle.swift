@@ -38,8 +38,9 @@ struct Handle: AsyncParsableCommand {
                 fflush(nil)
                 _ = try await options.perform(client, HandledRequest(token: event.fields["token"]?.stringValue ?? "", accepted: !decline))
                 seen += 1
-                if let count, seen >= count { break }
+                if let count, seen >= count { return }
             }
+            throw Watch.lost("handle")
         }
     }
 }

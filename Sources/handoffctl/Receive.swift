@@ -61,9 +61,12 @@ struct Receive: AsyncParsableCommand {
             }
             fflush(nil)
             received += 1
-            if let count, received >= count { break }
+            if let count, received >= count {
+                await client.close()
+                return
+            }
         }
-        await client.close()
+        throw Watch.lost("receive")
     }
 
     private func save(_ stream: HandoffStream, name: String, size: Int64, from peer: String, into directory: String) async throws -> String {

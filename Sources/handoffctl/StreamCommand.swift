@@ -45,7 +45,7 @@ struct StreamCommand: AsyncParsableCommand {
             }
             fflush(nil)
             var served = 0
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            let done = try await withThrowingTaskGroup(of: Void.self) { group in
                 for await event in client.events where event.name == "streamRequested" {
                     guard let token = event.fields["stream"]?.stringValue else { continue }
                     let stream: HandoffStream
@@ -58,14 +58,21 @@ struct StreamCommand: AsyncParsableCommand {
                     if echo || discard {
                         let echo = echo
                         group.addTask { try await Self.serve(stream, echo: echo) }
-                        if last { break }
+                        if last {
+                            try await group.waitForAll()
+                            return true
+                        }
                     } else {
                         try await StreamIO.connectStandardIO(stream, json: options.json)
-                        break
+                        return true
                     }
                 }
+                // The events ended: handoffd closed the connection. The streams under way
+                // finish (they are sockets of their own), then it says so.
                 try await group.waitForAll()
+                return false
             }
+            guard done else { throw Watch.lost("stream offer") }
             await client.close()
         }
 

@@ -36,7 +36,17 @@ struct Watch: AsyncParsableCommand {
             }
             fflush(nil)
             seen += 1
-            if let count, seen >= count { break }
+            if let count, seen >= count { return }
         }
+        throw Self.lost("watch")
+    }
+
+    /// The events ended before the count: handoffd closed the connection (it stopped or
+    /// restarted). Exit 3 saying so, not 0 as if the command had ended well: a script reading
+    /// the events could not tell a stopped daemon from a `--count` reached.
+    static func lost(_ command: String) -> ExitCode {
+        failure(
+            "handoffd closed the connection (it stopped or restarted), so nothing more comes here; check `systemctl status handoffd`, and run `handoffctl \(command)` again once it is back",
+            code: ExitStatus.daemon)
     }
 }

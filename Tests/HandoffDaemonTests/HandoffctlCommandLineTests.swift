@@ -1,6 +1,8 @@
 import Foundation
+import HandoffDiscovery
 import HandoffTestSupport
 import Testing
+@testable import HandoffDaemon
 
 /// Issue 12, item 6: `handoffctl --socket P status` was refused (`Unknown option '--socket'`),
 /// though the README wrote it first.
@@ -79,5 +81,40 @@ import Testing
         let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args)
         #expect(status == want, "\(output)")
         #expect(output.contains(says), "\(output)")
+    }
+}
+
+/// The commands that keep a connection open (`watch`, `handle`, `receive`, `stream offer`) exit 3
+/// saying that handoffd closed the connection when it stops: they exited 0 without a word, as
+/// if their `--count` had been reached.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlDaemonGoneTests {
+    /// A blocking wait, off Swift's pool (the daemon in this process answers on it meanwhile).
+    func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { done in Thread { done.resume(returning: body()) }.start() }
+    }
+
+    @Test func watchAndHandleSaySoWhenHandoffdStops() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("hc-gone-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        let ctl = BuiltProducts.path("handoffctl")
+        let watch = try ChildProcess(ctl, ["watch", "--socket", a.control.path], stderrPath: errors)
+        let handle = try ChildProcess(ctl, ["handle", "org.hawknotes.bookDetail", "--socket", a.control.path], stderrPath: errors)
+        defer {
+            watch.stop()
+            handle.stop()
+        }
+        let handling = await offPool { handle.waitForLine(timeout: 10) { $0.hasPrefix("Handling org.hawknotes.bookDetail") } }
+        #expect(handling != nil, "\(handle.output)")
+        // Watching once an event reaches it.
+        try await waitUntil("watch prints an event", timeout: 10) {
+            _ = try await SearchTests.publish(a, title: "Lantern", search: false)
+            return watch.output.contains { $0.hasPrefix("activitiesChanged") }
+        }
+        try await a.stop().get()
+        #expect(await offPool { watch.waitForExit(timeout: 10) } == 3)
+        #expect(await offPool { handle.waitForExit(timeout: 10) } == 3)
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(said.contains("run `handoffctl watch` again") && said.contains("run `handoffctl handle` again"), "\(said)")
     }
 }

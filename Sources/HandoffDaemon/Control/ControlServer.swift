@@ -244,6 +244,11 @@ public final class ControlServer: Service, Sendable {
             }
         }
         await operations.disconnected(client)
+        // Closed by us too when the server stops (its lines end by cancellation): the client
+        // hears at once that nothing more comes (`handoffctl watch` and apps waiting for events
+        // heard only when the process exited; a server stopped in a process that lives on
+        // left them waiting).
+        client.channel.close(promise: nil)
     }
 
     /// The request a line holds, or why it holds none; nil for a blank line, which is skipped.
