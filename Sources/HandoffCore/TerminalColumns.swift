@@ -1,9 +1,11 @@
 /// How many terminal columns text takes: a Chinese, Japanese or Korean name or title, or an
-/// emoji, takes two a character. Hawk Notes' rows and handoffctl's tables are measured with it (in
-/// characters, a row ran past the terminal's edge and a table's columns slid apart). The wide ranges are Unicode's East Asian Wide and Fullwidth (UAX #11), which
-/// Swift's standard library does not expose, and emoji shown as pictures; written here rather than
-/// asking the C library's wcwidth, which answers by the process's locale and keeps this module
-/// free of I/O and of the environment. Display controls are `terminalSafe`'s (above).
+/// emoji, takes two a character. Hawk Notes' rows and handoffctl's tables are measured with it
+/// (in characters, a row ran past the terminal's edge and a table's columns slid apart). The wide
+/// ranges are Unicode's East Asian Wide and Fullwidth (UAX #11), which Swift's standard library
+/// does not expose, and emoji shown as pictures; written here rather than asking the C library's
+/// wcwidth, which answers by the process's locale: this module stays free of I/O and of the
+/// environment. Display controls are not counted here: `terminalSafe` (DisplaySafety.swift)
+/// shows them as escapes first.
 extension Character {
     public var terminalColumns: Int {
         guard let first = unicodeScalars.first else { return 0 }
