@@ -253,7 +253,8 @@ struct DesktopEndToEndTests {
     /// alpha updates one notification; invoking it continues the activity on beta into a scene;
     /// resigning on alpha closes the notification.
     @Test func continueFromAlphaNotifications() async throws {
-        let pair = try await PairedDesktops(notificationsOnB: true)
+        // alpha's name, its own choice, holds markup: shown as text, never as bold.
+        let pair = try await PairedDesktops(notificationsOnB: true, alphaName: "alpha <b>&</b> co")
         defer { pair.stop() }
         let (a, b, db) = (pair.a, pair.b, pair.db)
         let names = [
@@ -267,7 +268,15 @@ struct DesktopEndToEndTests {
         }
         try await waitUntil("dunst shows Lady Beatrice from alpha", timeout: 10) { db.shown.last?.summary == "Lady Beatrice" }
         let shown = db.shown
-        #expect(shown.last?.body == "continue from alpha")
+        let capabilities = try db.run([
+            "gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+            "--method", "org.freedesktop.Notifications.GetCapabilities"
+        ])
+        // dunst reads bodies as markup (it says so), and what it was given reads, as markup,
+        // as the name's own text: its `<b>` is no bold, its `&` no entity (DUNST_BODY is the
+        // body as it came over the bus).
+        #expect(capabilities.contains("'body-markup'"), "\(capabilities)")
+        #expect(shown.last?.body == "continue from alpha &lt;b&gt;&amp;&lt;/b&gt; co", "\(shown)")
         #expect(Set(shown.map(\.id)).count == 1, "one notification, updated in place: \(shown)")
         #expect(shown.count < names.count, "not one per character: \(shown)")
         #expect(try db.displayed() == 1)
@@ -302,9 +311,9 @@ struct PairedDesktops {
     let a: DaemonHost, b: DaemonHost
     let da: DesktopSession, db: DesktopSession
 
-    init(notificationsOnB: Bool = false) async throws {
+    init(notificationsOnB: Bool = false, alphaName: String = "alpha") async throws {
         hosts = try TestHostSet(count: 2)
-        a = try DaemonHost(hosts, 1, name: "alpha")
+        a = try DaemonHost(hosts, 1, name: alphaName)
         b = try DaemonHost(hosts, 2, name: "beta")
         da = DesktopSession(a)
         db = DesktopSession(b)
@@ -316,7 +325,7 @@ struct PairedDesktops {
             try await pair(a, b)
             try await waitUntil("alpha and beta present", timeout: 15) { [a, b] in
                 let ab = try await isPresent(a, "beta")
-                let ba = try await isPresent(b, "alpha")
+                let ba = try await isPresent(b, a.name)
                 return ab && ba
             }
         } catch {

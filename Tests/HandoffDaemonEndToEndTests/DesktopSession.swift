@@ -45,7 +45,9 @@ final class DesktopSession: @unchecked Sendable {
             toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
         let config = dir + "/dunstrc"
-        try "[global]\n    monitor = 0\n    follow = none\n[handoff]\n    appname = Handoff\n    script = \(script)\n".write(
+        // markup = full, as Debian's own dunstrc has it: a server that reads bodies as markup
+        // (GNOME Shell and Plasma do too), which a machine's name must not be able to use.
+        try "[global]\n    monitor = 0\n    follow = none\n    markup = full\n[handoff]\n    appname = Handoff\n    script = \(script)\n".write(
             toFile: config, atomically: true, encoding: .utf8)
         dunst = try hosts.spawn(index, "/usr/bin/dunst", ["-config", config], environment: environment)
         try await waitUntil("dunst owns org.freedesktop.Notifications", timeout: 10) {

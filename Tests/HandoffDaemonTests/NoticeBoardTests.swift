@@ -56,4 +56,15 @@ import Testing
         #expect(!(board.showing(a, from: "alpha", id: 9) as Bool))
         #expect((board.showing(b, from: "alpha", id: 10) as Bool))
     }
+
+    /// The body names the machine, which chose its own name: a server that reads markup gets it
+    /// escaped (no link, no bold from a peer), one that shows text gets it as it is.
+    @Test func aMachinesNameIsNeverMarkup() {
+        let name = #"<a href="https://x.example/">beta</a> & 'co'"#
+        #expect(
+            NoticeBoard.body(from: name, markup: true)
+                == "continue from &lt;a href=&quot;https://x.example/&quot;&gt;beta&lt;/a&gt; &amp; &apos;co&apos;")
+        #expect(NoticeBoard.body(from: name, markup: false) == "continue from " + name)
+        #expect(NoticeBoard.body(from: "alpha", markup: true) == "continue from alpha")
+    }
 }

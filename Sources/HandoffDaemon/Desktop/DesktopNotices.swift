@@ -115,7 +115,7 @@ public actor DesktopNotices: Service {
         case .show(let offer, let replaces):
             let values: [BusValue] = [
                 .string("Handoff"), .uint32(replaces), .string("network-workgroup"), .string(offer.title),
-                .string("continue from \(peer)"), .array(element: "s", [.string("default"), .string("Continue")]),
+                .string(NoticeBoard.body(from: peer, markup: await readsMarkup())), .array(element: "s", [.string("default"), .string("Continue")]),
                 .vardict([("category", .string("presence")), ("desktop-entry", .string("hawknotes"))]), .int32(-1)
             ]
             switch await connection.call(Self.server, path: Self.path, interface: Self.server, member: "Notify", values) {
@@ -131,6 +131,16 @@ public actor DesktopNotices: Service {
                     metadata: ["dbus.error": "\(failure.name)", "error": "\(failure.message)"])
             }
         }
+    }
+
+    /// Whether the server reads bodies as markup, asked each time (notifications are few, and
+    /// the server may have been replaced since). One that does not answer is taken to: escapes
+    /// shown as text are a blemish, a peer's markup obeyed is not.
+    private func readsMarkup() async -> Bool {
+        guard case .success(let answer) = await connection.call(Self.server, path: Self.path, interface: Self.server, member: "GetCapabilities", []),
+            case .array(_, let capabilities)? = answer.first
+        else { return true }
+        return capabilities.contains(.string("body-markup"))
     }
 
     private func close(_ id: UInt32) async {

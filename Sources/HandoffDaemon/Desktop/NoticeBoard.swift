@@ -72,4 +72,26 @@ struct NoticeBoard: Sendable, Equatable {
         if seen.count > Self.maxSeen { seen.removeFirst(seen.count - Self.maxSeen) }
         return (peer, s.offer)
     }
+
+    /// The notification's body. A server that reads bodies as markup ("body-markup": GNOME
+    /// Shell, Plasma, dunst) would make markup of the machine's name, which the machine chose: a
+    /// paired machine named `<a href="https://…">beta</a>` put a link in the desktop's
+    /// notification. Escaped there; as it is for a server that shows text as text (escapes would
+    /// show). The summary, the activity's title, is plain text by the specification.
+    static func body(from peer: String, markup: Bool) -> String {
+        let text = "continue from \(peer)"
+        guard markup else { return text }
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
 }
