@@ -10,7 +10,7 @@ struct Status: ParsableCommand {
             printFields(
                 status.propertyList,
                 order: [
-                    "device", "fingerprint", "advertisedAs", "avahi", "port", "peersListed", "peersPaired",
+                    "device", "fingerprint", "advertisedAs", "avahi", "avahiProblem", "port", "peersListed", "peersPaired",
                     "peersPresent", "wideArea", "activities", "scenes", "pairingLocked", "uptimeSeconds", "pid"
                 ])
         }

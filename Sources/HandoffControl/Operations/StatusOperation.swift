@@ -20,6 +20,8 @@ public struct DaemonStatus: ControlObject, Equatable {
     public var advertisedAs: String?
     /// "up" or "down".
     public var avahi: String
+    /// While `avahi` is "down": why, and where to look.
+    public var avahiProblem: String?
     public var port: Int64
     public var peersListed: Int64
     public var peersPresent: Int64
@@ -58,6 +60,7 @@ public struct DaemonStatus: ControlObject, Equatable {
         w.set("fingerprint", fingerprint)
         w.set("advertisedAs", advertisedAs)
         w.set("avahi", avahi)
+        w.set("avahiProblem", avahiProblem)
         w.set("port", port)
         w.set("peersListed", peersListed)
         w.set("peersPresent", peersPresent)
@@ -85,6 +88,7 @@ public struct DaemonStatus: ControlObject, Equatable {
             activities: try f.integer("activities"), scenes: try f.integer("scenes"), sceneStore: try f.string("sceneStore"),
             sceneWritesFailed: try f.integer("sceneWritesFailed"), pairingLocked: try f.bool("pairingLocked"),
             uptimeSeconds: try f.integer("uptimeSeconds"), pid: try f.integer("pid"), wideArea: try f.optionalString("wideArea"))
+        avahiProblem = try f.optionalString("avahiProblem")
         liveHandlers = try f.optionalInteger("liveHandlers")
         streams = try f.optionalInteger("streams")
         receiveDirectory = try f.optionalString("receiveDirectory") ?? ""

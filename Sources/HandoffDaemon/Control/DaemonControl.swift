@@ -168,6 +168,7 @@ struct DaemonControl: ControlOperations {
                 }
                 // Configured, but the zone's first answer (or the key's verdict) has not come in.
             } ?? daemon.configuration.wideArea.map { _ in "starting" })
+        s.avahiProblem = avahi.problem
         s.liveHandlers = Int64(await daemon.continuations.live.count)
         s.streams = Int64(daemon.continuations.streams.count)
         s.receiveDirectory = daemon.configuration.streams.receiveDirectory
@@ -286,5 +287,16 @@ extension StoredScene {
         d.discardReason = discardReason
         d.currentActivity = scene.currentActivity.map { ($0.id, $0.type.rawValue, $0.title ?? "") }
         return d
+    }
+}
+
+extension AvahiState {
+    /// What `status` says while Avahi is not up: why, and where to look.
+    var problem: String? {
+        switch self {
+        case .up: nil
+        case .unknown: "no answer from avahi-daemon yet; if this lasts, check that it runs: `systemctl status avahi-daemon`"
+        case .down(let why): "\(why); advertising resumes once avahi-daemon answers (`systemctl status avahi-daemon`)"
+        }
     }
 }

@@ -10,7 +10,8 @@ import HandoffDiscovery
 enum AvahiState: Equatable, Sendable {
     case unknown
     case up(advertisedAs: String?)
-    case down
+    /// Why, as the discovery said it.
+    case down(String)
 
     var isUp: Bool { if case .up = self { true } else { false } }
 }

@@ -122,7 +122,7 @@ actor PeerListing {
             waits.resumeAll(.avahiUp, with: ())
             logger.info("avahi-daemon reachable")
         case .avahiDown(let reason):
-            adverts.avahi = .down
+            adverts.avahi = .down(reason)
             logger.warning("avahi-daemon unreachable; advertising resumes when it is back", metadata: ["reason": "\(reason)"])
         case .published(let name):
             adverts.avahi = .up(advertisedAs: name)
@@ -148,6 +148,8 @@ actor PeerListing {
             logger.debug("ignoring a foreign _handoff._tcp service", metadata: ["service.name": "\(name)", "reason": "\(reason)"])
         case .failure(let error):
             logger.error("discovery failed", metadata: ["error": "\(error)"])
+            // `status` says why too (the client could not be made: no system bus, ...).
+            if !adverts.avahi.isUp { adverts.avahi = .down("\(error)") }
         case .wideArea(let status):
             adverts.wideArea = status
         }
