@@ -30,7 +30,13 @@ extension HandoffConfiguration {
             for r in composed.repeated {
                 notices.append("\(file): '\(r.key)' is given again on line \(r.line); that later value is used")
             }
-        } catch { throw .syntax(file: file, reason: "\(error)") }
+        } catch {
+            // libyaml's words for a tab ("found character that cannot start any token") do not say
+            // it is the tab: said here, where the line is at hand.
+            let line = yaml.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(max(error.line - 1, 0)).first
+            let tab = line?.contains("\t") == true ? "; that line has a tab, and YAML indents with spaces only" : ""
+            throw .syntax(file: file, reason: "\(error)" + tab)
+        }
         guard let node else { return }  // an empty file: all defaults
         try Self.checkKeys(node, section: "", path: "", file: file)
         let raw: ConfigFile

@@ -15,6 +15,11 @@ extension Error {
         if let posix = self as? POSIXError ?? (self as? CocoaError)?.underlying as? POSIXError {
             return String(cString: strerror(posix.code.rawValue))
         }
+        // Read as text, bytes that are not UTF-8 (a binary, a file in another encoding): it said
+        // "CocoaError(code: ...(rawValue: 259), userInfo: [:])".
+        if let cocoa = self as? CocoaError, [.fileReadCorruptFile, .fileReadInapplicableStringEncoding].contains(cocoa.code) {
+            return "it is not UTF-8 text"
+        }
         return "\(self)"
     }
 }

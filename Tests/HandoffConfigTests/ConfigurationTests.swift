@@ -195,6 +195,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             return
         }
         #expect(file == "/nonexistent.yaml")
+        // A tab: libyaml's words do not say so; ours do.
+        let tab = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "limits:\n\tmax_sessions: 3\n") }
+        let said = tab.map { "\($0)" } ?? ""
+        #expect(said.contains("line 2: ") && said.contains("that line has a tab, and YAML indents with spaces only"), "\(said)")
     }
 }
 

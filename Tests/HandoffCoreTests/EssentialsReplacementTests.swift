@@ -37,6 +37,16 @@ import Testing
             #expect(error.fileErrorText == "No such file or directory")
         }
         #expect(POSIXError(.EACCES).fileErrorText == "Permission denied")
+        // Bytes that are not UTF-8, read as text (a configuration file that is a binary).
+        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("not-text-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: binary) }
+        try? Data([0x70, 0x3A, 0x20, 0xFF, 0xFE, 0x0A]).write(to: binary)
+        do {
+            _ = try String(contentsOf: binary, encoding: .utf8)
+            Issue.record("read bytes that are not UTF-8 as text")
+        } catch {
+            #expect(error.fileErrorText == "it is not UTF-8 text", "\(error)")
+        }
     }
 
     /// The same bytes are JSON for us as for JSONSerialization (which takes a trailing comma too).
