@@ -22,6 +22,8 @@ struct ClientOptions: ParsableArguments {
     var timeout: Double?
 
     mutating func validate() throws {
+        // An empty --socket (an unset variable in a script) read as "no control socket at ".
+        if socket?.isEmpty == true { throw ValidationError("--socket needs the control socket's path, such as /run/handoffd/control.sock") }
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
             throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400 (a day)")
         }

@@ -75,6 +75,7 @@ import Testing
         (["status", "--timeout", "0"], 64, "--timeout must be a number of seconds above 0"),
         (["status", "--timeout", "soon"], 64, "The value 'soon' is invalid for '--timeout <timeout>'"),
         (["search", "beatr", "--limit", "0", "--socket", "/nonexistent/control.sock"], 64, "--limit must be 1 to 200"),
+        (["status", "--socket", ""], 64, "--socket needs the control socket's path"),
         (["search", "beatr", "--continue", "201", "--socket", "/nonexistent/control.sock"], 64, "--continue counts from 1 to 200")
     ])
     func helpAndUsageComeFromHandoffctl(_ args: [String], _ want: Int32, _ says: String) throws {
