@@ -29,6 +29,18 @@ struct Receive: AsyncParsableCommand {
         let client = try await options.connect()
         let status = try await options.perform(client, StatusRequest())
         let directory = dir ?? (status.receiveDirectory.isEmpty ? FileManager.default.currentDirectoryPath : status.receiveDirectory)
+        // Checked before a file is taken: a directory that is missing or not writable failed each
+        // transfer only after the other machine had started sending.
+        var info = stat()
+        let found = stat(directory, &info) == 0
+        let isDirectory = found && (info.st_mode & S_IFMT) == S_IFDIR
+        guard isDirectory, access(directory, W_OK) == 0 else {
+            let why = !found ? String(cString: strerror(errno)) : !isDirectory ? "it is not a directory" : "it is not writable"
+            await client.close()
+            throw failure(
+                "cannot save files in \(directory): \(why); give another with --dir" + (dir == nil ? " (or set streams.receive_directory)" : ""),
+                code: dir == nil ? ExitStatus.refused : ExitStatus.usage)
+        }
         _ = try await options.perform(client, HandleRequest(types: [FileTransfer.type.rawValue], name: "handoffctl receive"))
         if !options.json { print("Receiving files into \(directory.terminalSafe); Ctrl-C to stop") }
         fflush(nil)

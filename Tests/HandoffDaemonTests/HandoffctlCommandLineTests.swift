@@ -119,3 +119,22 @@ import Testing
         #expect(said.contains("run `handoffctl watch` again") && said.contains("run `handoffctl handle` again"), "\(said)")
     }
 }
+
+/// `handoffctl receive` checks where it saves before it takes a file: a directory missing or not
+/// one failed each transfer only after the other machine had started sending.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlReceiveTests {
+    @Test func aDirectoryItCannotSaveInIsRefusedAtOnce() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            for (dir, says) in [("/nonexistent-\(UUID().uuidString)", "No such file or directory"), ("/etc/passwd", "it is not a directory")] {
+                let argv = [BuiltProducts.path("handoffctl"), "receive", "--dir", dir, "--socket", a.control.path]
+                // Off Swift's pool: the daemon answers on it meanwhile.
+                let (status, output) = try await withCheckedThrowingContinuation { done in
+                    Thread { done.resume(with: Result { try runCommand(argv) }) }.start()
+                }
+                #expect(status == 64, "\(output)")
+                #expect(output.contains("cannot save files in \(dir): \(says); give another with --dir"), "\(output)")
+            }
+        }
+    }
+}
