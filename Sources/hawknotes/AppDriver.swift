@@ -78,11 +78,19 @@ final class AppDriver {
     }
 
     private static func chooseScene(_ client: HandoffClient, _ start: AppStart, _ terminal: Terminal) async throws -> Choice? {
-        if let id = start.scene { return .existing(id) }
-        if start.newWindow { return .new }
+        if start.newWindow && start.scene == nil { return .new }
         let scenes: [SceneSummary]
         do { scenes = try await client.perform(ScenesRequest()).items } catch {
             throw AppStartError.scene("cannot list the saved windows: \(error.description)")
+        }
+        if let id = start.scene {
+            // Connecting an id handoffd does not have makes a scene of it: a mistyped id opened
+            // an empty window instead of the one meant.
+            guard scenes.contains(where: { $0.scene == id }) else {
+                throw AppStartError.scene(
+                    "no window \(id.canonicalString) is saved here (`handoffctl scenes` lists them); `hawknotes --new-window` opens a new one")
+            }
+            return .existing(id)
         }
         guard scenes.count > 1 else { return scenes.first.map { .existing($0.scene) } ?? .new }
         var chooser = SceneChooser(scenes.map { SceneChoice(id: $0.scene, book: $0.book, character: $0.character, updated: $0.updated) })

@@ -5,6 +5,7 @@ import ArgumentParser
     import Foundation
 #endif
 import HandoffClient
+import HandoffContent
 import HandoffCore
 import HawkNotes
 import HawkNotesApp
@@ -44,6 +45,9 @@ struct HawkNotesCommand: AsyncParsableCommand {
         if let scene {
             guard let id = UUID(uuidString: scene) else { throw fail("--scene \(scene): not a scene id (see `handoffctl scenes`)", code: 64) }
             sceneID = id
+        }
+        if let content, (try? ContentPath(parsing: content)) == nil {
+            throw fail("--content \(content): not b|BOOK or b|BOOK::c|CHARACTER (a content path, as `handoffctl library characters` shows)", code: 64)
         }
         let start = AppStart(scene: sceneID, newWindow: newWindow || content != nil, content: self.content)
         let started: AppDriver?

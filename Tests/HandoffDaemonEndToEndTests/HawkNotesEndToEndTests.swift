@@ -154,9 +154,14 @@ struct HawkNotesEndToEndTests {
         try app.resize(width: 40, height: 12)
         try await app.waitForScreen("the character again at 40x12") { $0.contains("in The Burning Swift") }
         // Terminals it cannot draw on are named, with what to do (it drew nothing on TERM=dumb).
-        for (term, says) in [("dumb", "TERM=dumb cannot move the cursor"), ("no-such-term", "TERM=no-such-term is a terminal type")] {
-            try app.launch(term: term)
-            try await waitUntil("hawknotes on TERM=\(term) says why it cannot draw", timeout: 10) {
+        // A window id handoffd does not have: said, not made into an empty window.
+        let unknown = UUID().uuidString
+        for (args, term, says) in [
+            (["--scene", unknown], "xterm-256color", "no window \(unknown) is saved here"),
+            ([], "dumb", "TERM=dumb cannot move the cursor"), ([], "no-such-term", "TERM=no-such-term is a terminal type")
+        ] {
+            try app.launch(args, term: term)
+            try await waitUntil("hawknotes \(args) on TERM=\(term) says why it cannot start", timeout: 10) {
                 ((try? String(contentsOfFile: a.dir + "/hawknotes.err", encoding: .utf8)) ?? "").contains(says)
             }
         }
@@ -173,6 +178,9 @@ struct HawkNotesEndToEndTests {
         let noLibrary = try runCommand([app, "--library", "/tmp/handoffd-e2e-none/library.json"])
         #expect(noLibrary.status == 2)
         #expect(noLibrary.output.contains("the library cannot be read") && noLibrary.output.contains("--library"), "\(noLibrary.output)")
+        let badContent = try runCommand([app, "--content", "nonsense", "--library", library])
+        #expect(badContent.status == 64)
+        #expect(badContent.output.contains("--content nonsense: not b|BOOK or b|BOOK::c|CHARACTER"), "\(badContent.output)")
     }
 
     /// 4. Two windows on one machine keep separate state across a restart.
