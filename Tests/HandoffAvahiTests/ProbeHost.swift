@@ -38,6 +38,19 @@ struct Probe {
     }
 
     var lineCount: Int { child.output.count }
+
+    /// The peer names once they are `wanted`, or what they were at the deadline: each host
+    /// resolves in its own time (one was once asked before it had resolved a renamed service).
+    func peerNames(becoming wanted: [String], timeout: Double = 10) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var names: [String] = []
+        while Date() < deadline {
+            names = peerNames() ?? []
+            if names == wanted { break }
+            _ = child.waitForLine(from: lineCount, timeout: 0.2) { _ in false }
+        }
+        return names
+    }
 }
 
 func seconds(_ ns: UInt64) -> Double { Double(ns) / 1e9 }
