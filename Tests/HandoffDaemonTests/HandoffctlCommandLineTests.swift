@@ -89,11 +89,6 @@ import Testing
 /// saying that handoffd closed the connection when it stops: they exited 0 without a word, as
 /// if their `--count` had been reached.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlDaemonGoneTests {
-    /// A blocking wait, off Swift's pool (the daemon in this process answers on it meanwhile).
-    func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { done in Thread { done.resume(returning: body()) }.start() }
-    }
-
     @Test func watchAndHandleSaySoWhenHandoffdStops() async throws {
         let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("hc-gone-\(UUID().uuidString.prefix(8))").path
@@ -105,12 +100,17 @@ import Testing
             watch.stop()
             handle.stop()
         }
-        let handling = await offPool { handle.waitForLine(timeout: 10) { $0.hasPrefix("Handling org.hawknotes.bookDetail") } }
-        #expect(handling != nil, "\(handle.output)")
-        // Watching once an event reaches it.
-        try await waitUntil("watch prints an event", timeout: 10) {
-            _ = try await SearchTests.publish(a, title: "Lantern", search: false)
-            return watch.output.contains { $0.hasPrefix("activitiesChanged") }
+        do {
+            let handling = await offPool { handle.waitForLine(timeout: 10) { $0.hasPrefix("Handling org.hawknotes.bookDetail") } }
+            #expect(handling != nil, "\(handle.output)")
+            // Watching once an event reaches it.
+            try await waitUntil("watch prints an event", timeout: 10) {
+                _ = try await SearchTests.publish(a, title: "Lantern", search: false)
+                return watch.output.contains { $0.hasPrefix("activitiesChanged") }
+            }
+        } catch {
+            await a.stop()
+            throw error
         }
         try await a.stop().get()
         #expect(await offPool { watch.waitForExit(timeout: 10) } == 3)
@@ -128,10 +128,7 @@ import Testing
         try await withStopping(a) {
             for (dir, says) in [("/nonexistent-\(UUID().uuidString)", "No such file or directory"), ("/etc/passwd", "it is not a directory")] {
                 let argv = [BuiltProducts.path("handoffctl"), "receive", "--dir", dir, "--socket", a.control.path]
-                // Off Swift's pool: the daemon answers on it meanwhile.
-                let (status, output) = try await withCheckedThrowingContinuation { done in
-                    Thread { done.resume(with: Result { try runCommand(argv) }) }.start()
-                }
+                let (status, output) = try await runCommandOffPool(argv)
                 #expect(status == 64, "\(output)")
                 #expect(output.contains("cannot save files in \(dir): \(says); give another with --dir"), "\(output)")
             }

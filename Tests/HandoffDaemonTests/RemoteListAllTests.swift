@@ -66,38 +66,47 @@ import Testing
         return try await client.perform(ActivitiesRequest(remote: true)).items
     }
 
-    /// Each of two peers answers only once both were asked. Asked one after another, the first
-    /// would wait for a question that comes only after alpha gave up on it (5 s) and be left out.
-    @Test func thePeersAreAskedSideBySide() async throws {
+    /// alpha (search off) and two paired peers named `names`, each answering lists when `answer`
+    /// (given the set of peers asked so far) lets it; the peers stop after `body`, alpha too.
+    static func withTwoPeers(
+        _ names: (String, String), answer: @escaping @Sendable (NIOLockedValueBox<Set<String>>) async -> Void = { _ in },
+        _ body: (LoopbackDaemon, ListingPeer, ListingPeer) async throws -> Void
+    ) async throws {
         let a = try await Self.alpha()
         try await withStopping(a) {
             let asked = NIOLockedValueBox<Set<String>>([])
-            // Longer than alpha waits for an answer, so that one after another cannot pass.
-            let bothAsked: @Sendable () async -> Void = {
-                _ = try? await waitUntil("both peers were asked", timeout: 8) { asked.withLockedValue { $0.count } == 2 }
+            let b = try await ListingPeer(names.0, pairedWith: a, asked: asked) { await answer(asked) }
+            let c = try await ListingPeer(names.1, pairedWith: a, asked: asked) { await answer(asked) }
+            do { try await body(a, b, c) } catch {
+                await b.stop()
+                await c.stop()
+                throw error
             }
-            let b = try await ListingPeer("beta", pairedWith: a, asked: asked, answer: bothAsked)
-            let c = try await ListingPeer("gamma", pairedWith: a, asked: asked, answer: bothAsked)
+            await b.stop()
+            await c.stop()
+        }
+    }
+
+    /// Each of two peers answers only once both were asked. Asked one after another, the first
+    /// would wait for a question that comes only after alpha gave up on it (5 s) and be left out.
+    @Test func thePeersAreAskedSideBySide() async throws {
+        // Longer than alpha waits for an answer, so that one after another cannot pass.
+        let bothAsked: @Sendable (NIOLockedValueBox<Set<String>>) async -> Void = { asked in
+            _ = try? await waitUntil("both peers were asked", timeout: 8) { asked.withLockedValue { $0.count } == 2 }
+        }
+        try await Self.withTwoPeers(("beta", "gamma"), answer: bothAsked) { a, b, c in
             let listed = try await Self.remoteListing(a)
             #expect(Set(listed.map(\.activity)) == [b.activity, c.activity], "listed: \(listed)")
             #expect(Set(listed.compactMap(\.peer)) == ["beta", "gamma"])
-            await b.stop()
-            await c.stop()
         }
     }
 
     /// Two paired machines under one name (paired before names were made unique): both are
     /// listed. Before, each was looked up again by its name, found ambiguous, and left out.
     @Test func twoPeersUnderOneNameAreBothListed() async throws {
-        let a = try await Self.alpha()
-        try await withStopping(a) {
-            let asked = NIOLockedValueBox<Set<String>>([])
-            let b = try await ListingPeer("twin", pairedWith: a, asked: asked) {}
-            let c = try await ListingPeer("twin", pairedWith: a, asked: asked) {}
+        try await Self.withTwoPeers(("twin", "twin")) { a, b, c in
             let listed = try await Self.remoteListing(a)
             #expect(Set(listed.map(\.activity)) == [b.activity, c.activity], "listed: \(listed)")
-            await b.stop()
-            await c.stop()
         }
     }
 
@@ -105,16 +114,9 @@ import Testing
     /// two columns a character, and the table's columns stay aligned (they were padded in
     /// characters, and slid apart by the name's width).
     @Test func theTableStaysAlignedForNamesInOtherScripts() async throws {
-        let a = try await Self.alpha()
-        try await withStopping(a) {
-            let asked = NIOLockedValueBox<Set<String>>([])
-            let b = try await ListingPeer("東京のノート", pairedWith: a, asked: asked) {}
-            let c = try await ListingPeer("beta", pairedWith: a, asked: asked) {}
+        try await Self.withTwoPeers(("東京のノート", "beta")) { a, b, c in
             let argv = [BuiltProducts.path("handoffctl"), "activities", "--remote", "--socket", a.control.path]
-            // Off Swift's pool: the daemon answers on it meanwhile.
-            let (status, output) = try await withCheckedThrowingContinuation { done in
-                Thread { done.resume(with: Result { try runCommand(argv) }) }.start()
-            }
+            let (status, output) = try await runCommandOffPool(argv)
             #expect(status == 0, "\(output)")
             let rows = output.split(separator: "\n").filter { !$0.isEmpty }
             #expect(rows.count == 3, "\(output)")
@@ -126,8 +128,6 @@ import Testing
                     }
             }
             #expect(Set(starts).count == 1 && starts.allSatisfy { $0 != nil }, "\(output)")
-            await b.stop()
-            await c.stop()
         }
     }
 }

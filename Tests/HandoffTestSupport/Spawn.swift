@@ -88,3 +88,14 @@ struct SpawnError: Error, CustomStringConvertible {
 
 /// Runs a command to completion (no shell); returns its exit status and stdout and stderr together.
 public func runCommand(_ argv: [String]) throws -> (status: Int32, output: String) { try Spawned.run(argv) }
+
+/// Runs a blocking wait on a thread of its own, off Swift's pool: a daemon in the test's process
+/// answers on the pool meanwhile (two cores: two pool threads).
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { done in Thread { done.resume(returning: body()) }.start() }
+}
+
+/// `runCommand` off Swift's pool (a handoffctl asking a daemon in the test's process).
+public func runCommandOffPool(_ argv: [String]) async throws -> (status: Int32, output: String) {
+    try await withCheckedThrowingContinuation { done in Thread { done.resume(with: Result { try runCommand(argv) }) }.start() }
+}
