@@ -1,7 +1,11 @@
+import HandoffCore
+
 /// What can go wrong talking to handoffd, each with what to do about it.
 public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case daemonNotRunning(socket: String)
     case permissionDenied(socket: String)
+    /// The path given for the control socket cannot be one (a directory, a file, too long).
+    case badSocketPath(socket: String, why: String)
     case refused(code: String, message: String)
     case connectionLost
     case badResponse(String)
@@ -14,6 +18,8 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
             "handoffd is not running (no control socket at \(socket)); start it with: systemctl start handoffd"
         case .permissionDenied(let socket):
             "not allowed to use \(socket); run as handoffd's user or root"
+        case .badSocketPath(let socket, let why):
+            "\(socket) \(why): give the path of handoffd's control socket, such as \(HandoffClient.defaultSocketPath)"
         case .refused(_, let message):
             message
         case .connectionLost:
@@ -21,7 +27,7 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badResponse(let why):
             "handoffd sent an answer this client does not understand (\(why)); are both from the same release?"
         case .noAnswer(let operation, let within):
-            "handoffd did not answer `\(operation)` within \(Self.seconds(within)); it may be stopped or overloaded: "
+            "handoffd did not answer `\(operation)` within \(within.spokenSeconds); it may be stopped or overloaded: "
                 + "check `systemctl status handoffd` and `journalctl -u handoffd`"
         }
     }
@@ -31,17 +37,11 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .daemonNotRunning: "daemon-not-running"
         case .permissionDenied: "permission-denied"
+        case .badSocketPath: "socket-path"
         case .refused(let code, _): code
         case .connectionLost: "connection-lost"
         case .badResponse: "bad-response"
         case .noAnswer: "no-answer"
         }
-    }
-
-    /// "30 s", "0.25 s": a bound as a person reads it (no Foundation formatter for one number).
-    static func seconds(_ d: Duration) -> String {
-        let (s, atto) = d.components
-        let ms = s * 1000 + atto / 1_000_000_000_000_000
-        return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(Double(ms) / 1000) s"
     }
 }

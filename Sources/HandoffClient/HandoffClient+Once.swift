@@ -76,31 +76,6 @@ extension HandoffClient {
         deinit { if case .descriptor(let fd) = opened.withLock({ $0 }) { Glibc.close(fd) } }
     }
 
-    fileprivate static func connectBlocking(_ path: String) throws(ClientError) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        let room = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < room else {
-            throw .refused(code: "socket-path", message: "the control socket path \(path) is longer than \(room - 1) bytes; use a shorter --socket")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .daemonNotRunning(socket: path) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            throw e == EACCES ? .permissionDenied(socket: path) : .daemonNotRunning(socket: path)
-        }
-        return fd
-    }
-
     /// SO_SNDTIMEO: a blocking send gives up (EAGAIN) after `bound`.
     fileprivate static func limitWrites(_ fd: Int32, to bound: Duration) {
         let (s, atto) = bound.components

@@ -50,6 +50,7 @@ public final class HandoffClient: Sendable {
         let state = NIOLockedValueBox(State())
         let answers = Waiters<Int64, Result<PropertyListValue?, ClientError>>()
         let channel: Channel
+        if let tooLong = ClientError.tooLong(socketPath) { throw tooLong }
         do {
             channel = try await ClientBootstrap(group: group)
                 .channelInitializer { ch in
@@ -59,7 +60,7 @@ public final class HandoffClient: Sendable {
                 }
                 .connect(unixDomainSocketPath: socketPath).get()
         } catch {
-            if let io = error as? IOError, io.errnoCode == EACCES { throw .permissionDenied(socket: socketPath) }
+            if let io = error as? IOError { throw .connecting(errno: io.errnoCode, socket: socketPath) }
             throw .daemonNotRunning(socket: socketPath)
         }
         return HandoffClient(socketPath: socketPath, channel: channel, events: events, state: state, answers: answers)

@@ -26,24 +26,8 @@ enum StreamDoor {
     }
 
     private static func exchange(_ line: [UInt8], socketPath: String) -> Result<HandoffStream, ClientError> {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failure(.daemonNotRunning(socket: socketPath)) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(socketPath.utf8)
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            return .failure(.daemonNotRunning(socket: socketPath))
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.enumerated() { raw[i] = b } }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let e = errno
-            close(fd)
-            return .failure(e == EACCES ? .permissionDenied(socket: socketPath) : .daemonNotRunning(socket: socketPath))
-        }
+        let fd: Int32
+        do throws(ClientError) { fd = try HandoffClient.connectBlocking(socketPath) } catch { return .failure(error) }
         var sent = 0
         while sent < line.count {
             let n = line[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -1,4 +1,5 @@
 import Glibc
+import HandoffCore
 import NIOCore
 import NIOPosix
 
@@ -14,7 +15,8 @@ public enum ConnectFailure {
         case let e as PairingRefusal: return e.description
         case let e as IOError: return reason(errno: e.errnoCode) ?? "\(e)"
         case ChannelError.connectTimeout(let after):
-            return "it did not answer within \(after.nanoseconds / 1_000_000_000) s; check the address, and that no firewall drops the port"
+            return
+                "it did not answer within \(Duration.nanoseconds(after.nanoseconds).spokenSeconds); check the address, and that no firewall drops the port"
         case let e as NIOConnectionError:
             // Every address the name gave failed: the first one's reason (a name that gives none
             // did not resolve).

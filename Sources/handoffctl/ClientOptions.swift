@@ -44,7 +44,7 @@ struct ClientOptions: ParsableArguments {
     /// Connects, or fails (exit 3) with one line that says how to start handoffd.
     func connect() async throws -> HandoffClient {
         do { return try await HandoffClient.connect(socketPath: socketPath) } catch {
-            throw failure(error.description, code: ExitStatus.daemon)
+            throw failure(error.description, code: Self.exitStatus(error))
         }
     }
 
@@ -70,10 +70,14 @@ struct ClientOptions: ParsableArguments {
         }
     }
 
-    /// A refusal fails with exit 1, anything else (no daemon, a lost connection) with 3.
+    /// A refusal fails with exit 1, a path that cannot be a socket with 64 (--socket or
+    /// $HANDOFF_SOCKET mistyped), anything else (no daemon, a lost connection) with 3.
     static func exitStatus(_ error: ClientError) -> Int32 {
-        if case .refused = error { return ExitStatus.refused }
-        return ExitStatus.daemon
+        switch error {
+        case .refused: ExitStatus.refused
+        case .badSocketPath: ExitStatus.usage
+        default: ExitStatus.daemon
+        }
     }
 
     /// Connects, runs `body` with the connection, and closes it.

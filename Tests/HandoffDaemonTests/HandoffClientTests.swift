@@ -184,7 +184,7 @@ struct UnknownOperation: ControlOperation {
         #expect(throws: ClientError.daemonNotRunning(socket: s.path)) { try HandoffClient.performOnce(RawOperation([:]), socketPath: s.path) }
         let long = "/tmp/" + String(repeating: "x", count: 120)
         let tooLong = #expect(throws: ClientError.self) { try HandoffClient.performOnce(RawOperation([:]), socketPath: long) }
-        #expect(tooLong?.description.contains("use a shorter --socket") == true)
+        #expect(tooLong?.code == "socket-path" && tooLong?.description.contains("longer than the 107 bytes") == true)
     }
 
     /// The blocking request gives up on a silent daemon after its bound, as the async one does.

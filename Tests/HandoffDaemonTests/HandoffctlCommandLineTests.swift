@@ -17,6 +17,37 @@ import Testing
         #expect(status == 3, "\(output)")
         #expect(output.contains("/nonexistent/control.sock"), "\(output)")
     }
+
+    /// A path that cannot be a socket is a mistyped --socket (64), said as such; it read as
+    /// "handoffd is not running (no control socket at /tmp)" (3), or for a long path as a
+    /// refusal (1). A socket nothing listens on (left by a stopped handoffd) is still 3. Both the
+    /// one-shot door (`status`) and the connection that stays (`watch`) are asked.
+    @Test func aPathThatCannotBeTheSocketIsAUsageError() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-paths-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/notes.txt"
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        let leftOver = try SilentSocket()
+        leftOver.closeLeavingTheFile()
+        let stale = leftOver.path
+        defer { unlink(stale) }
+        let long = "/tmp/" + String(repeating: "x", count: 120)
+        let cases: [(String, Int32, String)] = [
+            (dir, 64, "\(dir) is a directory: give the path of handoffd's control socket"),
+            (file, 64, "\(file) is a file, not a socket"),
+            (file + "/control.sock", 64, "goes through something that is not a directory"),
+            (long, 64, "is longer than the 107 bytes a Unix socket's path may have"),
+            (stale, 3, "handoffd is not running (no control socket at \(stale))")
+        ]
+        for (path, want, says) in cases {
+            for command in [["status"], ["watch", "--count", "1"]] {
+                let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + command + ["--socket", path])
+                #expect(status == want, "\(command) \(path): \(output)")
+                #expect(output.contains(says), "\(command) \(path): \(output)")
+            }
+        }
+    }
 }
 
 /// A daemon that takes the connection and never answers (stopped, wedged): handoffctl gives up

@@ -54,6 +54,7 @@ import Testing
         #expect(ConnectFailure.reason(IOError(errnoCode: ENETUNREACH, reason: "connect")).contains("network unreachable"))
         #expect(ConnectFailure.reason(IOError(errnoCode: EHOSTUNREACH, reason: "connect")).contains("host unreachable"))
         #expect(ConnectFailure.reason(ChannelError.connectTimeout(.seconds(10))).hasPrefix("it did not answer within 10 s"))
+        #expect(ConnectFailure.reason(ChannelError.connectTimeout(.milliseconds(250))).hasPrefix("it did not answer within 0.25 s"))
         #expect(ConnectFailure.reason(LinkError.handshakeTimeout(seconds: 10)) == LinkError.handshakeTimeout(seconds: 10).description)
         // Anything else as it describes itself.
         #expect(ConnectFailure.reason(IOError(errnoCode: EPERM, reason: "connect")).contains("connect"))

@@ -32,6 +32,10 @@ public final class SilentSocket: Sendable {
         }
     }
 
+    /// Closes the socket and leaves its file: a socket nothing listens on, as a handoffd killed
+    /// with SIGKILL leaves it.
+    public func closeLeavingTheFile() { Glibc.close(fd) }
+
     /// Closes the socket and removes its file.
     public func close() {
         Glibc.close(fd)
