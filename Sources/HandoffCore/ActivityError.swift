@@ -44,7 +44,8 @@ public enum ActivityError: Error, Sendable, Equatable, CustomStringConvertible {
         case .payloadCorrupt(let detail):
             "the typed payload cannot be decoded: \(detail)"
         case .tooLarge(let size, let limit):
-            "the encoded activity is \(size) bytes, above the limit of \(limit) bytes; move bulky data out of userInfo"
+            "the encoded activity is \(size) bytes, above the limit of \(limit) bytes; keep its title, keywords and userInfo small, "
+                + "and carry bulky data over a continuation stream (supportsContinuationStreams) or as a file (`handoffctl send-file`)"
         }
     }
 }

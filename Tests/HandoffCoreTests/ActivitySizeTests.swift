@@ -24,6 +24,7 @@ import Testing
         let a = try activity(bytes: 70_000)
         let size = try a.encoded(limits: CodecLimits(maxBytes: .max)).count
         #expect(throws: ActivityError.tooLarge(size: size, limit: ActivitySizePolicy.defaultHardLimit)) { try a.measureSize() }
+        #expect(ActivityError.tooLarge(size: size, limit: 100).description.contains("continuation stream"))
     }
 
     @Test func limitsAreConfigurable() throws {
