@@ -21,6 +21,9 @@ public enum AppInput: Sendable, Equatable {
     /// A continuation routed to this window: open this book, this character, with this draft.
     case continued(book: UUID, character: UUID?, draft: String?)
     case offers([Offer])
+    /// What this window now shows came from another machine's activity (a continuation, or the
+    /// scene's current activity when it opens): `version` nil when not known.
+    case showing(activityID: UUID, version: Int64?)
     case connection(AppState.Connection)
     case notice(String?)
 }

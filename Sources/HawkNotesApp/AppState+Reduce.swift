@@ -13,7 +13,11 @@ extension AppState {
     public mutating func reduce(_ input: AppInput) -> [AppEffect] {
         switch input {
         case .key(let key):
-            return pressed(key)
+            let before = currentActivity
+            let effects = pressed(key)
+            // The person moved on from what was continued: the other machine's is worth offering.
+            if currentActivity != before { showing = nil }
+            return effects
         case .restored(let snapshot):
             restore(snapshot)
             return [.becomeCurrent(currentActivity)]
@@ -32,6 +36,17 @@ extension AppState {
             return [.save, .becomeCurrent(currentActivity)]
         case .offers(let offers):
             self.offers = offers
+            if let shown = showing, let listed = offers.first(where: { $0.activityID == shown.activityID }) {
+                if let version = shown.version {
+                    // Changed there since: offered again.
+                    if listed.version > version { showing = nil }
+                } else {
+                    showing?.version = listed.version
+                }
+            }
+            return []
+        case .showing(let id, let version):
+            showing = Showing(activityID: id, version: version)
             return []
         case .connection(let c):
             connection = c
@@ -155,8 +170,11 @@ extension AppState {
         return [.openInNewWindow(book: selectedBook, character: c)]
     }
 
+    /// The offers shown: all but what this window continued and still shows.
+    public var visibleOffers: [Offer] { offers.filter { $0.activityID != showing?.activityID } }
+
     private mutating func continueOffer() -> [AppEffect] {
-        guard let offer = offers.first else {
+        guard let offer = visibleOffers.first else {
             notice = "no other machine offers an activity right now"
             return []
         }

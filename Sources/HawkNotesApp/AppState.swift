@@ -32,8 +32,17 @@ public struct AppState: Sendable, Equatable {
     /// Per book: its navigation path, draft and scroll.
     public var books: [UUID: BookState]
     public var mode: Mode = .browsing
-    /// Activities other machines offer (shown on the offer line).
+    /// Activities other machines offer, as handoffd lists them (`visibleOffers` are shown).
     public var offers: [Offer] = []
+    /// The other machine's activity this window continued and still shows: not offered again
+    /// until that machine changes it (a newer version) or the person moves on here. nil version:
+    /// the one listed next (a window reopened on a scene continued earlier).
+    public var showing: Showing?
+
+    public struct Showing: Sendable, Equatable {
+        public var activityID: UUID
+        public var version: Int64?
+    }
     public var connection: Connection = .connecting
     /// A message for the status line (an error, what was done).
     public var notice: String?
@@ -72,8 +81,10 @@ public struct Offer: Sendable, Equatable {
     public let activityID: UUID
     public let type: String
     public let title: String
+    /// Raised by the other machine at every change of the activity.
+    public let version: Int64
 
-    public init(peer: String, activityID: UUID, type: String, title: String) {
-        (self.peer, self.activityID, self.type, self.title) = (peer, activityID, type, title)
+    public init(peer: String, activityID: UUID, type: String, title: String, version: Int64 = 1) {
+        (self.peer, self.activityID, self.type, self.title, self.version) = (peer, activityID, type, title, version)
     }
 }

@@ -166,8 +166,9 @@ public struct Screen: Sendable, Equatable {
     }
 
     private func offerLine(_ state: AppState) -> [Segment] {
-        guard let offer = state.offers.first else { return [] }
-        let more = state.offers.count > 1 ? " (+\(state.offers.count - 1) more)" : ""
+        let offers = state.visibleOffers
+        guard let offer = offers.first else { return [] }
+        let more = offers.count > 1 ? " (+\(offers.count - 1) more)" : ""
         // The title gives way first: who offers it and the key to press stay in view.
         let rest = "” is open on \(offer.peer.terminalSafe)\(more) — c to continue"
         let room = width - 1 - rest.terminalColumns

@@ -133,6 +133,7 @@ extension AppDriver {
                 } else if report.handler != DaemonLink.handlerName, let content = report.content, let input = mapping.input(showing: content) {
                     // handoffd routed it itself (into this window's scene): show where it went.
                     apply(input)
+                    apply(.showing(activityID: offer.activityID, version: offer.version))
                 }
             } catch {
                 apply(.notice("not continued: \(error.description)"))
@@ -145,6 +146,8 @@ extension AppDriver {
     func continued(_ activity: UserActivity) -> Bool {
         do throws(ContinuationFailure) {
             apply(try mapping.input(continuing: activity))
+            // Not offered again on this window while it shows it (AppState.visibleOffers).
+            apply(.showing(activityID: activity.id, version: Int64(clamping: activity.version)))
             apply(.notice("continued “\(activity.title?.terminalSafe ?? activity.type.rawValue)”"))
             draw()
             Trace.note("drawn continued")
@@ -205,7 +208,7 @@ extension AppDriver {
             guard let listing = try? await client.perform(ActivitiesRequest(remote: true)) else { return }
             let offers = listing.items.compactMap { item -> Offer? in
                 guard let peer = item.peer, ActivityMapping.types.contains(item.type) else { return nil }
-                return Offer(peer: peer, activityID: item.activity, type: item.type, title: item.title ?? item.type)
+                return Offer(peer: peer, activityID: item.activity, type: item.type, title: item.title ?? item.type, version: item.version)
             }
             self.apply(.offers(offers))
             self.draw()

@@ -61,6 +61,11 @@ final class AppDriver {
             var snapshot = SceneSnapshot(content: detail.summary.content.flatMap { try? ContentPath(parsing: $0) }, storage: SceneStorage())
             if let storage = try? SceneStorage(propertyList: detail.storage) { snapshot.storage = storage }
             driver.apply(.restored(snapshot))
+            if let current = detail.currentActivity {
+                // A window reopened on what it continued earlier: not offered that again.
+                let known = detail.restorationActivity.flatMap { $0.id == current.activity ? Int64(clamping: $0.version) : nil }
+                driver.apply(.showing(activityID: current.activity, version: known))
+            }
             driver.apply(.connection(.connected))
             driver.daemon.adopt(client)
             return driver

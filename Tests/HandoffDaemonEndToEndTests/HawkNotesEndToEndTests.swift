@@ -70,9 +70,10 @@ struct HawkNotesEndToEndTests {
         try onB.launch()
         try await onB.waitForScreen("A's offer on B", timeout: 15) { $0.contains("is open on alpha") && $0.contains("Lady Beatrice") }
         try onB.keys("c")
-        try await onB.waitForScreen("Lady Beatrice continued on B") {
+        let continued = try await onB.waitForScreen("Lady Beatrice continued on B") {
             $0.contains("in The Burning Swift") && $0.contains("Hawk Notes — The Burning Swift")
         }
+        #expect(!continued.contains("is open on alpha"), "what B continued is not offered to it again: \(continued)")
         try await eventsA.wait("userActivityWasContinued") { $0["peer"]?.stringValue == "beta" }
 
         // A writes a draft in another book, still typing: B gets the words typed so far.
@@ -102,6 +103,12 @@ struct HawkNotesEndToEndTests {
         defer { onB.stop() }
         try onB.launch()
         try await onB.waitForScreen("Tobiah Reed, continued before the app ran") { $0.contains("Tobiah Reed") && $0.contains("in Salt and Lantern") }
+        // A offers both; the window shows Tobiah Reed already, so only the other is offered to it.
+        #expect(try a.ctl(["publish", "--character", "Lady Beatrice"]).status == 0)
+        let offered = try await onB.waitForScreen("A's other activity offered on B", timeout: 15) {
+            $0.contains("is open on alpha") && $0.contains("Lady Beatrice")
+        }
+        #expect(!offered.contains("more)") && !offered.contains("Viewing Tobiah Reed"), "\(offered)")
     }
 
     /// 6. handoffd stops while the app runs: the app says so and keeps the draft; when handoffd is
