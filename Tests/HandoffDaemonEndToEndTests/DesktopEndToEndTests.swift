@@ -301,6 +301,17 @@ struct DesktopEndToEndTests {
         _ = try a.ctl(["resign", bookID])
         _ = try a.ctl(["resign", last])
         try await waitUntil("resigned on alpha: closed on beta", timeout: 10) { try db.displayed() == 0 }
+
+        // Continued on beta another way (handoffctl, the app): its notification closes too.
+        let pell = try a.ctl(["publish", "--character", "Pell", "--title", "Pell", "--json"])
+        let pellID = try #require(jsonField(pell.output, "activity"), Comment(rawValue: pell.output))
+        try await waitUntil("Pell is shown", timeout: 10) {
+            let shown = db.shown.last?.summary == "Pell"
+            return try shown && db.displayed() == 1
+        }
+        let byHand = try b.ctl(["continue", a.name, pellID])
+        #expect(byHand.status == 0, "\(byHand.output)")
+        try await waitUntil("continued with handoffctl: closed", timeout: 10) { try db.displayed() == 0 }
     }
 }
 

@@ -46,9 +46,13 @@ final class DesktopSession: @unchecked Sendable {
         chmod(script, 0o755)
         let config = dir + "/dunstrc"
         // markup = full, as Debian's own dunstrc has it: a server that reads bodies as markup
-        // (GNOME Shell and Plasma do too), which a machine's name must not be able to use.
-        try "[global]\n    monitor = 0\n    follow = none\n    markup = full\n[handoff]\n    appname = Handoff\n    script = \(script)\n".write(
-            toFile: config, atomically: true, encoding: .utf8)
+        // (GNOME Shell and Plasma do too), which a machine's name must not be able to use. No
+        // notification expires (dunst closes one after 10 s by default): what closes one in a
+        // test is handoffd, as GNOME Shell keeps them until then.
+        try
+            ("[global]\n    monitor = 0\n    follow = none\n    markup = full\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n"
+            + "[handoff]\n    appname = Handoff\n    script = \(script)\n").write(
+                toFile: config, atomically: true, encoding: .utf8)
         dunst = try hosts.spawn(index, "/usr/bin/dunst", ["-config", config], environment: environment)
         try await waitUntil("dunst owns org.freedesktop.Notifications", timeout: 10) {
             (try? self.run(["dunstctl", "is-paused"]))?.contains("false") == true

@@ -47,6 +47,30 @@ import Testing
         #expect(board.offers([o, newer], from: "alpha") == .show(newer, replaces: 0))
     }
 
+    /// Continued here another way (the app, handoffctl): the notification closes and the
+    /// activity is not offered again; another machine's notification stays.
+    @Test func continuedHereClosesItsNotification() {
+        var board = NoticeBoard(quietTypes: [])
+        let o = offer("Pell"), other = offer("Mira")
+        _ = board.offers([o], from: "alpha")
+        _ = board.showing(o, from: "alpha", id: 6)
+        _ = board.offers([other], from: "gamma")
+        _ = board.showing(other, from: "gamma", id: 8)
+        #expect(board.continuedHere(o.activity, from: "alpha") == .close(6))
+        #expect(board.offers([o], from: "alpha") == .nothing, "continued: not again")
+        #expect(board.continuedHere(o.activity, from: "alpha") == .nothing)
+        #expect(board.shown["gamma"]?.id == 8)
+        // One not shown yet (its offers still settling) is not shown later either.
+        let later = offer("Orrin")
+        #expect(board.continuedHere(later.activity, from: "alpha") == .nothing)
+        #expect(board.offers([later], from: "alpha") == .nothing)
+        // Shown but not yet answered with an id: withdrawn, so the answer's id is closed.
+        let fresh = offer("Hask")
+        _ = board.offers([fresh], from: "alpha")
+        #expect(board.continuedHere(fresh.activity, from: "alpha") == .nothing)
+        #expect(!(board.showing(fresh, from: "alpha", id: 9) as Bool))
+    }
+
     @Test func anAnswerForAReplacedOfferIsRefused() {
         var board = NoticeBoard(quietTypes: [])
         let a = offer("A"), b = offer("B")

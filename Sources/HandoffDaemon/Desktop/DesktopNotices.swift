@@ -58,6 +58,10 @@ public actor DesktopNotices: Service {
             guard let peer = event.fields["peer"]?.stringValue else { continue }
             switch event.name {
             case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerAbsent", "peerRemoved", "unpaired": changed(peer)
+            case "continued":
+                // Continued here without the notification: "continue from alpha" would offer what is open.
+                guard let id = event.fields["activity"]?.stringValue.flatMap(UUID.init(uuidString:)) else { continue }
+                await carry(board.continuedHere(id, from: peer), peer: peer)
             default: break
             }
         }

@@ -52,6 +52,22 @@ struct NoticeBoard: Sendable, Equatable {
         return .show(newest, replaces: current?.id ?? 0)
     }
 
+    /// The activity was continued here some other way (the app, `handoffctl continue`): its
+    /// notification closes, and it is not shown again, as when continued from the notification.
+    mutating func continuedHere(_ activity: UUID, from peer: String) -> Decision {
+        remember(activity)
+        guard let s = shown[peer], s.offer.activity == activity else { return .nothing }
+        shown[peer] = nil
+        // Not yet answered with an id: `showing` then finds it withdrawn and closes it.
+        return s.id.map(Decision.close) ?? .nothing
+    }
+
+    private mutating func remember(_ activity: UUID) {
+        guard !seen.contains(activity) else { return }
+        seen.append(activity)
+        if seen.count > Self.maxSeen { seen.removeFirst(seen.count - Self.maxSeen) }
+    }
+
     /// The machine went away: its notification closes (it cannot be continued now).
     mutating func gone(_ peer: String) -> Decision { offers([], from: peer) }
 
@@ -68,8 +84,7 @@ struct NoticeBoard: Sendable, Equatable {
     mutating func ended(_ id: UInt32) -> (peer: String, offer: Offer)? {
         guard let (peer, s) = shown.first(where: { $0.value.id == id }) else { return nil }
         shown[peer] = nil
-        seen.append(s.offer.activity)
-        if seen.count > Self.maxSeen { seen.removeFirst(seen.count - Self.maxSeen) }
+        remember(s.offer.activity)
         return (peer, s.offer)
     }
 
