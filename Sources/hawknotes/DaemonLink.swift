@@ -75,6 +75,13 @@ final class DaemonLink {
             Task { _ = try? await client.perform(RefreshRequest(token: token, activity: fresh)) }
         case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent", "peerAbsent", "peerAppeared", "peerRemoved":
             driver.refreshOffers()
+        case "userActivityWasContinued":
+            // What this window offered was taken up on another machine: the person sees it went.
+            guard let published = driver.published, event.fields["activity"]?.stringValue == published.id.canonicalString,
+                let peer = event.fields["peer"]?.stringValue
+            else { return }
+            driver.apply(.notice("“\(published.title?.terminalSafe ?? published.type.rawValue)” continued on \(peer.terminalSafe)"))
+            driver.draw()
         default:
             break
         }

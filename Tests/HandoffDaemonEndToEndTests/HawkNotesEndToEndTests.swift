@@ -75,6 +75,7 @@ struct HawkNotesEndToEndTests {
         }
         #expect(!continued.contains("is open on alpha"), "what B continued is not offered to it again: \(continued)")
         try await eventsA.wait("userActivityWasContinued") { $0["peer"]?.stringValue == "beta" }
+        try await onA.waitForScreen("A's window told") { $0.contains("Lady Beatrice in The Burning Swift” continued on beta") }
 
         // A writes a draft in another book, still typing: B gets the words typed so far.
         try onA.keys("Escape", "3", "e")
