@@ -12,8 +12,9 @@ struct Peers: ParsableCommand {
         try options.run(PeersRequest()) { peers in
             var t = Table("NAME", "FINGERPRINT", "PAIRED", "PRESENT", "ADDRESS", "FOUND BY")
             for p in peers.items {
-                // Present: where the session goes. Otherwise where mDNS lists it.
-                let address = p.address ?? p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
+                // Where it is dialled (its advert, else where it was last reached): the session's far
+                // end is an ephemeral port when the peer opened it. Unpaired: where mDNS lists it.
+                let address = p.endpoint ?? p.address ?? p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
                 let found = p.foundBy.isEmpty ? (p.listed && !p.paired ? "mdns" : "-") : p.foundBy.joined(separator: ",")
                 t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe, found)
             }

@@ -165,6 +165,14 @@ struct PresenceEndToEndTests {
         }
         await clientA.close()
         await clientB.close()
+        // Each shows where it dials the other (its listening port), whichever opened the session:
+        // the session's far end at the machine that did not dial is an ephemeral port.
+        let pa = try #require(try await a.peer("beta")), pb = try #require(try await b.peer("alpha"))
+        let endpointB = "\(try hosts.address(2)):7340", endpointA = "\(try hosts.address(1)):7340"
+        #expect(pa["endpoint"] == endpointB, "\(pa)")
+        #expect(pb["endpoint"] == endpointA, "\(pb)")
+        let dialled = [pa, pb].filter { $0["address"] == $0["endpoint"] }
+        #expect(dialled.count == 1, "\(pa) \(pb)")
         // The tie-break really ran: some rounds opened two sessions and both ends closed the same one.
         let duplicates = a.log.components(separatedBy: "retiring a duplicate session").count - 1
         print("presence: \(duplicates) duplicate sessions retired on alpha over 50 rounds")

@@ -36,13 +36,16 @@ public struct PeerInfo: ControlItem, Equatable {
     public var sessions: Int64
     /// The instance name of the advert it is listed under (random, new at each of its rotations).
     public var advert: String?
+    /// A paired peer's: where this machine dials it ("host:port"), its advert's address and port,
+    /// else where it was last reached. Unlike `address`, never an ephemeral port.
+    public var endpoint: String?
 
     public init(
         name: String, fingerprint: String?, paired: Bool, present: Bool, listed: Bool, connected: Bool,
         addresses: [String] = [], port: Int64? = nil, pairedName: String? = nil, foundBy: [String] = [], address: String? = nil,
-        localAddress: String? = nil, sessions: Int64 = 0, advert: String? = nil
+        localAddress: String? = nil, sessions: Int64 = 0, advert: String? = nil, endpoint: String? = nil
     ) {
-        self.advert = advert
+        (self.advert, self.endpoint) = (advert, endpoint)
         (self.name, self.fingerprint, self.paired, self.present, self.listed) = (name, fingerprint, paired, present, listed)
         (self.connected, self.addresses, self.port, self.pairedName) = (connected, addresses, port, pairedName)
         (self.foundBy, self.address, self.localAddress, self.sessions) = (foundBy, address, localAddress, sessions)
@@ -66,6 +69,7 @@ public struct PeerInfo: ControlItem, Equatable {
             w.set("address", address)
             w.set("localAddress", localAddress)
             w.set("sessions", sessions)
+            w.set("endpoint", endpoint)
         }
         return w.object
     }
@@ -77,7 +81,7 @@ public struct PeerInfo: ControlItem, Equatable {
             present: try f.bool("present"), listed: try f.bool("listed"), connected: try f.bool("connected"),
             addresses: try f.strings("addresses"), port: try f.optionalInteger("port"), pairedName: try f.optionalString("pairedName"),
             foundBy: try f.strings("foundBy"), address: try f.optionalString("address"), localAddress: try f.optionalString("localAddress"),
-            sessions: try f.optionalInteger("sessions") ?? 0, advert: try f.optionalString("advert"))
+            sessions: try f.optionalInteger("sessions") ?? 0, advert: try f.optionalString("advert"), endpoint: try f.optionalString("endpoint"))
     }
 }
 

@@ -236,7 +236,8 @@ extension PeerView {
         PeerInfo(
             name: name, fingerprint: fingerprint, paired: trusted != nil, present: present, listed: discovered != nil, connected: connected,
             addresses: discovered?.addresses.map(\.description) ?? [], port: discovered.map { Int64($0.port) }, pairedName: trusted?.name,
-            foundBy: foundBy, address: session?.remote, localAddress: session?.local, sessions: Int64(sessions), advert: discovered?.name)
+            foundBy: foundBy, address: session?.remote, localAddress: session?.local, sessions: Int64(sessions), advert: discovered?.name,
+            endpoint: endpoint?.description)
     }
 }
 

@@ -29,11 +29,14 @@ struct PeerView: Sendable {
 
     /// Where to open a session: the advert's address (IPv4 first; a link-local one with the
     /// interface it was seen on, without which connect(2) fails with EINVAL), else the last-known one.
-    var address: (host: String, port: Int)? {
+    var address: (host: String, port: Int)? { endpoint.map { ($0.host, $0.port) } }
+
+    /// The same, as an endpoint (`peers` shows it: a session the peer opened comes from an
+    /// ephemeral port, which is no address to give anyone).
+    var endpoint: PeerEndpoint? {
         if let d = discovered, let a = d.addresses.first(where: { $0.family == .ipv4 }) ?? d.addresses.first {
-            let e = AdvertAddresses.endpoint(a, port: Int(d.port))
-            return (e.host, e.port)
+            return AdvertAddresses.endpoint(a, port: Int(d.port))
         }
-        return remembered.map { ($0.host, $0.port) }
+        return remembered
     }
 }
