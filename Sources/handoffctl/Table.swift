@@ -31,7 +31,8 @@ func printFields(_ value: PropertyListValue?, order: [String]) {
     guard let d = value?.dictionaryValue else { return }
     let keys = order.filter { d[$0] != nil } + d.keys.filter { !order.contains($0) }.sorted()
     let width = keys.map(\.terminalColumns).max() ?? 0
-    for k in keys { print(k.terminalSafe.padded(to: width) + "  " + d[k]!.text) }
+    // An empty value reads as "-", as in the tables: a blank after a name looked like a fault.
+    for k in keys { print(k.terminalSafe.padded(to: width) + "  " + (d[k]!.text.isEmpty ? "-" : d[k]!.text)) }
 }
 
 extension PropertyListValue {

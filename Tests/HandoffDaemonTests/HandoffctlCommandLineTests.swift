@@ -165,4 +165,15 @@ import Testing
             }
         }
     }
+
+    /// `status` and `scene` print an empty value as "-" (a blank after the name read as a fault):
+    /// here the receive directory, which is the receiving command's own when not configured.
+    @Test func anEmptyFieldReadsAsADash() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let (status, output) = try await runCommandOffPool([BuiltProducts.path("handoffctl"), "status", "--socket", a.control.path])
+            #expect(status == 0, "\(output)")
+            #expect(output.split(separator: "\n").contains { $0.hasPrefix("receiveDirectory") && $0.hasSuffix("  -") }, "\(output)")
+        }
+    }
 }
