@@ -79,6 +79,42 @@ import Testing
     }
 }
 
+/// Right after `pair`, the machine just paired was listed twice for a second: paired, and by its
+/// pairing advert, which lingers until mDNS withdraws it. Not a second row; another machine with
+/// the same name elsewhere still is.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PairedMachinesPairingAdvertTests {
+    @Test func aPairedMachinesPairingAdvertIsNotASecondRow() async throws {
+        let network = FakeNetwork()
+        let a = try await LoopbackDaemon("alpha", on: network)
+        let b = try await LoopbackDaemon("beta", on: network)
+        try await withStopping(a, b) {
+            a.trust.pin(TrustedPeer(identity: b.identity.identity, name: "beta", pairedAt: Date()))
+            a.trust.setAdvertisingKey(b.trust.ownAdvertisingKey(), ofPeer: b.identity.identity.id)
+            try await waitUntil("alpha recognises beta's advert", timeout: 5) { await a.daemon.peers.discovered("beta") != nil }
+            let pairing = try TXTRecord([.init(AdvertTXT.pairingKey, "1")])
+            try b.discovery.publish(try ServiceAdvert(instanceName: "beta", port: 7340, txt: pairing, hostName: "b-pairing"), slot: .pairing)
+            let elsewhere = FakeDiscovery(network: network, hostName: "other", address: "192.0.2.9")
+            elsewhere.start()
+            try elsewhere.publish(try ServiceAdvert(instanceName: "beta", port: 7340, txt: pairing, hostName: "o-pairing"), slot: .main)
+            func rows() async throws -> [(String, Bool)] {
+                try #require(try await a.request("peers")?.arrayValue).compactMap {
+                    guard let d = $0.dictionaryValue, let name = d["name"]?.stringValue, case .bool(let paired)? = d["paired"] else { return nil }
+                    return (name, paired)
+                }
+            }
+            // Both pairing adverts are listed by alpha (one under a renamed instance: same name).
+            try await waitUntil("alpha lists both pairing adverts", timeout: 5) { await a.daemon.peers.listing.pairingListings.count == 2 }
+            let listed = try await rows()
+            #expect(listed.filter { $0.0 == "beta" && $0.1 }.count == 1, "\(listed)")
+            let unpaired = listed.filter { !$0.1 }
+            #expect(unpaired.count == 1, "only the other machine's: \(listed)")
+            let other = try #require(try await a.request("peers")?.arrayValue?.first { $0.dictionaryValue?["paired"] == .bool(false) })
+            #expect(other.dictionaryValue?["addresses"]?.arrayValue == [.string("192.0.2.9")], "\(other)")
+            elsewhere.shutdown()
+        }
+    }
+}
+
 /// A device name that unpaired machines would take for a tagged advert name is warned about at start.
 @Suite struct DeviceNameNoticeTests {
     @Test func aNameShapedLikeATaggedAdvertIsWarnedAbout() throws {

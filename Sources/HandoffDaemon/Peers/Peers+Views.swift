@@ -14,8 +14,23 @@ extension Peers {
         for t in (try? trusted()) ?? [] {
             views.append(await view(name: t.name, trusted: t, discovered: await listing.listing(peerID: t.identity.id)))
         }
-        for advert in await listing.pairingListings { views.append(await view(name: advert.name, trusted: nil, discovered: advert)) }
+        for advert in await listing.pairingListings where !Self.isPairedMachine(advert, among: views) {
+            views.append(await view(name: advert.name, trusted: nil, discovered: advert))
+        }
         return views
+    }
+
+    /// A pairing advert under a paired peer's name from that peer's address: the machine is paired
+    /// here already. Its advert lingers for a second after its window closes (mDNS withdraws it
+    /// then), so right after `pair` the same machine was listed twice, paired and not. Another
+    /// machine that took the name, elsewhere, is still listed.
+    static func isPairedMachine(_ advert: DiscoveredPeer, among views: [PeerView]) -> Bool {
+        let hosts = Set(advert.addresses.map(\.address))
+        return views.contains { v in
+            guard v.trusted != nil, v.name == advert.name else { return false }
+            let theirs = (v.discovered?.addresses.map(\.address) ?? []) + [v.remembered?.host].compactMap { $0 }
+            return theirs.contains(where: hosts.contains)
+        }
     }
 
     /// The listed advert of the paired peer of this name, or the pairing advert under this name.
