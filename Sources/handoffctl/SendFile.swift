@@ -62,6 +62,12 @@ struct SendFile: AsyncParsableCommand {
         if report.failed {
             wait.cancel()
             await finish(owner, id)
+            // Nothing there takes files: said as what to do, not as the generic "no handler for the type".
+            if report.code == "no-handler" {
+                throw failure(
+                    "\(to) is not receiving files: run `handoffctl receive` there first (or configure a handler for \(FileTransfer.type.rawValue))",
+                    code: ExitStatus.continuationFailed)
+            }
             throw failure("\(to) did not take the file (\(report.code ?? "")): \(report.message ?? "")", code: ExitStatus.continuationFailed)
         }
         let token = await Timeout.value(of: wait, within: .seconds(15))

@@ -69,6 +69,10 @@ struct StreamEndToEndTests {
         #expect(FileManager.default.contents(atPath: inbox + "/notes (1).txt") == content)
         #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).sorted() == ["notes (1).txt", "notes.txt"])
         #expect(receiver.waitForExit(timeout: 10) == 0)
+        // Nothing receiving there any more: said as what to do.
+        let nobody = try b.ctl(["send-file", file, "--to", "alpha"])
+        #expect(
+            nobody.status == 2 && nobody.output.contains("alpha is not receiving files: run `handoffctl receive` there first"), "\(nobody.output)")
     }
 
     @Test func aStreamResumesAfterTheLinkIsCutAndEndsPastTheDeadline() async throws {
