@@ -18,7 +18,10 @@ struct Peers: ParsableCommand {
                 let found = p.foundBy.isEmpty ? (p.listed && !p.paired ? "mdns" : "-") : p.foundBy.joined(separator: ",")
                 t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe, found)
             }
-            t.print(empty: "No peers yet: is handoffd running on another machine of this network?")
+            // Paired peers are listed even when away, so an empty list means none is paired.
+            t.print(
+                empty: "No peers: none is paired, and no machine on this network has its pairing window open. To pair one, run "
+                    + "`handoffctl pair --accept` on it, then `handoffctl pair NAME` here (or `handoffctl pair HOST` across routers)")
         }
     }
 }

@@ -167,13 +167,17 @@ import Testing
     }
 
     /// `status` and `scene` print an empty value as "-" (a blank after the name read as a fault):
-    /// here the receive directory, which is the receiving command's own when not configured.
+    /// here the receive directory, which is the receiving command's own when not configured. An
+    /// empty `peers` says how to pair (it asked whether handoffd ran elsewhere, also when it did).
     @Test func anEmptyFieldReadsAsADash() async throws {
         let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
         try await withStopping(a) {
             let (status, output) = try await runCommandOffPool([BuiltProducts.path("handoffctl"), "status", "--socket", a.control.path])
             #expect(status == 0, "\(output)")
             #expect(output.split(separator: "\n").contains { $0.hasPrefix("receiveDirectory") && $0.hasSuffix("  -") }, "\(output)")
+            // No peer at all: none is paired (paired ones are listed even when away); how to pair one.
+            let (_, peers) = try await runCommandOffPool([BuiltProducts.path("handoffctl"), "peers", "--socket", a.control.path])
+            #expect(peers.contains("none is paired") && peers.contains("`handoffctl pair --accept` on it"), "\(peers)")
         }
     }
 }
