@@ -48,11 +48,14 @@ extension LinkEndpoint {
         case .unpaired:
             logger.notice("the peer unpaired this machine; forgetting it", metadata: ["peer.id": "\(peer.fingerprint)"])
             do {
+                let known = try trustStore.peer(withID: peer.id)
                 let next = try trustStore.ownAdvertisingKey().rotated()
                 try trustStore.unpin(id: peer.id, rotatingTo: next)
                 // It already knows: nothing to deliver.
                 try trustStore.unpairDelivered(id: peer.id)
                 outputs.trustChangesIn.yield()
+                // The daemon forgets it as for an unpairing made here (what it offered, the advert's key).
+                if let known { outputs.unpairedByPeerIn.yield(known) }
             } catch {
                 logger.error("could not forget the peer", metadata: ["peer.id": "\(peer.fingerprint)", "error": "\(error)"])
             }

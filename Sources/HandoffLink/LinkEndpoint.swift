@@ -20,6 +20,8 @@ public final class LinkEndpoint: Sendable {
     public var sessions: AsyncStream<LinkSession> { outputs.sessions }
     /// Pairings that peers started with us while the window was open.
     public var pairingRequests: AsyncStream<PairingSession> { outputs.pairings }
+    /// Each paired peer that told this machine it unpaired it, once forgotten here.
+    public var unpairedByPeer: AsyncStream<TrustedPeer> { outputs.unpairedByPeer }
     /// Yields when a peer's message changed the trust store (its new advertising key stored, its
     /// unpair notice): whoever recognises adverts reads the paired keys again.
     public var trustChanges: AsyncStream<Void> { outputs.trustChanges }

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// What a `LinkEndpoint` hands its owner: the sessions peers opened, the pairings they started,
-/// and word that a peer's message changed the trust store.
+/// word that a peer's message changed the trust store, and the peers that unpaired this machine.
 struct LinkOutputs: Sendable {
     let sessions: AsyncStream<LinkSession>
     let sessionsIn: AsyncStream<LinkSession>.Continuation
@@ -11,18 +11,23 @@ struct LinkOutputs: Sendable {
     let pairingsIn: AsyncStream<PairingSession>.Continuation
     let trustChanges: AsyncStream<Void>
     let trustChangesIn: AsyncStream<Void>.Continuation
+    /// Peers that unpaired this machine and are forgotten here (at most once each: then unpinned).
+    let unpairedByPeer: AsyncStream<TrustedPeer>
+    let unpairedByPeerIn: AsyncStream<TrustedPeer>.Continuation
 
     init() {
         (sessions, sessionsIn) = AsyncStream.makeStream()
         (pairings, pairingsIn) = AsyncStream.makeStream()
         // Only that something changed matters: one pending word is enough.
         (trustChanges, trustChangesIn) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (unpairedByPeer, unpairedByPeerIn) = AsyncStream.makeStream()
     }
 
     func finish() {
         sessionsIn.finish()
         pairingsIn.finish()
         trustChangesIn.finish()
+        unpairedByPeerIn.finish()
     }
 }
 

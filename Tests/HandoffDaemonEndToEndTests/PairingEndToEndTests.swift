@@ -94,4 +94,27 @@ struct PairingEndToEndTests {
         let trusted = try #require(try await a.request("trust")?.arrayValue)
         #expect(trusted.count == 1 && trusted.first?["fingerprint"] == realFingerprint, "\(trusted)")
     }
+
+    /// Unpaired by the other machine, a machine forgets it as for its own `unpair`: it says so
+    /// (`unpaired`, by the peer), names it in `peerAbsent`, drops what it offered from the search
+    /// (which kept showing it), and its advert leaves the key that machine knew.
+    @Test func anUnpairingByTheOtherMachineIsActedOnHere() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        // beta's new advert comes a random gap after the old one goes, drawn around the rewrite interval.
+        let (a, b) = try await startPaired(hosts, configB: DaemonHost.hawkNotesTypes + "advert_rewrite_seconds: 1\n")
+        #expect(try a.ctl(["publish", "--character", "Pell"]).status == 0)
+        func searchOnB() throws -> String { try b.ctl(["search", "pell"]).output }
+        try await waitUntil("beta's search shows alpha's activity", timeout: 10) { try searchOnB().contains("Viewing Pell") }
+        let advertBefore = try #require(await b.request("status")?["advertisedAs"])
+        let events = try await EventLog.watch(b)
+        #expect(try a.ctl(["unpair", "beta"]).status == 0)
+        let told = try await events.wait("unpaired", timeout: 10) { $0["peer"]?.stringValue == "alpha" }
+        #expect(told.fields["by"]?.stringValue == "peer", "\(told.fields)")
+        _ = try await events.wait("peerAbsent", timeout: 10) { $0["peer"]?.stringValue == "alpha" }
+        try await waitUntil("beta's search no longer shows alpha's activity", timeout: 5) { try !searchOnB().contains("Viewing Pell") }
+        try await waitUntil("beta's advert rotates", timeout: 5) {
+            try await b.request("status")?["advertisedAs"].map { $0 != advertBefore } ?? false
+        }
+    }
 }

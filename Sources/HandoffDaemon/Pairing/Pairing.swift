@@ -39,7 +39,12 @@ public actor Pairing: Service {
     }
 
     public func run() async throws {
-        for await session in endpoint.pairingRequests.cancelOnGracefulShutdown() { arrived(session) }
+        let unpairings = endpoint.unpairedByPeer
+        await withDiscardingTaskGroup { group in
+            group.addTask { for await peer in unpairings.cancelOnGracefulShutdown() { await self.unpairedByPeer(peer) } }
+            for await session in endpoint.pairingRequests.cancelOnGracefulShutdown() { arrived(session) }
+            group.cancelAll()
+        }
         accepts.endAll()
         for p in pending.values { p.session.cancel() }
         pending = [:]
@@ -172,8 +177,18 @@ public actor Pairing: Service {
         await peers.forget(trusted.identity)
         // Tokens in the TXT are now sealed with the new key.
         await activities.rekeyed()
-        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint)])
+        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint), "by": "here"])
         return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint, advertisingGeneration: Int64(key.generation))
+    }
+
+    /// The other machine unpaired this one (the link has unpinned it): forgotten here as by
+    /// `unpair`: what we held of it (its activities, shown by the search, the desktop and the apps
+    /// until then), and the advert's tokens sealed with the key it knew.
+    private func unpairedByPeer(_ trusted: TrustedPeer) async {
+        await peers.forget(trusted.identity)
+        await activities.rekeyed()
+        logger.notice("a paired machine unpaired this one", metadata: ["peer.name": "\(trusted.name)", "peer.id": "\(trusted.identity.fingerprint)"])
+        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint), "by": "peer"])
     }
 
     /// The client's connection closed: its `pair --accept` stops waiting now (its request is

@@ -57,6 +57,8 @@ actor PeerReach {
     private var started: [(key: String, candidate: PeerEndpoint, session: EventLoopFuture<LinkSession>)] = []
     /// Succeeds once each of those dials has ended, with a session or not.
     private var startedEnded: EventLoopFuture<Void>?
+    /// Each present peer's name as `peerPresent` gave it, for its `peerAbsent`.
+    private var shownNames: [String: String] = [:]
 
     init(endpoint: LinkEndpoint, settings: PeersSettings, events: ControlEvents, logger: Logger) {
         self.endpoint = endpoint
@@ -291,10 +293,12 @@ actor PeerReach {
         case .present(let peer, let session):
             let address = session.remoteEndpoint?.description ?? "?"
             state.lastPing[peer.id] = now
+            let shown = name(of: peer)
+            shownNames[peer.id] = shown
             logger.info("peer present", metadata: ["peer.id": "\(peer.fingerprint)", "peer.address": "\(address)"])
             events.broadcast(
                 "peerPresent",
-                ["peer": .string(name(of: peer)), "reason": "session", "address": .string(address), "dialled": .bool(session.initiatedLocally)])
+                ["peer": .string(shown), "reason": "session", "address": .string(address), "dialled": .bool(session.initiatedLocally)])
             // A session we opened proves the address we dialled; one the peer opened comes from an
             // ephemeral port, so its address is remembered with the port its hello gives.
             if session.initiatedLocally, let remote = session.remoteEndpoint { remember(remote, of: peer) }
@@ -305,7 +309,9 @@ actor PeerReach {
             state.told[peer.id] = nil
             if reason == .goodbye { state.dialer.leftNow(peer.id, at: now, jitter: Double.random(in: 0...1)) }
             logger.info("peer absent", metadata: ["peer.id": "\(peer.fingerprint)", "reason": "\(reason.rawValue)"])
-            events.broadcast("peerAbsent", ["peer": .string(name(of: peer)), "reason": .string(reason.rawValue)])
+            // By the name it was present under: a peer that unpaired this machine is unpinned first.
+            let shown = shownNames.removeValue(forKey: peer.id) ?? name(of: peer)
+            events.broadcast("peerAbsent", ["peer": .string(shown), "reason": .string(reason.rawValue)])
             look()
         }
     }
