@@ -73,7 +73,7 @@ final class DaemonLink {
             // On the connection that asked, which also carries the window's scene saves: handoffd
             // takes a refresh as soon as it reads it, not behind a save waiting for its write.
             Task { _ = try? await client.perform(RefreshRequest(token: token, activity: fresh)) }
-        case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent", "peerAbsent", "peerAppeared", "peerRemoved":
+        case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent", "peerAbsent", "peerAppeared", "peerRemoved", "unpaired":
             driver.refreshOffers()
         case "userActivityWasContinued":
             // What this window offered was taken up on another machine: the person sees it went.
