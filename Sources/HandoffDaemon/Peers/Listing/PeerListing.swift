@@ -178,7 +178,7 @@ actor PeerListing {
             news.append(located(peerID, moved: moved || before != peerID))
             let shown = displayName(peerID: peerID)
             if before != peerID {
-                logger.info("paired peer's advert recognised", metadata: ["peer.id": "\(peerID)"])
+                logger.info("paired peer's advert recognised", metadata: ["peer.name": "\(shown)"])
                 events.broadcast("peerAppeared", ["peer": .string(shown)])
             } else {
                 events.broadcast("peerChanged", ["peer": .string(shown)])
