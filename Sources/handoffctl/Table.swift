@@ -12,7 +12,9 @@ struct Table {
 
     init(_ columns: String...) { self.columns = columns }
 
-    mutating func add(_ cells: String...) { rows.append(cells) }
+    /// An empty cell reads as "-": a blank (an activity without a title, a peer not yet
+    /// fingerprinted) shifted the eye to the next column.
+    mutating func add(_ cells: String...) { rows.append(cells.map { $0.isEmpty ? "-" : $0 }) }
 
     func print(empty: String) {
         guard !rows.isEmpty else { return Swift.print(empty) }

@@ -175,6 +175,14 @@ import Testing
             let (status, output) = try await runCommandOffPool([BuiltProducts.path("handoffctl"), "status", "--socket", a.control.path])
             #expect(status == 0, "\(output)")
             #expect(output.split(separator: "\n").contains { $0.hasPrefix("receiveDirectory") && $0.hasSuffix("  -") }, "\(output)")
+            // A table's empty cell too: an activity without a title (scenes: one without a book).
+            let published = try await runCommandOffPool([
+                BuiltProducts.path("handoffctl"), "publish", "--type", "org.hawknotes.bookDetail", "--info", "bookID=\(UUID().uuidString)",
+                "--socket", a.control.path
+            ])
+            #expect(published.0 == 0, "\(published.1)")
+            let (_, listed) = try await runCommandOffPool([BuiltProducts.path("handoffctl"), "activities", "--socket", a.control.path])
+            #expect(listed.split(separator: "\n").last?.hasSuffix("advertised  -") == true, "\(listed)")
             // No peer at all: none is paired (paired ones are listed even when away); how to pair one.
             let (_, peers) = try await runCommandOffPool([BuiltProducts.path("handoffctl"), "peers", "--socket", a.control.path])
             #expect(peers.contains("none is paired") && peers.contains("`handoffctl pair --accept` on it"), "\(peers)")
