@@ -174,10 +174,7 @@ public actor Pairing: Service {
         do { key = try await endpoint.unpair(trusted.identity) } catch {
             throw .failed(code: "store-failed", message: "could not forget \(peer.name): \(error); nothing changed")
         }
-        await peers.forget(trusted.identity)
-        // Tokens in the TXT are now sealed with the new key.
-        await activities.rekeyed()
-        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint), "by": "here"])
+        await forgotten(trusted, by: "here")
         return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint, advertisingGeneration: Int64(key.generation))
     }
 
@@ -185,10 +182,16 @@ public actor Pairing: Service {
     /// `unpair`: what we held of it (its activities, shown by the search, the desktop and the apps
     /// until then), and the advert's tokens sealed with the key it knew.
     private func unpairedByPeer(_ trusted: TrustedPeer) async {
-        await peers.forget(trusted.identity)
-        await activities.rekeyed()
         logger.notice("a paired machine unpaired this one", metadata: ["peer.name": "\(trusted.name)", "peer.id": "\(trusted.identity.fingerprint)"])
-        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint), "by": "peer"])
+        await forgotten(trusted, by: "peer")
+    }
+
+    /// The rest of forgetting a paired machine once the trust store has, whichever side unpaired.
+    private func forgotten(_ trusted: TrustedPeer, by side: String) async {
+        await peers.forget(trusted.identity)
+        // Tokens in the TXT are now sealed with the new key.
+        await activities.rekeyed()
+        events.broadcast("unpaired", ["peer": .string(trusted.name), "fingerprint": .string(trusted.identity.fingerprint), "by": .string(side)])
     }
 
     /// The client's connection closed: its `pair --accept` stops waiting now (its request is
