@@ -50,6 +50,9 @@ extension AppState {
             return []
         case .connection(let c):
             connection = c
+            // Lost, the status line says so: a notice before it (a save or an offer that failed
+            // as the connection went) would hide it.
+            if case .lost = c { notice = nil }
             return []
         case .notice(let text):
             notice = text

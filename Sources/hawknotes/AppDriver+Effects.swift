@@ -75,8 +75,11 @@ extension AppDriver {
                     storage: snapshot.storage.propertyList)
                 do throws(ClientError) { _ = try await client.perform(update) } catch {
                     save.dirty = true
-                    apply(.notice("not saved yet: \(error.description)"))
-                    draw()
+                    // A lost connection is the status line's to say (written again at reconnection).
+                    if error != .connectionLost {
+                        apply(.notice("not saved yet: \(error.description)"))
+                        draw()
+                    }
                     break
                 }
             }
@@ -101,6 +104,8 @@ extension AppDriver {
         let scene = sceneID
         publishing.submit { @MainActor in
             do throws(ClientError) { try await client.becomeCurrent(activity, scene: scene) } catch {
+                // A lost connection is the status line's to say (made current again at reconnection).
+                guard error != .connectionLost else { return }
                 self.apply(.notice("not offered to your other machines: \(error.description)"))
                 self.draw()
             }

@@ -100,6 +100,18 @@ let beatrice = burningSwift.characters[0]
         #expect(s.reduce(.key(.character("n"))) == [.openInNewWindow(book: burningSwift.id, character: beatrice.id)])
     }
 
+    /// CI saw the status line say "not offered to your other machines: the connection to handoffd
+    /// was lost" instead of that handoffd was gone: a notice set as the connection went hid it.
+    @Test func aLostConnectionIsWhatTheStatusLineSays() {
+        var s = AppState(library: library)
+        _ = s.reduce(.connection(.connected))
+        _ = s.reduce(.notice("not offered to your other machines: the connection to handoffd was lost"))
+        _ = s.reduce(.connection(.lost("not running or not reachable at /run/handoffd/control.sock")))
+        #expect(s.notice == nil)
+        let screen = Screen(s, library: library, width: 120, height: 30).text
+        #expect(screen.contains("handoffd: not running or not reachable"), "\(screen)")
+    }
+
     @Test func continueTakesTheFirstOffer() {
         var s = AppState(library: library)
         #expect(s.reduce(.key(.character("c"))).isEmpty)
