@@ -18,12 +18,17 @@ struct Connect: ParsableCommand {
 struct Disconnect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "disconnect",
-        abstract: "Close the sessions with a paired machine (it is dialled again after its backoff)."
+        abstract: "Close the sessions with a paired machine (they open again by themselves: it may dial back at once)."
     )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The paired machine: its name or fingerprint.") var peer: String
 
     func run() throws {
-        try options.run(DisconnectRequest(peer: peer)) { _ in print("The sessions with \(peer.terminalSafe) are closed") }
+        // The line says what `peers` will show next: the sessions come back by themselves.
+        try options.run(DisconnectRequest(peer: peer)) { _ in
+            print(
+                "The sessions with \(peer.terminalSafe) are closed. Paired machines connect again by themselves: "
+                    + "\(peer.terminalSafe) may dial back at once; this machine dials it after its backoff")
+        }
     }
 }

@@ -42,6 +42,14 @@ struct PresenceEndToEndTests {
         #expect(presentAfter < .milliseconds(250), "peerPresent \(presentAfter) after B was started")
         print("presence: absent \(absentAfter) after SIGTERM; present \(presentAfter) after B was started")
         #expect(try await isPresent(a, "beta"))
+
+        // `disconnect` closes the sessions, and says (as `peers` soon shows) that they come back.
+        let closed = ContinuousClock.now
+        let disconnect = try a.ctl(["disconnect", "beta"])
+        #expect(disconnect.status == 0 && disconnect.output.contains("connect again by themselves"), "\(disconnect.output)")
+        _ = try await events.first("peerAbsent", after: closed, timeout: 5) { $0["peer"] == "beta" }
+        let again = try await events.first("peerPresent", after: closed, timeout: 10) { $0["peer"] == "beta" }
+        print("presence: beta present again \(again.at - closed) after disconnect")
     }
 
     @Test func twoSubnetsWithoutMulticastPairByAddressContinueAndReconnect() async throws {
