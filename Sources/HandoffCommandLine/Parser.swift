@@ -29,20 +29,34 @@ struct Declared {
 
     init<T: ParsableArguments>(_ arguments: T) {
         var arguments = arguments
-        withUnsafeBytes(of: &arguments) { add(T.self, at: $0.baseAddress!) }
+        var own: [ArgumentSlot] = []
+        withUnsafeBytes(of: &arguments) { add(T.self, at: $0.baseAddress!, own: &own) }
+        // A command's own option shadows a group's of the same name (`pair --timeout` is the
+        // pairing's time, not the common answer bound): otherwise the group's, declared first,
+        // took the word, and help listed both.
+        // An array: a handful of names, and no Set's metadata to make at start.
+        let ownNames = own.filter { !$0.isPositional }.map(\.name)
+        shadowed = slots.filter { slot in !slot.isPositional && ownNames.contains(slot.name) && !own.contains { $0 === slot } }
+        slots.removeAll { slot in shadowed.contains { $0 === slot } }
     }
 
-    /// The wrappers among the fields of a `type` value stored at `base`.
-    mutating func add(_ type: Any.Type, at base: UnsafeRawPointer) {
+    /// Group options a command's own of the same name shadows: given their defaults when parsed.
+    var shadowed: [ArgumentSlot] = []
+
+    /// The wrappers among the fields of a `type` value stored at `base`; `own` collects those
+    /// declared by the command itself (not through a group).
+    mutating func add(_ type: Any.Type, at base: UnsafeRawPointer, own: inout [ArgumentSlot]) {
+        var inGroups: [ArgumentSlot] = []
         let walked = _forEachField(of: type, options: _EachFieldOptions(rawValue: 0)) { name, offset, fieldType, _ in
             if fieldType is ArgumentSlot.Type {
                 let slot = base.load(fromByteOffset: offset, as: ArgumentSlot.self)
                 slot.name = Names.kebab(String(String(cString: name).drop { $0 == "_" }))
                 slots.append(slot)
+                own.append(slot)
             } else if fieldType is ArgumentGroup.Type {
                 let group = base.load(fromByteOffset: offset, as: ArgumentGroup.self)
                 groups.append(group)
-                group.addArguments(to: &self)
+                group.addArguments(to: &self, own: &inGroups)
             }
             return true
         }
@@ -169,6 +183,7 @@ extension ParsableCommand {
             }
         }
         if let extra = positional.first { throw usage("Unexpected argument '\(extra)'") }
+        for slot in declared.shadowed { _ = slot.take([]) }
         for index in declared.slots.indices {
             let slot = declared.slots[index], taken = given[index]
             if taken.isEmpty, !slot.mayBeAbsent { throw usage("Missing expected argument '\(HelpText.synopsis(slot, bare: true))'", slot) }

@@ -108,8 +108,8 @@ public final class OptionGroup<Value>: ArgumentGroup, @unchecked Sendable {
         super.init()
     }
 
-    override func addArguments(to declared: inout Declared) {
-        withUnsafeBytes(of: &wrappedValue) { declared.add(Value.self, at: $0.baseAddress!) }
+    override func addArguments(to declared: inout Declared, own: inout [ArgumentSlot]) {
+        withUnsafeBytes(of: &wrappedValue) { declared.add(Value.self, at: $0.baseAddress!, own: &own) }
     }
     override func validate() throws { try validateValue(&wrappedValue) }
 }
@@ -118,7 +118,7 @@ public final class OptionGroup<Value>: ArgumentGroup, @unchecked Sendable {
 /// `ArgumentSlot` is: its value changes only while parsing.
 public class ArgumentGroup: @unchecked Sendable {
     init() {}
-    func addArguments(to declared: inout Declared) { fatalError("ArgumentGroup.addArguments is overridden") }
+    func addArguments(to declared: inout Declared, own: inout [ArgumentSlot]) { fatalError("ArgumentGroup.addArguments is overridden") }
     func validate() throws { fatalError("ArgumentGroup.validate is overridden") }
 }
 

@@ -31,7 +31,8 @@ struct Pair: AsyncParsableCommand {
     @Flag(help: "Wait for another machine to start pairing with this one (the window stays open up to --timeout).")
     var accept = false
 
-    @Option(help: "Seconds to wait with --accept.")
+    /// Shadows the common --timeout (HandoffCommandLine gives a command's own option the word).
+    @Option(help: "Seconds the pairing may take: with --accept, how long the window stays open.")
     var timeout = 120
 
     @Option(help: "The code the other machine shows: confirm only if this machine shows the same one.")
@@ -47,25 +48,32 @@ struct Pair: AsyncParsableCommand {
                 "--yes confirms only together with --code NNNNNN, the code the other machine shows: without it, whoever answers first would be paired"
             )
         }
+        // handoffd keeps a window open 1 s to 10 min (it clamped other values without a word).
+        if !(1...600).contains(timeout) { throw ValidationError("--timeout takes 1 to 600 seconds (10 minutes); the default is 120") }
         if let code, PairingCodeMatch.normalised(code).count != 6 { throw ValidationError("--code takes the 6 digits the other machine shows") }
     }
 
     func run() async throws {
         let deadline = ContinuousClock.now + .seconds(timeout)
+        // handoffd ends each step by the deadline (the window, a person's answer) and says why;
+        // the client waits a little longer, for that answer.
+        let bound: () -> Duration = { max(deadline - ContinuousClock.now, .zero) + .seconds(5) }
         // One connection for every step: the pairing belongs to the client that started it.
         let (shown, result): (String, PeerIdentityInfo) = try await options.withClient { client in
             while true {
-                let remaining = max(1, Int64((deadline - ContinuousClock.now).components.seconds))
+                // Whole seconds, rounded up: a window of 2 s asked a moment after the start is 2 s.
+                let left = deadline - ContinuousClock.now
+                let remaining = max(1, left.components.seconds + (left.components.attoseconds > 0 ? 1 : 0))
                 let started =
                     accept
-                    ? try await options.perform(client, PairAcceptRequest(timeout: remaining))
-                    : try await options.perform(client, PairRequest(peer: peer!))
+                    ? try await perform(client, PairAcceptRequest(timeout: remaining), within: bound())
+                    : try await perform(client, PairRequest(peer: peer!), within: bound())
                 show(started)
                 let typed = code ?? ask()
                 let matches = typed.map { PairingCodeMatch.normalised($0) == started.code } ?? false
                 let confirm = PairConfirmRequest(pairing: started.pairing, accept: matches, code: typed)
                 let outcome: Result<PeerIdentityInfo, ClientError>
-                do throws(ClientError) { outcome = .success(try await client.perform(confirm)) } catch { outcome = .failure(error) }
+                do throws(ClientError) { outcome = .success(try await client.perform(confirm, within: bound())) } catch { outcome = .failure(error) }
                 switch outcome {
                 case .success(let done): return (started.code, done)
                 case .failure(.refused(let reason, let message)) where accept && reason == "codes-differ" && ContinuousClock.now < deadline:
@@ -83,6 +91,12 @@ struct Pair: AsyncParsableCommand {
             options.printJSON(.dictionary(d))
         } else {
             print("Paired with \(result.peer.terminalSafe) (\(result.fingerprint))")
+        }
+    }
+
+    private func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op, within bound: Duration) async throws -> Op.Result {
+        do { return try await client.perform(operation, within: bound) } catch {
+            throw failure(error.description, code: ClientOptions.exitStatus(error))
         }
     }
 

@@ -151,3 +151,32 @@ struct Wait: AsyncParsableCommand {
         #expect(try #require(try Bounded.parseAsRoot(["--most", "3"]) as? Bounded).limits.most == 3)
     }
 }
+
+/// A group option and a command's own of the same name (handoffctl's `pair --timeout`).
+struct Bounds: ParsableArguments {
+    @Option(help: "Seconds to wait for the answer.") var timeout: Double?
+    @Flag(help: "JSON.") var json = false
+}
+
+struct Window: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "window", abstract: "Open a window.")
+    @OptionGroup var options: Bounds
+    @Option(help: "Seconds the window stays open.") var timeout = 120
+}
+
+@Suite struct ShadowedOptionTests {
+    @Test func aCommandsOwnOptionTakesTheWordAndTheGroupsKeepsItsDefault() throws {
+        let window = try #require(try Window.parseAsRoot(["--timeout", "5", "--json"]) as? Window)
+        #expect(window.timeout == 5)
+        #expect(window.options.timeout == nil)
+        #expect(window.options.json)
+        let plain = try #require(try Window.parseAsRoot([]) as? Window)
+        #expect(plain.timeout == 120 && plain.options.timeout == nil)
+    }
+
+    @Test func helpListsTheOptionOnce() {
+        let help = HelpText.help([Window.self])
+        #expect(help.components(separatedBy: "--timeout <timeout>").count == 3, "\(help)")  // usage line and options, once each
+        #expect(help.contains("Seconds the window stays open") && !help.contains("Seconds to wait for the answer"), "\(help)")
+    }
+}

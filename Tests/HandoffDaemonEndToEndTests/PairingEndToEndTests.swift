@@ -76,6 +76,13 @@ struct PairingEndToEndTests {
         defer { hosts.tearDown() }
         let a = try DaemonHost(hosts, 1, name: "alpha")
         try await a.start(waitForAvahi: false)
+        // --timeout is the window's (the common answer bound took the word, and the client gave
+        // up after it with "handoffd did not answer" while the window stayed open 120 s).
+        let opened = ContinuousClock.now
+        let nobody = try a.ctl(["pair", "--accept", "--timeout", "2"])
+        let waited = ContinuousClock.now - opened
+        #expect(nobody.status == 1 && nobody.output.contains("no machine started pairing within 2 s"), "\(nobody.output)")
+        #expect(waited >= .seconds(2) && waited < .seconds(7), "the window lasted \(waited)")
         let accept = try a.ctlProcess(["pair", "--accept", "--timeout", "60"])
         let stranger = try await rogue(hosts, name: "beta", "confirm")
         let strangerCode = try #require(stranger.output.first { $0.hasPrefix("code ") }?.dropFirst(5)).description

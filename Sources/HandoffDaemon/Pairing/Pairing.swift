@@ -111,7 +111,7 @@ public actor Pairing: Service {
             }
             throw .failed(
                 code: "pairing-timeout",
-                message: "no machine started pairing within \(timeout); run `handoffctl pair <this machine>` on the other one")
+                message: "no machine started pairing within \(timeout.spokenSeconds); run `handoffctl pair <this machine>` on the other one")
         }
         return try await showCode(session, owner: owner, name: session.peerName, address: session.remoteAddress)
     }
