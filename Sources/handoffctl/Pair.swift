@@ -32,8 +32,8 @@ struct Pair: AsyncParsableCommand {
     var accept = false
 
     /// Shadows the common --timeout (HandoffCommandLine gives a command's own option the word).
-    @Option(help: "Seconds the pairing may take: with --accept, how long the window stays open.")
-    var timeout = 120
+    @Option(help: "Seconds to wait with --accept for another machine to start pairing (the window; default 120).")
+    var timeout: Int?
 
     @Option(help: "The code the other machine shows: confirm only if this machine shows the same one.")
     var code: String?
@@ -49,14 +49,18 @@ struct Pair: AsyncParsableCommand {
             )
         }
         // handoffd keeps a window open 1 s to 10 min (it clamped other values without a word).
-        if !(1...600).contains(timeout) { throw ValidationError("--timeout takes 1 to 600 seconds (10 minutes); the default is 120") }
+        if let timeout {
+            if !accept { throw ValidationError("--timeout is how long --accept waits; pairing with a machine is bounded by handoffd") }
+            if !(1...600).contains(timeout) { throw ValidationError("--timeout takes 1 to 600 seconds (10 minutes); the default is 120") }
+        }
         if let code, PairingCodeMatch.normalised(code).count != 6 { throw ValidationError("--code takes the 6 digits the other machine shows") }
     }
 
     func run() async throws {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        // handoffd ends each step by the deadline (the window, a person's answer) and says why;
-        // the client waits a little longer, for that answer.
+        let deadline = ContinuousClock.now + .seconds(timeout ?? 120)
+        // handoffd closes the window at the deadline and says so; the client waits a little
+        // longer, for that answer. The other steps (a handshake, a person comparing codes on the
+        // other machine) are bounded by handoffd, as for every door.
         let bound: () -> Duration = { max(deadline - ContinuousClock.now, .zero) + .seconds(5) }
         // One connection for every step: the pairing belongs to the client that started it.
         let (shown, result): (String, PeerIdentityInfo) = try await options.withClient { client in
@@ -67,13 +71,13 @@ struct Pair: AsyncParsableCommand {
                 let started =
                     accept
                     ? try await perform(client, PairAcceptRequest(timeout: remaining), within: bound())
-                    : try await perform(client, PairRequest(peer: peer!), within: bound())
+                    : try await options.perform(client, PairRequest(peer: peer!))
                 show(started)
                 let typed = code ?? ask()
                 let matches = typed.map { PairingCodeMatch.normalised($0) == started.code } ?? false
                 let confirm = PairConfirmRequest(pairing: started.pairing, accept: matches, code: typed)
                 let outcome: Result<PeerIdentityInfo, ClientError>
-                do throws(ClientError) { outcome = .success(try await client.perform(confirm, within: bound())) } catch { outcome = .failure(error) }
+                do throws(ClientError) { outcome = .success(try await client.perform(confirm)) } catch { outcome = .failure(error) }
                 switch outcome {
                 case .success(let done): return (started.code, done)
                 case .failure(.refused(let reason, let message)) where accept && reason == "codes-differ" && ContinuousClock.now < deadline:

@@ -75,6 +75,17 @@ import Testing
         #expect(status == 64, "\(output)")
         #expect(output.contains("--code"), "\(output)")
     }
+
+    /// `pair --timeout` is the window of --accept: elsewhere, or outside handoffd's 1-600 s, it is
+    /// wrong usage (it was taken as the answer bound, or clamped without a word).
+    @Test(arguments: [
+        (["pair", "beta", "--timeout", "3"], "how long --accept waits"), (["pair", "--accept", "--timeout", "0"], "1 to 600 seconds"),
+        (["pair", "--accept", "--timeout", "601"], "1 to 600 seconds")
+    ])
+    func aPairingWindowOutsideItsBoundsIsAUsageError(_ args: [String], _ says: String) throws {
+        let (status, output) = try runCommand([BuiltProducts.path("handoffctl")] + args + ["--socket", "/nonexistent/control.sock"])
+        #expect(status == 64 && output.contains(says), "\(output)")
+    }
 }
 
 /// Issue 26: handoffctl reads its command line with HandoffCommandLine (the command that runs is
