@@ -40,3 +40,23 @@ import Testing
         }
     }
 }
+
+/// A refusal is the peer's own words, said as its: alpha's "not current here" read on beta as
+/// beta's own ("activity ... is not current here").
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PeerRefusalWordsTests {
+    @Test func aRefusalSaysWhichMachineAnswered() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: true)
+        try await withStopping(a, b) {
+            try await waitUntil("beta lists alpha", timeout: 5) { await b.daemon.peers.discovered("alpha") != nil }
+            let client = try await HandoffClient.connect(socketPath: b.control.path)
+            defer { Task { await client.close() } }
+            let missing = UUID().uuidString
+            do {
+                _ = try await client.request("continue", ["peer": "alpha", "activity": .string(missing)])
+                Issue.record("a continue of an activity alpha does not have succeeded")
+            } catch let error as ClientError {
+                #expect(error.description.contains("alpha answered: activity \(missing) is not current here"), "\(error)")
+            }
+        }
+    }
+}

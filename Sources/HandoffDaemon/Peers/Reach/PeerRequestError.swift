@@ -32,14 +32,17 @@ public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension PeerRequestError {
     /// The same, naming the peer as the person knows it: the links know only its key, and
-    /// "cannot reach 1e04-57d3-4713-c776" names a machine nobody calls that.
+    /// "cannot reach 1e04-57d3-4713-c776" names a machine nobody calls that. A refusal is the
+    /// peer's own words, said as its: "here" in them is the peer ("activity ... is not current
+    /// here" read as this machine's), and another implementation may write anything there.
     func naming(_ name: String) -> PeerRequestError {
         switch self {
         case .notPaired: .notPaired(name)
         case .unreachable(_, let why): .unreachable(name, reason: why)
         case .timedOut(_, let after): .timedOut(name, after: after)
         case .sessionClosed: .sessionClosed(name)
-        case .refused, .unexpectedReply: self
+        case .refused(let code, let message): .refused(code: code, message: "\(name) answered: \(message)")
+        case .unexpectedReply: self
         }
     }
 }
