@@ -124,7 +124,7 @@ struct SceneCommand: AsyncParsableCommand {
             try options.run(ScenesRequest()) { scenes in
                 var t = Table("SCENE", "BOOK", "CHARACTER", "UPDATED")
                 for s in scenes.items {
-                    t.add(s.scene.canonicalString, (s.book ?? "").terminalSafe, (s.character ?? "").terminalSafe, ISODate.string(s.updated))
+                    t.add(s.scene.canonicalString, (s.book ?? "").terminalSafe, (s.character ?? "").terminalSafe, tableDate(s.updated))
                 }
                 t.print(empty: "No scenes yet.")
             }

@@ -45,7 +45,7 @@ extension PropertyListValue {
         case .integer(let i): String(i)
         case .real(let r): String(r)
         case .bool(let b): b ? "yes" : "no"
-        case .date(let d): ISODate.string(d)
+        case .date(let d): tableDate(d)
         case .data(let d): "\(d.count) bytes"
         case .array(let a): a.map(\.text).joined(separator: ", ")
         case .dictionary(let d): d.keys.sorted().map { "\($0.terminalSafe)=\(d[$0]!.text)" }.joined(separator: " ")
@@ -53,6 +53,14 @@ extension PropertyListValue {
     }
 
     subscript(_ key: String) -> String { dictionaryValue?[key]?.text ?? "" }
+}
+
+/// A date as a table cell: to the second, in UTC as the rest of handoffctl prints times
+/// ("2026-12-02 06:24:13 UTC"; the microseconds of `ISODate` are for --json and scripts).
+func tableDate(_ d: Date) -> String {
+    let text = ISODate.string(d)
+    guard text.count >= 19, text.dropFirst(10).first == "T" else { return text }
+    return text.prefix(10) + " " + text.dropFirst(11).prefix(8) + " UTC"
 }
 
 /// A flag as a table cell.

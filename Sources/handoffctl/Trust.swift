@@ -9,7 +9,7 @@ struct Trust: ParsableCommand {
     func run() throws {
         try options.run(TrustRequest()) { trusted in
             var t = Table("NAME", "FINGERPRINT", "PAIRED AT")
-            for p in trusted.items { t.add(p.name.terminalSafe, p.fingerprint, ISODate.string(p.pairedAt)) }
+            for p in trusted.items { t.add(p.name.terminalSafe, p.fingerprint, tableDate(p.pairedAt)) }
             t.print(empty: "No paired machines. Pair with `handoffctl pair --accept` here and `handoffctl pair <name>` there.")
         }
     }

@@ -100,6 +100,11 @@ struct PairingEndToEndTests {
         #expect(real.waitForLine(timeout: 10) { $0 == "paired" } != nil, "\(real.output)")
         let trusted = try #require(try await a.request("trust")?.arrayValue)
         #expect(trusted.count == 1 && trusted.first?["fingerprint"] == realFingerprint, "\(trusted)")
+        // The table says when to the second, as a person reads it (it printed microseconds).
+        let table = try a.ctl(["trust"]).output
+        #expect(
+            table.contains(realFingerprint) && table.range(of: #"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"#, options: .regularExpression) != nil, "\(table)"
+        )
     }
 
     /// Unpaired by the other machine, a machine forgets it as for its own `unpair`: it says so
