@@ -69,11 +69,16 @@ public struct CommandConfiguration: Sendable {
     public var abstract: String
     public var discussion: String
     public var subcommands: [any ParsableCommand.Type]
+    /// Printed for `--version` given to the root command (none when empty), as ArgumentParser does.
+    public var version: String
 
-    public init(commandName: String? = nil, abstract: String = "", discussion: String = "", subcommands: [any ParsableCommand.Type] = []) {
+    public init(
+        commandName: String? = nil, abstract: String = "", discussion: String = "", version: String = "", subcommands: [any ParsableCommand.Type] = []
+    ) {
         self.commandName = commandName
         self.abstract = abstract
         self.discussion = discussion
+        self.version = version
         self.subcommands = subcommands
     }
 }

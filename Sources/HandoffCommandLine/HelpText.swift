@@ -58,6 +58,7 @@ public enum HelpText {
         for slot in slots where !slot.isPositional {
             out += entry(label(slot), text: slot.help + (slot.defaultText.map { " (default: \($0))" } ?? ""))
         }
+        if path.count == 1, !configuration.version.isEmpty { out += entry("--version", text: "Show the version.") }
         out += entry("-h, --help", text: "Show help information.") + "\n"
         if !configuration.subcommands.isEmpty {
             out += "SUBCOMMANDS:\n"

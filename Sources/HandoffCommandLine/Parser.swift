@@ -15,6 +15,8 @@ public enum CommandLineError: Error {
     case dumpHelp
     /// A command with subcommands only was run.
     case helpRequested
+    /// `--version` given to a root command that has one: the text to print.
+    case version(String)
 }
 
 /// The arguments a command declares, in declaration order, its groups' in their place. Read
@@ -102,6 +104,7 @@ extension ParsableCommand {
             throw CommandLineError.completionScript(shell: inline ?? (at + 1 < arguments.count ? arguments[at + 1] : ""))
         }
         if arguments.first == "--experimental-dump-help" { throw CommandLineError.dumpHelp }
+        if arguments.first == "--version", !configuration.version.isEmpty { throw CommandLineError.version(configuration.version) }
         if arguments.first == "help", !configuration.subcommands.contains(where: { $0.commandName == "help" }) {
             throw CommandLineError.help(path: commandPath(Array(arguments.dropFirst())))
         }
@@ -112,7 +115,11 @@ extension ParsableCommand {
         guard leaf.configuration.subcommands.isEmpty else {
             guard let word = rest.first else { throw CommandLineError.help(path: path) }
             if word == "--help" || word == "-h" { throw CommandLineError.help(path: path) }
-            throw CommandLineError.usage(path: path, message: "Unexpected argument '\(word)'", argumentHelp: nil)
+            guard !word.hasPrefix("-") else { throw CommandLineError.usage(path: path, message: "Unexpected argument '\(word)'", argumentHelp: nil) }
+            // A mistyped command is named as one, with the command it most likely meant.
+            let names = leaf.configuration.subcommands.map { $0.commandName }
+            let meant = CommandSuggestion.nearest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
+            throw CommandLineError.usage(path: path, message: "Unknown command '\(word)'\(meant)", argumentHelp: nil)
         }
         return try leaf.parsed(Array(rest), path: path)
     }

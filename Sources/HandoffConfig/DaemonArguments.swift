@@ -20,6 +20,7 @@ public struct DaemonArguments: Equatable, Sendable {
     public enum Parsed: Equatable, Sendable {
         case run(DaemonArguments)
         case help
+        case version
     }
 
     /// A command line handoffd does not take; the message says what and where to look.
@@ -47,6 +48,7 @@ public struct DaemonArguments: Equatable, Sendable {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             if argument == "-h" || argument == "--help" { return .help }
+            if argument == "--version" { return .version }
             guard argument.hasPrefix("--") else { throw Failure(message: "unexpected argument '\(argument)'") }
             let body = argument.dropFirst(2)
             let name = body.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
@@ -97,6 +99,7 @@ public struct DaemonArguments: Equatable, Sendable {
                                   Overrides runtime_directory (the control socket).
           --device-name <name>    Overrides device_name.
           --peer-port <port>      Overrides peer_port (0 picks a free port).
+          --version               Show the version.
           -h, --help              Show help information.
 
         """

@@ -28,6 +28,9 @@ extension Handoffctl {
             }
             StandardStreams.output(script)
             Glibc.exit(0)
+        case CommandLineError.version(let text)?:
+            StandardStreams.output(text + "\n")
+            Glibc.exit(0)
         case CommandLineError.dumpHelp?:
             StandardStreams.output(ToolInfo.json(Handoffctl.self) + "\n")
             Glibc.exit(0)

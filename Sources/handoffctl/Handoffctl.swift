@@ -1,5 +1,6 @@
 import HandoffAsync
 import HandoffCommandLine
+import HandoffCore
 import NIOCore
 #if canImport(Glibc)
     import Glibc
@@ -90,6 +91,7 @@ struct Handoffctl: ParsableCommand {
               3   handoffd is not running, or this user may not use its socket
               64  wrong usage (an unknown option, a missing argument)
             """,
+        version: "handoffctl \(ProductVersion.current)",
         subcommands: [
             Status.self, Peers.self, Pair.self, Unpair.self, Trust.self, RotateAdvert.self, Activities.self, Publish.self, Resign.self,
             Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, LibraryCommand.self, Watch.self,

@@ -34,6 +34,9 @@ enum HandoffdMain {
             case .help:
                 print(DaemonArguments.help, terminator: "")
                 return
+            case .version:
+                print("handoffd \(ProductVersion.current)")
+                return
             }
         } catch {
             StandardStreams.error("\(error)\n")

@@ -16,7 +16,8 @@ struct HawkNotesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hawknotes",
         abstract: "The Hawk Notes library: books and their characters, a window that comes back where it was, continued across machines.",
-        discussion: "Keys: ←/→ book, ↑/↓ move, ⏎ open or write the draft, esc back, n new window, c continue, ? help, q quit.")
+        discussion: "Keys: ←/→ book, ↑/↓ move, ⏎ open or write the draft, esc back, n new window, c continue, ? help, q quit.",
+        version: "hawknotes \(ProductVersion.current)")
 
     @Option(help: "The control socket (default: $HANDOFF_SOCKET, else /run/handoffd/control.sock).")
     var socket: String?

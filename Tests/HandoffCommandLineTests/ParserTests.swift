@@ -90,8 +90,8 @@ func usageMessage(_ words: [String]) -> String? {
         #expect(usageMessage(["push", "A1", "--to", "b", "--count", "many"]) == "The value 'many' is invalid for '--count <count>'")
         #expect(usageMessage(["push", "A1", "--to", "b", "--json=yes"]) == "The option '--json' does not take any value, but 'yes' was specified.")
         #expect(usageMessage(["push", "A1", "--to", "nobody"]) == "say who to push to", "validate's ValidationError is wrong usage")
-        #expect(usageMessage(["nosuch"]) == "Unexpected argument 'nosuch'")
-        #expect(usageMessage(["group", "nosuch"]) == "Unexpected argument 'nosuch'")
+        #expect(usageMessage(["nosuch"]) == "Unknown command 'nosuch'")
+        #expect(usageMessage(["group", "nosuch"]) == "Unknown command 'nosuch'")
     }
 
     @Test func helpIsAskedForAnywhereBeforeTheTerminator() {

@@ -45,6 +45,12 @@ import Testing
         #expect(try run(["--device-name", "--odd"]).deviceName == "--odd")
     }
 
+    @Test func versionIsAskedFor() throws {
+        #expect(try DaemonArguments.parse(["--version"]) == .version)
+        #expect(try DaemonArguments.parse(["--config", "x", "--version"]) == .version)
+        #expect(DaemonArguments.help.contains("--version"))
+    }
+
     @Test func helpWinsWhereverItIs() throws {
         #expect(try DaemonArguments.parse(["--config", "x", "--help"]) == .help)
         #expect(try DaemonArguments.parse(["-h"]) == .help)
@@ -69,7 +75,7 @@ import Testing
         let section = try #require(DaemonArguments.help.split(separator: "OPTIONS:").last)
         let options = Set(
             section.split(separator: "\n").compactMap { line in line.split(separator: " ").first { $0.hasPrefix("--") }.map(String.init) })
-        #expect(options.count == 8)
+        #expect(options.count == 9)
         for option in options {
             #expect(
                 page.contains("Fl -\(option.dropFirst(2))\n") || page.contains("Fl -\(option.dropFirst(2)) "),

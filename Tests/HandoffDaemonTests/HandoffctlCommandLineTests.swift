@@ -104,7 +104,7 @@ import Testing
         ),
         (["status", "--generate-completion-script", "bash"], 0, "_handoffctl()"),
         (["--generate-completion-script", "bash"], 0, "_handoffctl()"),
-        (["nosuch"], 64, "Unexpected argument 'nosuch'"),
+        (["nosuch"], 64, "Unknown command 'nosuch'"), (["statu"], 64, "did you mean 'status'?"), (["--version"], 0, "handoffctl 0.2.0"),
         (["help", "scene", "show"], 0, "USAGE: handoffctl scene show [--socket <socket>] [--json] [--timeout <timeout>] <scene>"),
         (["status", "--bogus", "--help"], 0, "USAGE: handoffctl status"),
         (["search", "--limit", "many", "x"], 64, "The value 'many' is invalid for '--limit <limit>'"),
