@@ -115,9 +115,17 @@ extension ParsableCommand {
         guard leaf.configuration.subcommands.isEmpty else {
             guard let word = rest.first else { throw CommandLineError.help(path: path) }
             if word == "--help" || word == "-h" { throw CommandLineError.help(path: path) }
-            guard !word.hasPrefix("-") else { throw CommandLineError.usage(path: path, message: "Unexpected argument '\(word)'", argumentHelp: nil) }
-            // A mistyped command is named as one, with the command it most likely meant.
             let names = leaf.configuration.subcommands.map { $0.commandName }
+            guard !word.hasPrefix("-") else {
+                // An option before any command of a group (`handoffctl library --json`): the
+                // group takes none itself; say which commands do.
+                let message =
+                    path.count > 1
+                    ? "'\(leaf.commandName)' takes a command before '\(word)': \(names.joined(separator: ", "))"
+                    : "Unexpected argument '\(word)'"
+                throw CommandLineError.usage(path: path, message: message, argumentHelp: nil)
+            }
+            // A mistyped command is named as one, with the command it most likely meant.
             let meant = CommandSuggestion.nearest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
             throw CommandLineError.usage(path: path, message: "Unknown command '\(word)'\(meant)", argumentHelp: nil)
         }

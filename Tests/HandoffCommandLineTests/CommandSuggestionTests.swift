@@ -27,6 +27,8 @@ import Testing
         #expect(usageMessage(["psh"]) == "Unknown command 'psh'; did you mean 'push'?")
         #expect(usageMessage(["zzz"]) == "Unknown command 'zzz'")
         #expect(usageMessage(["--bogus"]) == "Unexpected argument '--bogus'")
+        // A group takes no option of its own: it says which commands do.
+        #expect(usageMessage(["group", "--json"]) == "'group' takes a command before '--json': find")
     }
 
     @Test func versionIsTheRootsOnly() {
