@@ -14,8 +14,8 @@ struct Peers: ParsableCommand {
             for p in peers.items {
                 // Where it is dialled (its advert, else where it was last reached): the session's far
                 // end is an ephemeral port when the peer opened it. Unpaired: where mDNS lists it.
-                let address = p.endpoint ?? p.address ?? p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? "-"
-                let found = p.foundBy.isEmpty ? (p.listed && !p.paired ? "mdns" : "-") : p.foundBy.joined(separator: ",")
+                let address = p.endpoint ?? p.address ?? p.addresses.first.map { "\($0):\(p.port ?? 0)" } ?? ""
+                let found = p.foundBy.isEmpty ? (p.listed && !p.paired ? "mdns" : "") : p.foundBy.joined(separator: ",")
                 t.add(p.name.terminalSafe, p.fingerprint ?? "", yes(p.paired), yes(p.present), address.terminalSafe, found)
             }
             // Paired peers are listed even when away, so an empty list means none is paired.

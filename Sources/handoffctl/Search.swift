@@ -50,7 +50,7 @@ struct Search: AsyncParsableCommand {
     static func show(_ hits: [SearchHit]) {
         var t = Table("#", "WHAT", "WHERE", "WHEN", "TITLE")
         for (i, h) in hits.enumerated() {
-            t.add(String(i + 1), h.kind, h.place.terminalSafe, h.updated.map(Self.when) ?? "-", (h.title + " (" + h.detail + ")").terminalSafe)
+            t.add(String(i + 1), h.kind, h.place.terminalSafe, h.updated.map(Self.when) ?? "", (h.title + " (" + h.detail + ")").terminalSafe)
         }
         t.print(empty: "Nothing found. Activities are found while they are current; try fewer or shorter words.")
     }
