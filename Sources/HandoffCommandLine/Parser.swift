@@ -48,6 +48,7 @@ struct Declared {
     /// The wrappers among the fields of a `type` value stored at `base`; `own` collects those
     /// declared by the command itself (not through a group).
     mutating func add(_ type: Any.Type, at base: UnsafeRawPointer, own: inout [ArgumentSlot]) {
+        // A group's slots are collected apart: they are not the command's own.
         var inGroups: [ArgumentSlot] = []
         let walked = _forEachField(of: type, options: _EachFieldOptions(rawValue: 0)) { name, offset, fieldType, _ in
             if fieldType is ArgumentSlot.Type {

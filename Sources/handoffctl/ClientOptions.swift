@@ -49,8 +49,9 @@ struct ClientOptions: ParsableArguments {
     }
 
     /// One operation; a refusal fails with exit 1 (3 if the daemon went away), with its message.
-    func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op) async throws -> Op.Result {
-        do { return try await client.perform(operation, within: bound(for: operation)) } catch {
+    /// `within`: a command's own bound in place of --timeout's (`pair --accept`: its window).
+    func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op, within: Duration? = nil) async throws -> Op.Result {
+        do { return try await client.perform(operation, within: within ?? bound(for: operation)) } catch {
             throw failure(error.description, code: Self.exitStatus(error))
         }
     }

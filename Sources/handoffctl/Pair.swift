@@ -70,7 +70,7 @@ struct Pair: AsyncParsableCommand {
                 let remaining = max(1, left.components.seconds + (left.components.attoseconds > 0 ? 1 : 0))
                 let started =
                     accept
-                    ? try await perform(client, PairAcceptRequest(timeout: remaining), within: bound())
+                    ? try await options.perform(client, PairAcceptRequest(timeout: remaining), within: bound())
                     : try await options.perform(client, PairRequest(peer: peer!))
                 show(started)
                 let typed = code ?? ask()
@@ -95,12 +95,6 @@ struct Pair: AsyncParsableCommand {
             options.printJSON(.dictionary(d))
         } else {
             print("Paired with \(result.peer.terminalSafe) (\(result.fingerprint))")
-        }
-    }
-
-    private func perform<Op: ControlOperation>(_ client: HandoffClient, _ operation: Op, within bound: Duration) async throws -> Op.Result {
-        do { return try await client.perform(operation, within: bound) } catch {
-            throw failure(error.description, code: ClientOptions.exitStatus(error))
         }
     }
 
