@@ -13,14 +13,18 @@ import NIOPosix
 /// SQLite writes run on their own queue, Avahi and the control socket's accept on their threads.
 /// handoffd and the push floor's relay (handoff-push-relay) run their tasks this way.
 public enum EventLoopJobs {
-    nonisolated(unsafe) private static var executor: (any SerialExecutor)?
+    nonisolated(unsafe) private static var loop: (any EventLoop)?
 
     /// Call once, before any task starts. `name` says who, should another hook have been set first.
     public static func routeEveryTask(name: String) {
-        executor = MultiThreadedEventLoopGroup.singleton.any().executor
+        loop = MultiThreadedEventLoopGroup.singleton.any()
         let routed = handoff_route_global_jobs { job in
             guard let job else { return }
-            EventLoopJobs.executor!.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+            // Run as the global executor runs a job (the generic executor), not as one isolated
+            // to the loop (what the loop's own `executor.enqueue` does): a task may then hop to
+            // an actor and back in place, where it was enqueued again for every hop.
+            let address = UInt(bitPattern: job)
+            EventLoopJobs.loop!.execute { handoff_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
         }
         if routed != 0 {
             let text = "\(name): tasks run on Swift's own threads (another hook was set first)\n"
