@@ -23,6 +23,8 @@ public enum EventLoopJobs {
             // Run as the global executor runs a job (the generic executor), not as one isolated
             // to the loop (what the loop's own `executor.enqueue` does): a task may then hop to
             // an actor and back in place, where it was enqueued again for every hop.
+            // `execute` makes a closure a job (the loop's job queue made none): paid only where a
+            // task really waits, no longer at every hop.
             let address = UInt(bitPattern: job)
             EventLoopJobs.loop!.execute { handoff_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
         }
