@@ -49,7 +49,6 @@ import Testing
         try await withStopping(a, b) {
             try await waitUntil("beta lists alpha", timeout: 5) { await b.daemon.peers.discovered("alpha") != nil }
             let client = try await HandoffClient.connect(socketPath: b.control.path)
-            defer { Task { await client.close() } }
             let missing = UUID().uuidString
             do {
                 _ = try await client.request("continue", ["peer": "alpha", "activity": .string(missing)])
@@ -57,6 +56,8 @@ import Testing
             } catch let error as ClientError {
                 #expect(error.description.contains("alpha answered: activity \(missing) is not current here"), "\(error)")
             }
+            // Closed before the daemons stop, not by a task left behind.
+            await client.close()
         }
     }
 }
