@@ -72,6 +72,8 @@ add_probe() {
   echo "p:hoffpush/$1 $BIN/handoffd:$offset" >> "$TRACEFS/uprobe_events"
 }
 if $PROBES; then
+  [ -w "$TRACEFS/uprobe_events" ] ||
+    { echo "trace-push: --probes needs tracefs at $TRACEFS (mount -t tracefs nodev $TRACEFS)" >&2; exit 1; }
   for ((i = 0; i < ${#probes[@]}; i += 2)); do add_probe "${probes[i]}" "${probes[i + 1]}"; done
 fi
 
