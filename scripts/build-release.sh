@@ -27,6 +27,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
+# SwiftPM leaves directories in TMPDIR at every call (TemporaryDirectory.*, three for
+# --show-bin-path alone, and every benchmark asks for it): this run's go in a directory of its
+# own, removed on the way out with the build's log, also when test.sh stops this build (SIGTERM
+# to its process group: bash runs the EXIT trap only if the signal has a trap of its own).
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/handoffd-release.XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
+trap 'exit 143' TERM INT
 ORDER="$PWD/Sources/handoffd/symbol-order.txt"
 # A build directory of its own: SwiftPM does not rebuild objects when only -Xswiftc/-Xcc flags
 # change, so sharing .build/release with plain release builds would mix objects made without them.
@@ -51,11 +59,7 @@ if [ -z "${NO_SYMBOL_ORDER:-}" ]; then
   done
 fi
 # A warning from our code fails the build here as in the debug build (scripts/check-warnings.py).
-LOG=$(mktemp /tmp/handoffd-release-build.XXXXXX)
-# The log goes also when test.sh stops this build (SIGTERM to its process group: bash runs the
-# EXIT trap only if the signal has a trap of its own).
-trap 'rm -f "$LOG"' EXIT
-trap 'exit 143' TERM INT
+LOG=$TMPDIR/build.log
 for product in "$@"; do
   swift build "${FLAGS[@]}" --product "$product" 2>&1 | tee -a "$LOG" | { grep -vE "^\[[0-9]+/[0-9]+\]|^Building|^Build of" || true; }
 done
