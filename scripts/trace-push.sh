@@ -35,7 +35,6 @@ end_trace() {
   fi
   end_daemons_and_hosts
 }
-trap end_trace EXIT
 
 # Functions on the push's path (their entries; an async function's first part): alpha takes the
 # request, sends the push, seals it; beta opens it, decodes it, dispatches it and writes the event to
@@ -52,6 +51,7 @@ probes=(
   eventOut '$s13HandoffDaemon12SocketOutletC4send5event_ySS_SDySS0A4Core17PropertyListValueOGtF'
   eventLine '$s14HandoffControl0B4LineO5eventySays5UInt8VGSS_SDySS0A4Core17PropertyListValueOGtFZ'
 )
+trap end_trace EXIT
 # add_probe NAME SYMBOL: a uprobe at SYMBOL's file offset in handoffd (its address in the
 # executable segment, less the segment's address, plus its offset in the file).
 add_probe() {
@@ -69,6 +69,8 @@ add_probe() {
     fi
   done < <(readelf -lW "$BIN/handoffd")
   [ -n "${offset:-}" ] || { echo "trace-push: probe $1's address is in no executable segment; left out" >&2; return; }
+  # One left by a run that was killed (SIGKILL skips the trap) would refuse this one.
+  echo "-:hoffpush/$1" >> "$TRACEFS/uprobe_events" 2>/dev/null || true
   echo "p:hoffpush/$1 $BIN/handoffd:$offset" >> "$TRACEFS/uprobe_events"
 }
 if $PROBES; then
