@@ -70,8 +70,10 @@ struct HawkNotesEndToEndTests {
         try onB.launch()
         try await onB.waitForScreen("A's offer on B", timeout: 15) { $0.contains("is open on alpha") && $0.contains("Lady Beatrice") }
         try onB.keys("c")
+        // Its end, "continued “…”": the offer's own line also says "in The Burning Swift", and a
+        // screen caught while "continuing … from alpha…" still showed it (CI).
         let continued = try await onB.waitForScreen("Lady Beatrice continued on B") {
-            $0.contains("in The Burning Swift") && $0.contains("Hawk Notes — The Burning Swift")
+            $0.contains("continued “") && $0.contains("in The Burning Swift") && $0.contains("Hawk Notes — The Burning Swift")
         }
         #expect(!continued.contains("is open on alpha"), "what B continued is not offered to it again: \(continued)")
         try await eventsA.wait("userActivityWasContinued") { $0["peer"]?.stringValue == "beta" }
