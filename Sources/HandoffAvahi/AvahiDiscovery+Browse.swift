@@ -29,9 +29,11 @@ extension AvahiDiscovery {
         switch event {
         case AVAHI_BROWSER_NEW:
             guard let name else { return }
-            if flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0 { return }
             let key = PeerTable.InstanceKey(name: name, interfaceIndex: interface, protocolFamily: proto)
             if browsing.lookups[key] == nil { browsing.lookups[key] = Lookup(domain: domain ?? "local") }
+            // Kept, not dropped: a peer's instance first seen while our own group probes the
+            // same name is flagged ours, and the browser reports it NEW only once.
+            browsing.lookups[key]?.judgedOwn = flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
             startResolver(key)
         case AVAHI_BROWSER_REMOVE:
             guard let name else { return }
@@ -50,7 +52,9 @@ extension AvahiDiscovery {
     }
 
     func startResolver(_ key: PeerTable.InstanceKey) {
-        guard let client, let lookup = browsing.lookups[key], lookup.resolver == nil, browsing.wanted(key.name) else { return }
+        guard let client, let lookup = browsing.lookups[key], lookup.resolver == nil, !lookup.judgedOwn, browsing.wanted(key.name) else {
+            return
+        }
         let r = avahi_service_resolver_new(
             client, key.interfaceIndex, key.protocolFamily, key.name, serviceType, lookup.domain,
             key.protocolFamily, AvahiLookupFlags(0), serviceResolverCallback, context)
@@ -85,6 +89,7 @@ extension AvahiDiscovery {
         let own =
             flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
             || (flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0 && isOwnName(name))
+        browsing.lookups[key]?.judgedOwn = own
         let peerAddress = address.map(Self.peerAddress(interface: interface))
         let events = browsing.table.resolved(key, hostName: hostName, address: peerAddress, port: port, txt: txt, isOwn: own)
         for case .foreignService(let n, let reason) in events {
@@ -92,6 +97,17 @@ extension AvahiDiscovery {
         }
         emit(events)
         if browsing.followed.contains(name), browsing.table.peer(named: name) != nil { startRecordBrowser(key) }
+    }
+
+    /// Resolves the instances judged ours whose name none of our groups holds now: called once
+    /// our adverts have moved (a rename after a collision, a withdrawal).
+    func lookAgainAtInstancesJudgedOwn() {
+        let keys = browsing.lookups.filter { $0.value.judgedOwn && !isOwnName($0.key.name) }.keys
+        for key in keys {
+            browsing.lookups[key]?.judgedOwn = false
+            logger.debug("resolving an instance avahi-daemon called ours: our name has moved on", metadata: ["peer.name": "\(key.name)"])
+            startResolver(key)
+        }
     }
 
     static func peerAddress(interface: AvahiIfIndex) -> (UnsafePointer<AvahiAddress>) -> PeerAddress {

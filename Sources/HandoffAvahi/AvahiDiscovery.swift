@@ -45,6 +45,9 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         var recordBrowser: OpaquePointer?
         var retryTimer: OpaquePointer?
         var failures = 0
+        /// avahi-daemon called the instance ours: it had our name while one of our groups held
+        /// that name, probing included. Not resolved until our names move on.
+        var judgedOwn = false
     }
 
     enum TimerPurpose: Equatable {

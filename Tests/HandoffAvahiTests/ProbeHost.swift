@@ -39,6 +39,24 @@ struct Probe {
 
     var lineCount: Int { child.output.count }
 
+    /// The addresses the probe lists for `name` once they include an IPv4 and an IPv6 one, or
+    /// what they were at the deadline. Each family's instance is browsed and resolved on its own:
+    /// one dropped leaves the peer reachable by the other alone.
+    func addressesOfBothFamilies(for name: String, timeout: Double = 10) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var addresses: [String] = []
+        while Date() < deadline {
+            let from = lineCount
+            send("peers")
+            let line = wait("peers", from: from, timeout: 5) { $0["peers"] != nil }
+            let peer = (line?["peers"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+            addresses = peer?["addresses"] as? [String] ?? []
+            if addresses.contains(where: { $0.hasPrefix("[") }), addresses.contains(where: { !$0.hasPrefix("[") }) { break }
+            _ = child.waitForLine(from: lineCount, timeout: 0.2) { _ in false }
+        }
+        return addresses
+    }
+
     /// The peer names once they are `wanted`, or what they were at the deadline: each host
     /// resolves in its own time (one was once asked before it had resolved a renamed service).
     func peerNames(becoming wanted: [String], timeout: Double = 10) -> [String] {
