@@ -75,9 +75,7 @@ PY
 # to the same handler, and the floors of the same pushes (two relays in C in place of the
 # daemons; two on SwiftNIO, copying at once and through a task each): scripts/bench-push.py says
 # how each is timed.
-ctl alpha publish --character "Lady Beatrice" >/dev/null
-id=$(ctl alpha activities --json | json_field activity)
-type=$(ctl alpha activities --json | json_field type)
+publish_pushed
 clang -O2 -Wall -Werror -o "$WORK/push-relay" scripts/push-relay.c
 # relays NAME PORT RELAY...: relay b on beta (ready once it prints so), then relay a on alpha.
 relays() {
@@ -92,7 +90,7 @@ relays floor 7431 "$WORK/push-relay"
 relays nio 7432 "$BIN/handoff-push-relay" --direct
 relays task 7433 "$BIN/handoff-push-relay"
 # In alpha's namespaces: `handoffctl send` is launched there both through nsenter and directly.
-"${in_alpha[@]}" python3 "$REPO/scripts/bench-push.py" "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type" "$anchor" \
+"${in_alpha[@]}" python3 "$REPO/scripts/bench-push.py" "$N" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$push_id" "$push_type" "$anchor" \
   "$BIN/handoffctl" "$WORK/floor-a.sock" "$WORK/floor-b.sock" "$WORK/nio-a.sock" "$WORK/nio-b.sock" \
   "$WORK/task-a.sock" "$WORK/task-b.sock"
 

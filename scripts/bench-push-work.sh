@@ -47,11 +47,8 @@ chmod +x "$BIN/handoffd"
 # instructions, differed by up to 7 % from one pair of daemons to the next. Seeded the same here.
 DAEMON_ENV="SWIFT_DETERMINISTIC_HASHING=1"
 paired_hosts
-ctl alpha publish --character "Lady Beatrice" >/dev/null
-id=$(ctl alpha activities --json | json_field activity)
-type=$(ctl alpha activities --json | json_field type)
+publish_pushed
 pids=("$(daemon_pid alpha)" "$(daemon_pid beta)")
-push() { python3 scripts/bench-push.py "$1" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$id" "$type"; }
 # The first pushes run code for the first time (lazy bindings, caches): not counted.
 push 5 >/dev/null
 dumped() { compgen -G "$WORK/cg/$1.out.*" >/dev/null; }

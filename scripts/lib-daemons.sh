@@ -197,6 +197,22 @@ paired_hosts() {
   pair_daemons alpha beta >/dev/null
 }
 
+# publish_pushed: alpha publishes the activity the push benchmarks push to beta; its id and type
+# in $push_id and $push_type.
+publish_pushed() {
+  ctl alpha publish --character "Lady Beatrice" >/dev/null
+  push_id=$(ctl alpha activities --json | json_field activity)
+  push_type=$(ctl alpha activities --json | json_field type)
+}
+
+# push N [ARGS...]: N pushes of it to a live handler on beta, as bench-edges makes them
+# (scripts/bench-push.py: 0.22 s apart, an open client registered with `handle` on beta).
+push() {
+  local n=$1
+  shift
+  python3 "$REPO/scripts/bench-push.py" "$n" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$push_id" "$push_type" "$@"
+}
+
 # stop_daemons NAME...: SIGTERM each daemon by the PID it reports, then its launcher.
 stop_daemons() {
   local name
