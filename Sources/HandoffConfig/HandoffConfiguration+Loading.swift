@@ -308,7 +308,10 @@ extension HandoffConfiguration {
             let known = ConfigFile.knownKeys[section]
             for (name, v) in entries {
                 let keyPath = path.isEmpty ? name : "\(path).\(name)"
-                if let known, !known.contains(name) { throw .unknownKey(file: file, key: keyPath) }
+                if let known, !known.contains(name) {
+                    let nearest = NearestKey.to(name, among: known).map { path.isEmpty ? $0 : "\(path).\($0)" }
+                    throw .unknownKey(file: file, key: keyPath, nearest: nearest)
+                }
                 // Whole numbers are decimal only: YAML 1.1 also reads base 60 (`8666:66`, which
                 // overflowed and trapped inside Yams, found by fuzz-config), octal and hex.
                 if ConfigFile.integerKeys.contains(section.isEmpty ? name : "\(section).\(name)") {

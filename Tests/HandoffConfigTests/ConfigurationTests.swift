@@ -109,7 +109,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(c.notificationsOffFor == ["org.hawknotes.draftNote"])
         let e = #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "desktop: {dbus: kde}") }
         #expect(e?.key == "desktop.dbus")
-        #expect(throws: ConfigError.unknownKey(file: "f", key: "desktop.notify")) {
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "desktop.notify", nearest: nil)) {
             try HandoffConfiguration(yaml: "desktop: {notify: no}", file: "f")
         }
     }
@@ -153,14 +153,38 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         }
     }
 
-    @Test func unknownKeysNameTheirPath() {
-        #expect(throws: ConfigError.unknownKey(file: "f", key: "activty_types")) { try HandoffConfiguration(yaml: "activty_types: []", file: "f") }
-        #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_bytes")) {
+    @Test func unknownKeysNameTheirPathAndTheKeyMeant() {
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "activty_types", nearest: "activity_types")) {
+            try HandoffConfiguration(yaml: "activty_types: []", file: "f")
+        }
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_bytes", nearest: nil)) {
             try HandoffConfiguration(yaml: "limits: {max_bytes: 1}", file: "f")
         }
-        #expect(throws: ConfigError.unknownKey(file: "f", key: "activity_types[0].requires")) {
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "limits.max_frame_byte", nearest: "limits.max_frame_bytes")) {
+            try HandoffConfiguration(yaml: "limits: {max_frame_byte: 1}", file: "f")
+        }
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "activity_types[0].requires", nearest: nil)) {
             try HandoffConfiguration(yaml: "activity_types: [{type: a.b, requires: [x]}]", file: "f")
         }
+        #expect(throws: ConfigError.unknownKey(file: "f", key: "handlers[0].tpyes", nearest: "handlers[0].types")) {
+            try HandoffConfiguration(yaml: "handlers: [{tpyes: [a.b], exec: [/bin/true]}]", file: "f")
+        }
+        let e = ConfigError.unknownKey(file: "/etc/handoffd/handoffd.yaml", key: "log_levle", nearest: "log_level")
+        #expect(
+            e.description
+                == "/etc/handoffd/handoffd.yaml: unknown key 'log_levle'; did you mean 'log_level'? (the shipped config/handoffd.yaml lists every key)"
+        )
+    }
+
+    @Test func nearestKeyCountsSlipsNotLikeness() {
+        #expect(NearestKey.distance(Array("peer_port".utf8), Array("peer_prot".utf8)) == 1)
+        #expect(NearestKey.distance(Array("abc".utf8), Array("".utf8)) == 3)
+        #expect(NearestKey.distance(Array("kitten".utf8), Array("sitting".utf8)) == 3)
+        #expect(NearestKey.to("peer_prot", among: ["peer_port", "peers"]) == "peer_port")
+        // Short keys take one slip only; a different word is no slip.
+        #expect(NearestKey.to("dbs", among: ["dbus"]) == "dbus")
+        #expect(NearestKey.to("db", among: ["dbus"]) == nil)
+        #expect(NearestKey.to("notify", among: ["notifications"]) == nil)
     }
 
     @Test func wrongKindsNameTheirKey() {
