@@ -1,6 +1,7 @@
 import CExecutorHook
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,6 +15,12 @@ import NIOPosix
 /// handoffd and the push floor's relay (handoff-push-relay) run their tasks this way.
 public enum EventLoopJobs {
     nonisolated(unsafe) private static var loop: (any EventLoop)?
+    private static let handed = Atomic<Int>(0)
+
+    /// The jobs handed to the loop so far: a task's start, and each resumption after it really
+    /// waited. A hop to a free actor and back hands it none (handoff-push-relay's `hops`, which
+    /// `EventLoopJobsTests` runs, counts them: a relaxed atomic add a job).
+    public static var jobsHanded: Int { handed.load(ordering: .relaxed) }
 
     /// Call once, before any task starts. `name` says who, should another hook have been set first.
     public static func routeEveryTask(name: String) {
@@ -26,6 +33,7 @@ public enum EventLoopJobs {
             // `execute` makes a closure a job (the loop's job queue made none): paid only where a
             // task really waits, no longer at every hop.
             let address = UInt(bitPattern: job)
+            EventLoopJobs.handed.add(1, ordering: .relaxed)
             EventLoopJobs.loop!.execute { handoff_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
         }
         if routed != 0 {

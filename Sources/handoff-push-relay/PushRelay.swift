@@ -12,6 +12,7 @@ import NIOPosix
 ///
 ///     handoff-push-relay [--direct] a UNIX_PATH IP PORT   (alpha: the pusher's side)
 ///     handoff-push-relay [--direct] b UNIX_PATH PORT      (beta: the handler's side; prints "ready")
+///     handoff-push-relay hops N                          (prints the jobs N actor hops handed the loop)
 ///
 /// By default each read is handed to a task that writes it on through an actor, every task on the
 /// event loop (`EventLoopJobs`), as handoffd takes a message from a socket to its actors and out
@@ -24,11 +25,14 @@ enum PushRelay {
         var arguments = Array(CommandLine.arguments.dropFirst())
         let direct = arguments.first == "--direct"
         if direct { arguments.removeFirst() }
-        let usage = "usage: handoff-push-relay [--direct] a UNIX_PATH IP PORT | [--direct] b UNIX_PATH PORT\n"
+        let usage = "usage: handoff-push-relay [--direct] a UNIX_PATH IP PORT | [--direct] b UNIX_PATH PORT | hops N\n"
         NIOSingletons.groupLoopCountSuggestion = 1
         if !direct { EventLoopJobs.routeEveryTask(name: "handoff-push-relay") }
         do {
             switch (arguments.first, arguments.count) {
+            case ("hops", 2):
+                guard !direct, let n = Int(arguments[1]), n > 0 else { fail(usage) }
+                Hops.count(n)
             case ("a", 4):
                 guard let port = Int(arguments[3]) else { fail(usage) }
                 try relayA(path: arguments[1], host: arguments[2], port: port, direct: direct)
