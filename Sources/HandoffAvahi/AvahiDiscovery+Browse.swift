@@ -99,8 +99,8 @@ extension AvahiDiscovery {
         if browsing.followed.contains(name), browsing.table.peer(named: name) != nil { startRecordBrowser(key) }
     }
 
-    /// Resolves the instances judged ours whose name none of our groups holds now: called once
-    /// our adverts have moved (a rename after a collision, a withdrawal).
+    /// Resolves the instances judged ours whose name none of our groups holds now: called after a
+    /// collision moved or withdrew our advert.
     func lookAgainAtInstancesJudgedOwn() {
         let keys = browsing.lookups.filter { $0.value.judgedOwn && !isOwnName($0.key.name) }.keys
         for key in keys {

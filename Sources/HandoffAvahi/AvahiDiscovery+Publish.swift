@@ -66,7 +66,6 @@ extension AvahiDiscovery {
                 if slot == .main || { if case .failure = event { true } else { false } }() { emit(event) }
             }
         }
-        if !actions.isEmpty { lookAgainAtInstancesJudgedOwn() }
     }
 
     /// Publishes this machine's addresses under `host` in the group (without reverse records,

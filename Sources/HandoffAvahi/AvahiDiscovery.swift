@@ -103,6 +103,10 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     /// advert hears of it at once.
     func collision(_ slot: AdvertSlot) {
         advance(slot) { $0.collision() }
+        // Another machine holds the name now: its instance, flagged ours while our group held
+        // that name, is resolved. (Not after a withdrawal of our own: that instance was ours,
+        // and its goodbye removes it.)
+        lookAgainAtInstancesJudgedOwn()
         if slot == .main, let action = collisionAction.withLock({ $0 }) { action() }
     }
 
