@@ -29,45 +29,44 @@ struct Probe {
         wait("event \(name)", from: from, timeout: timeout) { $0.event == name && match($0) }
     }
 
-    /// The peer names the probe lists right now.
-    func peerNames() -> [String]? {
+    /// The peers the probe lists right now.
+    func peers() -> [[String: Any]]? {
         let from = child.output.count
         send("peers")
         guard let line = wait("peers", from: from, timeout: 5, { $0["peers"] != nil }) else { return nil }
-        return (line["peers"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted()
+        return line["peers"] as? [[String: Any]]
     }
 
+    /// The peer names the probe lists right now.
+    func peerNames() -> [String]? { peers()?.compactMap { $0["name"] as? String }.sorted() }
+
     var lineCount: Int { child.output.count }
+
+    /// `read()` asked again every 0.2 s until `done` says yes or the deadline passes; its last
+    /// answer either way: each host resolves in its own time.
+    func asked<T>(timeout: Double, _ read: () -> T, until done: (T) -> Bool) -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        var value = read()
+        while !done(value), Date() < deadline {
+            _ = child.waitForLine(from: lineCount, timeout: 0.2) { _ in false }
+            value = read()
+        }
+        return value
+    }
+
+    /// The peer names once they are `wanted`, or what they were at the deadline (one host was
+    /// once asked before it had resolved a renamed service).
+    func peerNames(becoming wanted: [String], timeout: Double = 10) -> [String] {
+        asked(timeout: timeout, { peerNames() ?? [] }, until: { $0 == wanted })
+    }
 
     /// The addresses the probe lists for `name` once they include an IPv4 and an IPv6 one, or
     /// what they were at the deadline. Each family's instance is browsed and resolved on its own:
     /// one dropped leaves the peer reachable by the other alone.
     func addressesOfBothFamilies(for name: String, timeout: Double = 10) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var addresses: [String] = []
-        while Date() < deadline {
-            let from = lineCount
-            send("peers")
-            let line = wait("peers", from: from, timeout: 5) { $0["peers"] != nil }
-            let peer = (line?["peers"] as? [[String: Any]])?.first { $0["name"] as? String == name }
-            addresses = peer?["addresses"] as? [String] ?? []
-            if addresses.contains(where: { $0.hasPrefix("[") }), addresses.contains(where: { !$0.hasPrefix("[") }) { break }
-            _ = child.waitForLine(from: lineCount, timeout: 0.2) { _ in false }
-        }
-        return addresses
-    }
-
-    /// The peer names once they are `wanted`, or what they were at the deadline: each host
-    /// resolves in its own time (one was once asked before it had resolved a renamed service).
-    func peerNames(becoming wanted: [String], timeout: Double = 10) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var names: [String] = []
-        while Date() < deadline {
-            names = peerNames() ?? []
-            if names == wanted { break }
-            _ = child.waitForLine(from: lineCount, timeout: 0.2) { _ in false }
-        }
-        return names
+        asked(
+            timeout: timeout, { peers()?.first { $0["name"] as? String == name }?["addresses"] as? [String] ?? [] },
+            until: { a in a.contains { $0.hasPrefix("[") } && a.contains { !$0.hasPrefix("[") } })
     }
 }
 
