@@ -205,13 +205,9 @@ publish_pushed() {
   push_type=$(ctl alpha activities --json | json_field type)
 }
 
-# push N [ARGS...]: N pushes of it to a live handler on beta, as bench-edges makes them
+# push N: N pushes of it to a live handler on beta, as bench-edges makes them
 # (scripts/bench-push.py: 0.22 s apart, an open client registered with `handle` on beta).
-push() {
-  local n=$1
-  shift
-  python3 "$REPO/scripts/bench-push.py" "$n" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$push_id" "$push_type" "$@"
-}
+push() { python3 "$REPO/scripts/bench-push.py" "$1" "$WORK/alpha/run/control.sock" "$WORK/beta/run/control.sock" "$push_id" "$push_type"; }
 
 # stop_daemons NAME...: SIGTERM each daemon by the PID it reports, then its launcher.
 stop_daemons() {

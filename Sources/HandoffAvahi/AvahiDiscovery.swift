@@ -46,7 +46,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
         var retryTimer: OpaquePointer?
         var failures = 0
         /// avahi-daemon called the instance ours: it had our name while one of our groups held
-        /// that name, probing included. Not resolved until our names move on.
+        /// that name, probing included. Not resolved until a collision moves our advert off it.
         var judgedOwn = false
     }
 

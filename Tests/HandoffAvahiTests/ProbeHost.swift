@@ -66,7 +66,12 @@ struct Probe {
     func addressesOfBothFamilies(for name: String, timeout: Double = 10) -> [String] {
         asked(
             timeout: timeout, { peers()?.first { $0["name"] as? String == name }?["addresses"] as? [String] ?? [] },
-            until: { a in a.contains { $0.hasPrefix("[") } && a.contains { !$0.hasPrefix("[") } })
+            until: Self.holdBothFamilies)
+    }
+
+    /// Whether the addresses hold an IPv6 one (`[…]`) and an IPv4 one.
+    static func holdBothFamilies(_ addresses: [String]) -> Bool {
+        addresses.contains { $0.hasPrefix("[") } && addresses.contains { !$0.hasPrefix("[") }
     }
 }
 
