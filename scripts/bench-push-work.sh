@@ -10,7 +10,8 @@
 # most in the median round. The daemons run about 50x slower than natively, so the pushes'
 # window also holds the answer to each push (handled -> outcome). The figure moves about ±3 %
 # from run to run (what else falls in the windows: a heartbeat, a ping, Avahi's traffic).
-# BENCH_BIN=DIR counts the binaries in DIR (before and after a change: copy each build aside).
+# BENCH_BIN=DIR counts the binaries in DIR (before and after a change: copy each build aside);
+# KEEP=DIR keeps each window's callgrind file there (for callgrind_annotate --inclusive=yes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -78,3 +79,4 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 echo "instructions per push ($ROUNDS rounds of $PUSHES pushes, each minus as long idle):"
 python3 scripts/bench-push-work.py "$PUSHES" "$TOP" "${files[@]}"
+[ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp "${files[@]}" "$KEEP"/; }

@@ -13,6 +13,8 @@ It is driven by JSON lines on standard input and answers with JSON lines on stan
     {"op": "session", "host": H, "port": P, "listen": P}  -> {"hello": {...}}
     {"op": "request", "message": {...}}            -> {"reply": {...}} (an "id" is added)
     {"op": "send", "message": {...}}               one-way (continued, ...)
+    {"op": "changed", "items": [{...}]}            its own activity list, told (a summary's
+                                                     "updated": seconds since 1970, sent as a date)
     {"op": "events"}                               -> {"events": [...]} what the daemon pushed
     {"op": "burst", "host": H, "port": P, "count": N}       -> {"opened": N, "open_after": M}
     {"op": "flood", "count": N, "bytes": B}        pushes of B bytes, without reading
@@ -38,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dissononce.dh.x25519.private import PrivateKey
 from dissononce.dh.x25519.x25519 import X25519DH
-from conformance.encoding import encode, decode, fingerprint
+from conformance.encoding import Date, encode, decode, fingerprint
 from conformance.link import Closed, Link, stream_frame, make_stream_frame, pair_as_initiator
 from conformance.lines import out
 from conformance.vectors import check_vectors
@@ -60,6 +62,8 @@ class Peer:
         self.pinned = set()
         self.events, self.waiting, self.lock = [], {}, threading.Lock()
         self.session = None
+        # Its current activities, as summaries: what it tells (op "changed") and lists.
+        self.items = []
         self.listen_port = None
         self.reading = threading.Event()
         self.reading.set()
@@ -144,7 +148,7 @@ class Peer:
         if t == "ping":
             return {"type": "pong", "id": rid}
         if t == "list":
-            return {"type": "activities", "id": rid, "items": []}
+            return {"type": "activities", "id": rid, "items": self.items}
         if t == "push":
             with self.lock:
                 self.events.append(msg)
@@ -212,6 +216,11 @@ def main():
             elif op == "send":
                 peer.session.send(b"\x00" + encode(cmd["message"]))
                 out({"sent": cmd["message"]["type"]})
+            elif op == "changed":
+                items = [dict(i, **({"updated": Date(i["updated"])} if "updated" in i else {})) for i in cmd["items"]]
+                peer.items = items
+                peer.session.send(b"\x00" + encode({"type": "changed", "items": items}))
+                out({"sent": "changed"})
             elif op == "frame":
                 peer.session.send(b"\x02" + make_stream_frame(cmd))
                 out({"sent": "frame"})

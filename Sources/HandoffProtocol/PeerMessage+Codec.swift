@@ -194,6 +194,7 @@ extension ActivitySummary {
         ]
         if let title { d["title"] = .string(title) }
         if let scene { d["scene"] = .string(scene.canonicalString) }
+        if let updated { d["updated"] = .date(updated) }
         return .dictionary(d)
     }
 
@@ -207,7 +208,7 @@ extension ActivitySummary {
         }
         self.init(
             activityID: id, type: try f.string("type"), title: try f.optionalString("title"), scene: scene,
-            version: UInt64(bitPattern: try f.integer("version")))
+            version: UInt64(bitPattern: try f.integer("version")), updated: try f.optionalDate("updated"))
     }
 }
 

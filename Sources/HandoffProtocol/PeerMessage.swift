@@ -74,23 +74,27 @@ public struct ActivitySummary: Sendable, Equatable {
     public let title: String?
     public let scene: UUID?
     public let version: UInt64
+    /// When the activity last changed on its machine (published or updated), by that machine's
+    /// clock: a list shows how old each is. Absent from peers that do not send it.
+    public let updated: Date?
 
-    public init(activityID: UUID, type: String, title: String?, scene: UUID?, version: UInt64) {
+    public init(activityID: UUID, type: String, title: String?, scene: UUID?, version: UInt64, updated: Date? = nil) {
         self.activityID = activityID
         self.type = type
         self.title = title
         self.scene = scene
         self.version = version
+        self.updated = updated
     }
 
     /// Titles in lists are cut to this many bytes: a list of the current activities must fit one
     /// frame whatever their titles (the whole activity, fetched, carries the whole title).
     public static let maxTitleBytes = 256
 
-    public init(_ activity: UserActivity, scene: UUID?) {
+    public init(_ activity: UserActivity, scene: UUID?, updated: Date? = nil) {
         self.init(
             activityID: activity.id, type: activity.type.rawValue, title: activity.title.map(Self.cut), scene: scene,
-            version: activity.version)
+            version: activity.version, updated: updated)
     }
 
     static func cut(_ title: String) -> String {

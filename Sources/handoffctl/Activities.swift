@@ -18,14 +18,18 @@ struct Activities: ParsableCommand {
     func run() throws {
         let isRemote = remote || peer != nil
         try options.run(ActivitiesRequest(remote: remote, peer: peer)) { listing in
-            var t = isRemote ? Table("PEER", "ACTIVITY", "TYPE", "VERSION", "TITLE") : Table("ACTIVITY", "TYPE", "VERSION", "STATE", "TITLE")
+            var t =
+                isRemote
+                ? Table("PEER", "ACTIVITY", "TYPE", "VERSION", "WHEN", "TITLE") : Table("ACTIVITY", "TYPE", "VERSION", "WHEN", "STATE", "TITLE")
             for a in listing.items {
                 let title = (a.title ?? "").terminalSafe
+                // When it last changed, on its machine's clock (an older peer does not say).
+                let when = a.updated.map(tableWhen) ?? ""
                 if isRemote {
-                    t.add((a.peer ?? "").terminalSafe, a.activity.canonicalString, a.type.terminalSafe, String(a.version), title)
+                    t.add((a.peer ?? "").terminalSafe, a.activity.canonicalString, a.type.terminalSafe, String(a.version), when, title)
                 } else {
                     let state = a.expired == true ? "expired" : (a.eligible == true ? "advertised" : "local")
-                    t.add(a.activity.canonicalString, a.type.terminalSafe, String(a.version), state, title)
+                    t.add(a.activity.canonicalString, a.type.terminalSafe, String(a.version), when, state, title)
                 }
             }
             t.print(

@@ -50,16 +50,9 @@ struct Search: AsyncParsableCommand {
     static func show(_ hits: [SearchHit]) {
         var t = Table("#", "WHAT", "WHERE", "WHEN", "TITLE")
         for (i, h) in hits.enumerated() {
-            t.add(String(i + 1), h.kind, h.place.terminalSafe, h.updated.map(Self.when) ?? "", (h.title + " (" + h.detail + ")").terminalSafe)
+            t.add(String(i + 1), h.kind, h.place.terminalSafe, h.updated.map(tableWhen) ?? "", (h.title + " (" + h.detail + ")").terminalSafe)
         }
         t.print(empty: "Nothing found. Activities are found while they are current; try fewer or shorter words.")
     }
 
-    /// "12:04" today, else the date; UTC, as the rest of handoffctl prints times.
-    static func when(_ d: Date) -> String {
-        let text = ISODate.string(d)
-        let day = String(text.prefix(10))
-        let today = String(ISODate.string(Date()).prefix(10))
-        return day == today ? String(text.dropFirst(11).prefix(5)) : day
-    }
 }

@@ -63,6 +63,15 @@ func tableDate(_ d: Date) -> String {
     return text.prefix(10) + " " + text.dropFirst(11).prefix(8) + " UTC"
 }
 
+/// When something last changed, short: "12:04" today, else the date; UTC, as the rest of
+/// handoffctl prints times.
+func tableWhen(_ d: Date) -> String {
+    let text = ISODate.string(d)
+    let day = String(text.prefix(10))
+    let today = String(ISODate.string(Date()).prefix(10))
+    return day == today ? String(text.dropFirst(11).prefix(5)) : day
+}
+
 /// A flag as a table cell.
 func yes(_ b: Bool) -> String { b ? "yes" : "no" }
 

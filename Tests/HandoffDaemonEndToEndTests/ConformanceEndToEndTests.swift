@@ -74,9 +74,28 @@ struct ConformanceEndToEndTests {
         #expect((hello["hello"] as? [String: Any])?["device"] as? String == "alpha")
         let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
+        var told: [String: Any]?
         try await waitUntil("alpha pushes `changed` to the Python peer", timeout: 5) {
-            try py.events().contains { $0["type"] as? String == "changed" && "\($0["items"] ?? "")".contains(id) }
+            told = try py.events().last { $0["type"] as? String == "changed" && "\($0["items"] ?? "")".contains(id) }
+            return told != nil
         }
+        // Each summary says when the activity last changed (a date: the Python peer shows it as
+        // seconds since 1970), here a moment ago.
+        let summary = try #require((told?["items"] as? [[String: Any]])?.first { $0["activity"] as? String == id })
+        let updated = try #require(summary["updated"] as? Double, "\(summary)")
+        #expect(abs(updated - Date().timeIntervalSince1970) < 120, "\(summary)")
+        // Its own list, told with the time of its last change, is listed so by alpha.
+        let theirs = UUID().uuidString
+        _ = try py.ask(
+            [
+                "op": "changed",
+                "items": [["activity": theirs, "type": "org.hawknotes.bookDetail", "title": "Old news", "version": 1, "updated": 1_780_000_000]]
+            ], answer: "sent")
+        try await waitUntil("alpha lists the Python peer's activity with its time", timeout: 5) {
+            let listed = try a.ctl(["activities", "--peer", "conformance", "--json"]).output
+            return listed.contains(theirs) && listed.contains("2026-05-28T20:26:40")
+        }
+        #expect(try a.ctl(["activities", "--peer", "conformance"]).output.contains("2026-05-28"))
         let list = try py.ask(["op": "request", "message": ["type": "list"]], answer: "reply")["reply"] as? [String: Any]
         #expect(list?["type"] as? String == "activities" && "\(list?["items"] ?? "")".contains(id))
         let fetched = try py.ask(["op": "request", "message": ["type": "fetch", "activity": id]], answer: "reply")["reply"] as? [String: Any]

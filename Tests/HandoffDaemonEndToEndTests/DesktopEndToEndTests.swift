@@ -217,6 +217,9 @@ struct DesktopEndToEndTests {
         let metas = (gnome.first?["metas"] as? [String: Any])?["ok"] as? [[String: Any]] ?? []
         #expect(metas.map { $0["id"] as? String ?? "" } == expected)
         #expect(metas.allSatisfy { $0["name"] is String && $0["description"] is String && $0["gicon"] is String })
+        // Under alpha's activity: where it is, when it last changed there (alpha's list says), what.
+        let remote = metas.first { ($0["id"] as? String)?.hasPrefix("remote:alpha/") == true }
+        #expect(remote?["description"] as? String == "On alpha · just now · org.hawknotes.bookDetail", "\(metas)")
         #expect(((gnome.last?["activate"] as? [String: Any]).map { $0["error"] == nil }) == true, "ActivateResult continued it")
 
         // gdbus, with the signatures the specifications give, for every method.

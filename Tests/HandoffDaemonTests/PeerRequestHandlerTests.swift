@@ -20,12 +20,13 @@ import Testing
     @Test func helloListFetchPing() async throws {
         var c = CurrentActivities()
         let a = UserActivity(type: Self.type, title: "Note")
-        c.becomeCurrent(a, scene: nil, at: Date())
+        let published = Date(timeIntervalSinceReferenceDate: 815_000_000.5)
+        c.becomeCurrent(a, scene: nil, at: published)
         let h = handler(c)
         #expect(
             try await ask(h, .hello(id: 1, Hello(protocolVersion: 1, device: "B", types: [])))
                 == .hello(id: 1, Hello(protocolVersion: 1, device: "A", types: [Self.type.rawValue])))
-        #expect(try await ask(h, .list(id: 2)) == .activities(id: 2, items: [ActivitySummary(a, scene: nil)]))
+        #expect(try await ask(h, .list(id: 2)) == .activities(id: 2, items: [ActivitySummary(a, scene: nil, updated: published)]))
         #expect(try await ask(h, .fetch(id: 3, activityID: a.id)) == .activity(id: 3, activity: a))
         #expect(try await ask(h, .ping(id: 4)) == .pong(id: 4))
         let missing = try await ask(h, .fetch(id: 5, activityID: UUID()))

@@ -79,7 +79,8 @@ import Testing
             "list": .list(id: 2), "fetch": .fetch(id: 3, activityID: id), "activity": .activity(id: 3, activity: activity),
             "push": .push(id: 4, activity: activity), "outcome_continued": .outcome(id: 4, outcome: .continued),
             "continued": .continued(activityID: id, version: 1, outcome: .continued),
-            "changed": .changed(items: [ActivitySummary(activity, scene: nil)]), "ping": .ping(id: 5), "pong": .pong(id: 5),
+            "changed": .changed(items: [ActivitySummary(activity, scene: nil, updated: Date(timeIntervalSince1970: 1_780_000_000))]),
+            "ping": .ping(id: 5), "pong": .pong(id: 5),
             "goodbye": .goodbye,
             "error_not_found": .error(id: 3, code: "not-found", message: "activity 0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0 is not current here")
         ]

@@ -9,7 +9,7 @@ import Testing
         try! a.addUserInfoEntries(["bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
         return a
     }()
-    static let summary = ActivitySummary(activity, scene: UUID())
+    static let summary = ActivitySummary(activity, scene: UUID(), updated: Date(timeIntervalSince1970: 1_780_000_000.25))
 
     static let all: [PeerMessage] = [
         .hello(id: 1, Hello(protocolVersion: 1, device: "Küche", types: ["org.hawknotes.bookDetail"])),
@@ -48,6 +48,26 @@ import Testing
         #expect(throws: PeerProtocolError.self) { try PeerMessage(decoding: Array(try CanonicalEncoder().encode(.dictionary(many)))) }
         // An older peer's hello (no port, no addresses) still reads.
         #expect(try PeerMessage(decoding: Array(try CanonicalEncoder().encode(.dictionary(base)))) == .hello(id: 1, Hello(device: "B", types: [])))
+    }
+
+    /// A summary's `updated` is optional both ways: an older peer's summary (without it) reads, a
+    /// newer peer's field this version does not know is passed over, and one of the wrong kind is
+    /// named.
+    @Test func summariesWithAndWithoutTheirTime() throws {
+        let id = UUID()
+        func changed(_ item: [String: PropertyListValue]) throws -> PeerMessage {
+            try PeerMessage(decoding: Array(try CanonicalEncoder().encode(["type": "changed", "items": .array([.dictionary(item)])])))
+        }
+        let old: [String: PropertyListValue] = ["activity": .string(id.uuidString), "type": "a.b", "version": 2]
+        #expect(try changed(old) == .changed(items: [ActivitySummary(activityID: id, type: "a.b", title: nil, scene: nil, version: 2)]))
+        var newer = old
+        newer["updated"] = .date(Date(timeIntervalSince1970: 1_780_000_000))
+        newer["colour"] = "teal"
+        guard case .changed(let items) = try changed(newer) else { throw PeerProtocolError.unknownType("not changed") }
+        #expect(items.first?.updated == Date(timeIntervalSince1970: 1_780_000_000))
+        var wrong = old
+        wrong["updated"] = 1_780_000_000
+        #expect(throws: PeerProtocolError.badField("updated", "expected date, found integer")) { try changed(wrong) }
     }
 
     @Test func unknownTypeIsNamed() throws {

@@ -40,13 +40,16 @@ public struct ActivityInfo: ControlItem, Equatable {
     public var expired: Bool?
     public var eligible: Bool?
     public var needsSave: Bool?
+    /// When it last changed on its machine (published or updated), by that machine's clock; a
+    /// peer's is absent if the peer does not say.
+    public var updated: Date?
 
     public init(
         activity: UUID, type: String, version: Int64, title: String?, scene: UUID?, peer: String? = nil,
-        expired: Bool? = nil, eligible: Bool? = nil, needsSave: Bool? = nil
+        expired: Bool? = nil, eligible: Bool? = nil, needsSave: Bool? = nil, updated: Date? = nil
     ) {
         (self.activity, self.type, self.version, self.title, self.scene) = (activity, type, version, title, scene)
-        (self.peer, self.expired, self.eligible, self.needsSave) = (peer, expired, eligible, needsSave)
+        (self.peer, self.expired, self.eligible, self.needsSave, self.updated) = (peer, expired, eligible, needsSave, updated)
     }
 
     public var object: PropertyListValue {
@@ -60,6 +63,7 @@ public struct ActivityInfo: ControlItem, Equatable {
         w.set("expired", expired)
         w.set("eligible", eligible)
         w.set("needsSave", needsSave)
+        w.set("updated", updated)
         return w.object
     }
 
@@ -68,7 +72,8 @@ public struct ActivityInfo: ControlItem, Equatable {
         self.init(
             activity: try f.uuid("activity"), type: try f.string("type"), version: try f.integer("version"),
             title: try f.optionalString("title"), scene: try f.optionalUUID("scene"), peer: try f.optionalString("peer"),
-            expired: try f.optionalBool("expired"), eligible: try f.optionalBool("eligible"), needsSave: try f.optionalBool("needsSave"))
+            expired: try f.optionalBool("expired"), eligible: try f.optionalBool("eligible"), needsSave: try f.optionalBool("needsSave"),
+            updated: try f.optionalDate("updated"))
     }
 }
 

@@ -64,7 +64,7 @@ public struct CurrentActivities: Sendable {
     }
 
     public func summaries(at now: Date) -> [ActivitySummary] {
-        advertised(at: now).map { ActivitySummary($0.activity, scene: $0.scene) }
+        advertised(at: now).map { ActivitySummary($0.activity, scene: $0.scene, updated: $0.updated) }
     }
 
     /// Drops expired activities; returns their ids.

@@ -251,7 +251,8 @@ extension TrustedPeer {
 
 extension ActivitySummary {
     func info(peer: String) -> ActivityInfo {
-        ActivityInfo(activity: activityID, type: type, version: Int64(bitPattern: version), title: title, scene: scene, peer: peer)
+        ActivityInfo(
+            activity: activityID, type: type, version: Int64(bitPattern: version), title: title, scene: scene, peer: peer, updated: updated)
     }
 }
 
@@ -259,7 +260,8 @@ extension CurrentActivities.Entry {
     func info(now: Date) -> ActivityInfo {
         ActivityInfo(
             activity: activity.id, type: activity.type.rawValue, version: Int64(bitPattern: activity.version), title: activity.title,
-            scene: scene, expired: activity.isExpired(at: now), eligible: activity.isEligibleForHandoff, needsSave: activity.needsSave)
+            scene: scene, expired: activity.isExpired(at: now), eligible: activity.isEligibleForHandoff, needsSave: activity.needsSave,
+            updated: updated)
     }
 }
 

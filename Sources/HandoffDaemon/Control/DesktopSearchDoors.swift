@@ -58,7 +58,8 @@ extension BusDoor {
             guard case .array(_, let wanted) = a[0] else { return .success([.array(element: "a{sv}", [])]) }
             // The shell asks for the metas of results it was just given: kept from that answer.
             let known = recalled(wanted.compactMap(\.stringValue))
-            return .success([.array(element: "a{sv}", known.map(DesktopSearch.gnomeMeta))])
+            let now = Date()
+            return .success([.array(element: "a{sv}", known.map { DesktopSearch.gnomeMeta($0, now: now) })])
         case "ActivateResult": return await open(a[0].stringValue ?? "", for: r)
         default: return .success([])  // LaunchSearch: there is no app window to show a search in.
         }
@@ -71,7 +72,8 @@ extension BusDoor {
         case "Match":
             return await hits(a[0].stringValue ?? "", for: r).map { h in
                 remember(h)
-                return [.array(element: "(sssida{sv})", h.enumerated().map { DesktopSearch.krunnerMatch($1, position: $0, of: h.count) })]
+                let now = Date()
+                return [.array(element: "(sssida{sv})", h.enumerated().map { DesktopSearch.krunnerMatch($1, position: $0, of: h.count, now: now) })]
             }
         default: return await open(a[0].stringValue ?? "", for: r)  // Run
         }

@@ -38,13 +38,14 @@ enum SearchItems {
         }
     }
 
-    /// A paired machine's current activities, as its list gives them (title and type: the list
-    /// carries no keywords, and the whole activity stays there until it is continued).
+    /// A paired machine's current activities, as its list gives them (title, type and when it
+    /// last changed there: the list carries no keywords, and the whole activity stays there until
+    /// it is continued).
     static func remote(_ items: [ActivitySummary], peer: String) -> [SearchItem] {
         items.map { s in
             SearchItem(
                 id: "remote:\(peer)/\(s.activityID.canonicalString)", source: "remote:" + peer, kind: "remote", title: s.title ?? s.type,
-                detail: s.type, peer: peer)
+                detail: s.type, peer: peer, updated: s.updated)
         }
     }
 
