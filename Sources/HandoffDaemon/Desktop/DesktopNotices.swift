@@ -22,7 +22,7 @@ public actor DesktopNotices: Service {
 
     private let connection: BusConnection
     private let operations: any ControlOperations
-    private let feed = EventFeed()
+    private let feed = EventFeed(names: DesktopNotices.watched)
     private let logger: Logger
     private let quiet: Duration
     private var board: NoticeBoard
@@ -43,6 +43,9 @@ public actor DesktopNotices: Service {
         self.logger = logger
         board = NoticeBoard(quietTypes: Set(quietTypes))
     }
+
+    /// The events `run` acts on.
+    static let watched: Set<String> = ["remoteActivitiesChanged", "remoteActivityInvalidated", "peerAbsent", "peerRemoved", "unpaired", "continued"]
 
     public func run() async throws {
         connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "ActionInvoked") { [self] _, values in

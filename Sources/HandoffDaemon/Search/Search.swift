@@ -22,7 +22,7 @@ actor Search: Service {
     private let peers: Peers
     private let scenes: SceneBook
     private let events: ControlEvents
-    private let feed = EventFeed()
+    private let feed = EventFeed(names: Search.watched)
     private let logger: Logger
     /// The scenes as last indexed (their count and newest update).
     private var scenesIndexed: (Int, Date?) = (-1, nil)
@@ -61,6 +61,11 @@ actor Search: Service {
         for await event in feed.stream.cancelOnGracefulShutdown() { await apply(event) }
         events.left(feed.client)
     }
+
+    /// The events `apply` acts on.
+    static let watched: Set<String> = [
+        "activitiesChanged", "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent", "peerAbsent", "peerRemoved", "unpaired"
+    ]
 
     private func apply(_ event: EventFeed.Event) async {
         let peer = event.fields["peer"]?.stringValue
