@@ -70,7 +70,7 @@ public struct ControlRequest: Sendable, Equatable {
         var d = arguments
         d["op"] = .string(op)
         if let id { d["id"] = .integer(id) }
-        return JSONWriter.encode(.dictionary(d)) + [0x0A]
+        return JSONWriter.line(.dictionary(d))
     }
 
     // Typed argument access, each failure naming the argument (one implementation: `Fields`).
@@ -89,19 +89,19 @@ public enum ControlLine {
         var d: [String: PropertyListValue] = ["ok": true]
         if let id { d["id"] = .integer(id) }
         if let result { d["result"] = result }
-        return JSONWriter.encode(.dictionary(d)) + [0x0A]
+        return JSONWriter.line(.dictionary(d))
     }
 
     public static func error(id: Int64?, _ error: ControlError) -> [UInt8] {
         var d: [String: PropertyListValue] = ["ok": false, "error": ["code": .string(error.code), "message": .string(error.description)]]
         if let id { d["id"] = .integer(id) }
-        return JSONWriter.encode(.dictionary(d)) + [0x0A]
+        return JSONWriter.line(.dictionary(d))
     }
 
     public static func event(_ name: String, _ fields: [String: PropertyListValue] = [:]) -> [UInt8] {
         var d = fields
         d["event"] = .string(name)
-        return JSONWriter.encode(.dictionary(d)) + [0x0A]
+        return JSONWriter.line(.dictionary(d))
     }
 }
 

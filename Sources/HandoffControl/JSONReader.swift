@@ -133,10 +133,10 @@ struct JSONReader {
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
             i += 1
             skipSpace()
-            // Keys compare by canonical equivalence: two spellings of one key are refused, never merged.
+            // Keys compare by canonical equivalence: two spellings of one key are refused, never
+            // merged. One lookup, the insertion's (a look first hashed every key twice).
             steps.append(.key(key))
-            if out[key] != nil { throw .unsupported(path: path, what: "a repeated key") }
-            out[key] = try value(depth: depth + 1)
+            if out.updateValue(try value(depth: depth + 1), forKey: key) != nil { throw .unsupported(path: path, what: "a repeated key") }
             steps.removeLast()
             skipSpace()
             guard i < bytes.count else { throw syntax("an object is not closed") }

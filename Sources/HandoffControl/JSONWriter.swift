@@ -11,8 +11,17 @@ import HandoffCore
 public enum JSONWriter {
     public static func encode(_ value: PropertyListValue) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
+        // A control line with an activity in it (an event, a continue) runs to ~700 bytes: from
+        // 256, it grew twice; and the line's newline is written in place, not by a copy.
+        out.reserveCapacity(1_024)
         write(value, into: &out)
+        return out
+    }
+
+    /// One line of the control protocol: the value, then a newline.
+    public static func line(_ value: PropertyListValue) -> [UInt8] {
+        var out = encode(value)
+        out.append(0x0A)
         return out
     }
 

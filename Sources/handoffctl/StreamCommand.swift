@@ -106,7 +106,7 @@ enum StreamIO {
             ]
             if case .failed(let code, let message) = outcome { (d["code"], d["message"]) = (.string(code), .string(message)) }
             d["outcome"] = .string(outcome.isFinished ? "finished" : "failed")
-            StandardStreams.write(2, JSONWriter.encode(.dictionary(d)) + [0x0A])
+            StandardStreams.write(2, JSONWriter.line(.dictionary(d)))
         }
         switch outcome {
         case .finished: return
