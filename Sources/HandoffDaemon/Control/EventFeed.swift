@@ -18,8 +18,8 @@ final class EventFeed: EventOutlet {
     let stream: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
     /// The events its reader acts on. The others are dropped here: each one passed on woke the
-    /// reader's task for nothing (a push's `continued` and `userActivityWasContinued` cost the
-    /// search index ~10 k instructions on each side, bench-push-work).
+    /// reader's task for nothing (with them, a push cost each daemon a fifth more instructions:
+    /// its `continued` on beta, `userActivityWasContinued` on alpha; bench-push-work).
     private let names: Set<String>
 
     init(names: Set<String>, limit: Int = 1_024) {
