@@ -75,7 +75,7 @@ public struct ActivitySummary: Sendable, Equatable {
     public let scene: UUID?
     public let version: UInt64
     /// When the activity last changed on its machine (published or updated), by that machine's
-    /// clock: a list shows how old each is. Absent from peers that do not send it.
+    /// clock: lists and search show it beside the activity. Absent from peers that do not send it.
     public let updated: Date?
 
     public init(activityID: UUID, type: String, title: String?, scene: UUID?, version: UInt64, updated: Date? = nil) {

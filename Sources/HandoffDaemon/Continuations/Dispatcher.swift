@@ -85,7 +85,7 @@ public struct Dispatcher: Sendable {
         }
         if let binding = execHandlers[activity.type] {
             let result = await CommandRunner.run(
-                binding.command, input: JSONWriter.line(activity.propertyList), timeout: .seconds(binding.timeoutSeconds), for: requester)
+                binding.command, input: activity.jsonText + [0x0A], timeout: .seconds(binding.timeoutSeconds), for: requester)
             return result.succeeded
                 ? .continuedByCommand(binding.command)
                 : .failed(.handlerFailed(type: type, reason: "\(binding.command[0]) \(result)"))
