@@ -44,8 +44,16 @@ public actor DesktopNotices: Service {
         board = NoticeBoard(quietTypes: Set(quietTypes))
     }
 
-    /// The events `run` acts on.
-    static let watched: Set<String> = ["remoteActivitiesChanged", "remoteActivityInvalidated", "peerAbsent", "peerRemoved", "unpaired", "continued"]
+    /// What an event asks of the notices.
+    enum Reaction { case offersChanged, continuedHere }
+
+    /// The events `run` acts on and what each asks: one table, so that the feed's filter
+    /// (`watched`) and the handling cannot drift apart.
+    static let reactions: [String: Reaction] = [
+        "remoteActivitiesChanged": .offersChanged, "remoteActivityInvalidated": .offersChanged, "peerAbsent": .offersChanged,
+        "peerRemoved": .offersChanged, "unpaired": .offersChanged, "continued": .continuedHere
+    ]
+    static let watched = Set(reactions.keys)
 
     public func run() async throws {
         connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "ActionInvoked") { [self] _, values in
@@ -59,13 +67,13 @@ public actor DesktopNotices: Service {
         _ = await operations.perform(ControlRequest(id: nil, op: WatchRequest.name), from: feed.client)
         for await event in feed.stream.cancelOnGracefulShutdown() {
             guard let peer = event.fields["peer"]?.stringValue else { continue }
-            switch event.name {
-            case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerAbsent", "peerRemoved", "unpaired": changed(peer)
-            case "continued":
+            switch Self.reactions[event.name] {
+            case .offersChanged: changed(peer)
+            case .continuedHere:
                 // Continued here without the notification: "continue from alpha" would offer what is open.
                 guard let id = event.fields["activity"]?.stringValue.flatMap(UUID.init(uuidString:)) else { continue }
                 await carry(board.continuedHere(id, from: peer), peer: peer)
-            default: break
+            case nil: break
             }
         }
         await operations.disconnected(feed.client)

@@ -62,26 +62,32 @@ actor Search: Service {
         events.left(feed.client)
     }
 
-    /// The events `apply` acts on.
-    static let watched: Set<String> = [
-        "activitiesChanged", "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent", "peerAbsent", "peerRemoved", "unpaired"
+    /// What an event asks of the index.
+    enum Reaction { case local, remote, gone, unpaired }
+
+    /// The events `apply` acts on and what each asks: one table, so that the feed's filter
+    /// (`watched`) and the handling cannot drift apart.
+    static let reactions: [String: Reaction] = [
+        "activitiesChanged": .local, "remoteActivitiesChanged": .remote, "remoteActivityInvalidated": .remote,
+        "peerPresent": .remote, "peerAbsent": .gone, "peerRemoved": .gone, "unpaired": .unpaired
     ]
+    static let watched = Set(reactions.keys)
 
     private func apply(_ event: EventFeed.Event) async {
         let peer = event.fields["peer"]?.stringValue
-        switch event.name {
-        case "activitiesChanged": await indexLocal()
-        case "remoteActivitiesChanged", "remoteActivityInvalidated", "peerPresent": if let peer { indexRemote(peer) }
-        case "peerAbsent", "peerRemoved":
+        switch Self.reactions[event.name] {
+        case .local: await indexLocal()
+        case .remote: if let peer { indexRemote(peer) }
+        case .gone:
             if let peer {
                 reads[peer, default: 0] += 1
                 replace("remote:" + peer, [])
             }
-        case "unpaired":
+        case .unpaired:
             // Whose it was is gone with the pairing: keep only the sources of peers still paired.
             let paired = Set(await peers.views().filter { $0.trusted != nil }.map { "remote:" + $0.name })
             do { try index?.removeSources(prefix: "remote:", keeping: paired) } catch { failed(error) }
-        default: break
+        case nil: break
         }
     }
 
