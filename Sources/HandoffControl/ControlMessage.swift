@@ -103,6 +103,13 @@ public enum ControlLine {
         d["event"] = .string(name)
         return JSONWriter.line(.dictionary(d))
     }
+
+    /// An event that carries an activity under `activity`, written from its fields.
+    public static func event(_ name: String, _ fields: [String: PropertyListValue], activity: UserActivity) -> [UInt8] {
+        var d = fields
+        d["event"] = .string(name)
+        return JSONWriter.line(d, activity: activity, under: "activity")
+    }
 }
 
 extension UserActivity {

@@ -20,8 +20,19 @@ extension PeerMessage {
         maxBytes: CodecLimits.default.maxBytes + envelopeBytes)
 
     /// The canonical bytes of the message.
+    /// A message around an activity is written as given, its keys in order, and the activity
+    /// from its fields: the same bytes as `propertyList`'s (`PeerMessageCodecTests`), without
+    /// building and sorting the dictionaries on the push's path.
     public func encoded(limits: CodecLimits = PeerMessage.limits) throws(CodecError) -> [UInt8] {
-        try CanonicalEncoder(limits: limits).encodedBytes(propertyList)
+        let encoder = CanonicalEncoder(limits: limits)
+        switch self {
+        case .push(let id, let activity):
+            return try encoder.encodedBytes(ordered: [("activity", .activity(activity)), ("id", .value(.integer(id))), ("type", .value("push"))])
+        case .activity(let id, let activity):
+            return try encoder.encodedBytes(ordered: [("activity", .activity(activity)), ("id", .value(.integer(id))), ("type", .value("activity"))])
+        default:
+            return try encoder.encodedBytes(propertyList)
+        }
     }
 
     /// Decodes a peer's bytes with the bounded decoder; every field is checked for its kind.

@@ -37,6 +37,13 @@ import Testing
         #expect(try PeerMessage(decoding: message.encoded()) == message)
     }
 
+    /// A push and an activity are written from their fields, every other message from its
+    /// dictionary: both give the dictionary's canonical bytes.
+    @Test(arguments: all)
+    func encodesAsItsPropertyList(_ message: PeerMessage) throws {
+        #expect(try message.encoded() == CanonicalEncoder(limits: PeerMessage.limits).encodedBytes(message.propertyList))
+    }
+
     @Test func helloPortAndAddressesAreChecked() throws {
         let base: [String: PropertyListValue] = ["type": "hello", "id": 1, "protocol": 1, "device": "B", "types": .array([])]
         var badPort = base

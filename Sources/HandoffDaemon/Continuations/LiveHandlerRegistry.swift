@@ -69,7 +69,7 @@ public actor LiveHandlerRegistry: LiveHandlers {
             let r = candidates[i]
             let token = UUID.random().canonicalString
             let ticket = answers.register(token, owner: r.key, deadline: answerBudget)
-            r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name), "activity": activity.propertyList])
+            r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name)], activity: activity)
             if await answers.wait(ticket).value == true { return r.name }
         }
         return nil

@@ -28,6 +28,15 @@ public protocol ControlOperations: Sendable {
 /// door bounds what a client may leave unread in its own way.
 public protocol EventOutlet: AnyObject, Sendable {
     func send(event name: String, _ fields: [String: PropertyListValue])
+    /// An event that carries an activity under `activity`: a door that writes text writes it
+    /// from the activity's fields (a push's `continue`); the others take its property list.
+    func send(event name: String, _ fields: [String: PropertyListValue], activity: UserActivity)
+}
+
+extension EventOutlet {
+    public func send(event name: String, _ fields: [String: PropertyListValue], activity: UserActivity) {
+        send(event: name, fields.merging(["activity": activity.propertyList]) { $1 })
+    }
 }
 
 /// What a control operation can see of the client that sent it, and how to send it events.
@@ -48,6 +57,11 @@ public struct ControlClient: Sendable {
 
     /// Sends an event to this client (for `watch` and live handlers).
     public func send(event name: String, _ fields: [String: PropertyListValue] = [:]) { outlet.send(event: name, fields) }
+
+    /// Sends an event that carries an activity (a live handler's `continue`).
+    public func send(event name: String, _ fields: [String: PropertyListValue], activity: UserActivity) {
+        outlet.send(event: name, fields, activity: activity)
+    }
 }
 
 extension ControlOperations {

@@ -31,8 +31,13 @@ final class SocketOutlet: EventOutlet {
         self.descriptor = descriptor
     }
 
-    func send(event name: String, _ fields: [String: PropertyListValue]) {
-        let line = ControlLine.event(name, fields)
+    func send(event name: String, _ fields: [String: PropertyListValue]) { send(line: ControlLine.event(name, fields)) }
+
+    func send(event name: String, _ fields: [String: PropertyListValue], activity: UserActivity) {
+        send(line: ControlLine.event(name, fields, activity: activity))
+    }
+
+    private func send(line: [UInt8]) {
         // The backlog is -1 once the client has been dropped: nothing more is written.
         let verdict = backlog.withLockedValue { b -> Int in
             if b < 0 { return -1 }
