@@ -17,8 +17,8 @@ extension UserActivity {
 
     public var propertyList: PropertyListValue {
         let fields = orderedFields
-        // Made with its capacity and filled: `Dictionary(uniqueKeysWithValues:)` cost a push's
-        // handler line twice the instructions of the literal it replaced (callgrind).
+        // Made with its capacity and filled: `Dictionary(uniqueKeysWithValues:)` took twice the
+        // instructions of the literal it replaced (callgrind, a push's handler line).
         var d = [String: PropertyListValue](minimumCapacity: fields.count)
         for (key, value) in fields { d[key] = value }
         return .dictionary(d)
@@ -26,8 +26,8 @@ extension UserActivity {
 
     /// The fields in canonical key order (UTF-8 byte order), the absent optional ones left out:
     /// the one list the property-list form and the canonical writing (`CanonicalEncoder`, with
-    /// no dictionary built and sorted) are both made from. `CodecRoundTripTests` holds it to
-    /// that order.
+    /// no dictionary built and sorted) are both made from. `OrderedEncodingTests` holds it to
+    /// that order and to every field's value.
     public var orderedFields: [(key: String, value: PropertyListValue)] {
         var f: [(key: String, value: PropertyListValue)] = []
         f.reserveCapacity(16)
