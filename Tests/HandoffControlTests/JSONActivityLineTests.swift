@@ -6,6 +6,8 @@ import Testing
 /// An event line with an activity written from its fields (`JSONWriter.line(_:activity:under:)`)
 /// must be the line of the same dictionary: apps parse it, and scripts match on its order.
 @Suite struct JSONActivityLineTests {
+    /// Its own full activity, not the codec tests': values that JSON escapes or tags (a quote
+    /// and a newline in the title, an infinite real, `$` keys).
     static func activities() throws -> [UserActivity] {
         var full = UserActivity(type: try ActivityType("org.hawknotes.characterDetail"), title: "Viewing \"Ünï\"\n")
         try full.setUserInfo(["n": 1, "Zed": .real(.infinity), "d": .date(Date(timeIntervalSinceReferenceDate: 5)), "$lone": ["$x": 1]])

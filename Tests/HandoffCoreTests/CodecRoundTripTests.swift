@@ -25,17 +25,7 @@ import Testing
     }
 
     @Test func fullActivityRoundTrips() throws {
-        var a = UserActivity(type: makeType("org.hawknotes.characterDetail"), title: "Viewing")
-        try a.setUserInfo(["n": 1, "s": "x", "nested": ["d": .date(Date(timeIntervalSinceReferenceDate: 5))]])
-        a.requiredUserInfoKeys = ["n", "s"]
-        a.targetContentIdentifier = "b|X"
-        try a.setWebpageURL(URL(string: "https://example.org/p"))
-        a.referrerURL = URL(string: "https://example.org/r")
-        a.keywords = ["one", "two"]
-        a.expirationDate = Date(timeIntervalSinceReferenceDate: 1_000_000)
-        a.isEligibleForSearch = true
-        a.persistentIdentifier = "pid"
-        a.needsSave = true
+        let a = try fullActivity()
         let b = try UserActivity(decoding: a.encoded())
         #expect(b == a)
         #expect(b.version == a.version)

@@ -6,26 +6,10 @@ import Testing
 /// `encodedBytes(ordered:)`) must give the bytes, and refuse what, its property-list form does:
 /// the canonical encoding is what peers hash and compare, and the test vectors pin it.
 @Suite struct OrderedEncodingTests {
-    static func full() throws -> UserActivity {
-        var a = UserActivity(type: makeType("org.hawknotes.characterDetail"), title: "Viewing")
-        try a.setUserInfo(["n": 1, "s": "x", "Zed": true, "nested": ["d": .date(Date(timeIntervalSinceReferenceDate: 5)), "r": .real(0.5)]])
-        a.requiredUserInfoKeys = ["s", "n"]
-        a.targetContentIdentifier = "b|X"
-        try a.setWebpageURL(URL(string: "https://example.org/p"))
-        a.referrerURL = URL(string: "https://example.org/r")
-        a.keywords = ["two", "one", "Ünï"]
-        a.expirationDate = Date(timeIntervalSinceReferenceDate: 1_000_000)
-        a.isEligibleForSearch = true
-        a.persistentIdentifier = "pid"
-        a.needsSave = true
-        a.supportsContinuationStreams = true
-        return a
-    }
-
     static func activities() throws -> [UserActivity] {
         var titled = UserActivity(type: makeType())
         titled.title = "only a title"
-        return [try full(), UserActivity(type: makeType()), titled]
+        return [try fullActivity(), UserActivity(type: makeType()), titled]
     }
 
     @Test func anActivityFromItsFieldsGivesTheBytesOfItsPropertyList() throws {
@@ -38,7 +22,7 @@ import Testing
     /// The fields' values, written out here as the property list was before it was made from
     /// `orderedFields`: the test vectors pin only the fields every activity has.
     @Test func theFullActivitysPropertyListHoldsEveryField() throws {
-        let a = try Self.full()
+        let a = try fullActivity()
         let expected: PropertyListValue = [
             "id": .string(a.id.canonicalString), "version": .integer(Int64(a.version)), "type": "org.hawknotes.characterDetail",
             "title": "Viewing", "userInfo": .dictionary(a.userInfo), "required": ["n", "s"], "keywords": ["one", "two", "Ünï"],
@@ -50,13 +34,13 @@ import Testing
     }
 
     @Test func theFieldsAreInCanonicalOrderAndAllThere() throws {
-        let keys = try Self.full().orderedFields.map(\.key)
+        let keys = try fullActivity().orderedFields.map(\.key)
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         #expect(keys.count == 16, "every field of a full activity: \(keys)")
     }
 
     @Test func orderedEntriesGiveTheBytesOfTheDictionary() throws {
-        let a = try Self.full()
+        let a = try fullActivity()
         let ordered = try CanonicalEncoder().encodedBytes(ordered: [("activity", .activity(a)), ("id", .value(7)), ("type", .value("push"))])
         let tree = try CanonicalEncoder().encodedBytes(["type": "push", "id": 7, "activity": a.propertyList])
         #expect(ordered == tree)
@@ -68,7 +52,7 @@ import Testing
         CodecLimits(maxBytes: 40), CodecLimits(maxBytes: 200), CodecLimits(maxKeyBytes: 2)
     ])
     func limitsAreHitAsTheTreeHitsThem(_ limits: CodecLimits) throws {
-        let a = try Self.full()
+        let a = try fullActivity()
         let fromTree = #expect(throws: CodecError.self) { try CanonicalEncoder(limits: limits).encodedBytes(a.propertyList) }
         let fromFields = #expect(throws: CodecError.self) { try CanonicalEncoder(limits: limits).encodedBytes(a) }
         #expect(fromTree == fromFields)
