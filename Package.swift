@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
-        .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotes", "HandoffContent", "HandoffCore"]),
+        .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffContent", "HandoffCore"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
         .testTarget(name: "HandoffProtocolTests", dependencies: ["HandoffProtocol", "HandoffCore"]),

@@ -16,6 +16,9 @@ It is driven by JSON lines on standard input and answers with JSON lines on stan
     {"op": "changed", "items": [{...}]}            its own activity list, told (a summary's
                                                      "updated": seconds since 1970, sent as a date)
     {"op": "events"}                               -> {"events": [...]} what the daemon pushed
+    {"op": "frame", "type": T, "stream": S, ...}   one stream frame (docs/PROTOCOL.md)
+    {"op": "frames", "type": T, "stream": S, "count": N, ...}  N stream frames, not waiting
+                                                     (or for "seconds": S)
     {"op": "burst", "host": H, "port": P, "count": N}       -> {"opened": N, "open_after": M}
     {"op": "flood", "count": N, "bytes": B}        pushes of B bytes, without reading
     {"op": "stall"}                                stop reading the session (its receive buffer is small)
@@ -224,6 +227,29 @@ def main():
             elif op == "frame":
                 peer.session.send(b"\x02" + make_stream_frame(cmd))
                 out({"sent": "frame"})
+            elif op == "frames":
+                # Many stream frames at once, without waiting: a hostile machine's resume storms,
+                # one-byte data frames, frames for streams that do not exist. "each_stream" names a
+                # new stream in every frame, "each_offset" moves the offset past the last frame's data.
+                # "seconds": go on until that long has passed (the count then bounds each round).
+                frame, sent = dict(cmd), 0
+                size = len(cmd.get("data", ""))
+                peer.session.sock.settimeout(cmd.get("timeout", 30))
+                until = time.monotonic() + cmd.get("seconds", 0)
+                count = cmd.get("count", 1_000_000_000 if "seconds" in cmd else 1)
+                try:
+                    for i in range(count):
+                        if "seconds" in cmd and time.monotonic() >= until:
+                            break
+                        if cmd.get("each_stream"):
+                            frame["stream"] = cmd["stream"] + i
+                        if cmd.get("each_offset"):
+                            frame["offset"] = cmd.get("offset", 0) + i * size
+                        peer.session.send(b"\x02" + make_stream_frame(frame))
+                        sent += 1
+                except OSError:
+                    pass
+                out({"sent": sent})
             elif op == "push":
                 a = activity(cmd["activityType"], cmd.get("title"), cmd.get("userInfo", {}))
                 out({"reply": peer.request({"type": "push", "activity": a})})

@@ -11,6 +11,12 @@ int handoff_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }
 
+long handoff_splice(int in, int out, unsigned long len) {
+    return splice(in, NULL, out, NULL, len, SPLICE_F_MOVE | SPLICE_F_MORE);
+}
+
+int handoff_set_pipe_size(int fd, int size) { return fcntl(fd, F_SETPIPE_SZ, size); }
+
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>

@@ -84,6 +84,7 @@ public enum HandoffBusAPI {
         map("ListActivities", ActivitiesRequest.name, answer: .list),
         map("ListRemoteActivities", ActivitiesRequest.name, in: [("peer", "s", optional: true)], fixed: ["remote": true], answer: .list),
         map("Publish", PublishRequest.name, in: [("activity", "a{sv}", optional: false), ("scene", "s", optional: true)], answer: .object),
+        map("PublishFor", PublishRequest.name, in: [("activity", "a{sv}", optional: false), ("to", "s", optional: false)], answer: .object),
         map("Resign", ResignRequest.name, in: [("activity", "s", optional: false)]),
         map("Invalidate", InvalidateRequest.name, in: [("activity", "s", optional: false)]),
         map("Refresh", RefreshRequest.name, in: [("token", "s", optional: false), ("activity", "a{sv}", optional: false)]),
@@ -105,6 +106,9 @@ public enum HandoffBusAPI {
         map("Search", SearchRequest.name, in: [("query", "s", optional: false)], answer: .list),
         map("OpenSearchResult", SearchOpenRequest.name, in: [("result", "s", optional: false)], answer: .object),
         map("OpenStream", StreamOpenRequest.name, in: [("activity", "s", optional: false)], answer: .objectAndDescriptor),
+        map(
+            "OpenStreamFrom", StreamOpenRequest.name, in: [("activity", "s", optional: false), ("peer", "s", optional: false)],
+            answer: .objectAndDescriptor),
         map("AcceptStream", StreamAcceptRequest.name, in: [("stream", "s", optional: false)], answer: .objectAndDescriptor),
         map("RefuseStream", StreamRefuseRequest.name, in: [("stream", "s", optional: false)])
     ]
@@ -117,9 +121,4 @@ public enum HandoffBusAPI {
 
     public static func mapping(_ member: String) -> Mapping? { mappings.first { $0.method.name == member } }
 
-    /// The D-Bus error name of a control error.
-    public static func errorName(_ code: String) -> String {
-        let camel = code.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-        return errorPrefix + (camel.isEmpty || camel.first!.isNumber ? "Failed" : camel)
-    }
 }

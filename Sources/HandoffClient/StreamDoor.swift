@@ -96,8 +96,10 @@ extension HandoffClient {
     /// Asks for a continuation stream with the app that owns `activity` on the machine it was
     /// continued from (this machine continued it, or was pushed it). Fails with the other side's
     /// reason: not continued, no app there, refused, not accepted in time, too many streams.
-    public func openStream(activity: UUID) async throws(ClientError) -> HandoffStream {
-        try await StreamDoor.ask(StreamOpenRequest(activity: activity), socketPath: socketPath)
+    /// `peer` (a name or fingerprint) names the machine it came from, needed only when more
+    /// than one gave this activity id (`ambiguous-origin`).
+    public func openStream(activity: UUID, peer: String? = nil) async throws(ClientError) -> HandoffStream {
+        try await StreamDoor.ask(StreamOpenRequest(activity: activity, peer: peer), socketPath: socketPath)
     }
 
     /// Takes the stream a `streamRequested` event offered (its `stream` field).

@@ -13,9 +13,11 @@ public enum FileTransfer {
     public static let maxNameBytes = 255
 
     /// The name to save a received file under: a plain file name (no directory, no `..`, no
-    /// control characters, not hidden), or nil when the sender's name is not one.
+    /// control characters, not hidden, not starting as a command's option or a shell's home
+    /// directory does: `-rf`, `~root`), or nil when the sender's name is not one.
     public static func safeName(_ name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= maxNameBytes, name != ".", name != "..", !name.hasPrefix("."),
+            !name.hasPrefix("-"), !name.hasPrefix("~"),
             !name.contains("/"), !name.contains("\0"),
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
         else { return nil }

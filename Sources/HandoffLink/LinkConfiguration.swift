@@ -31,6 +31,9 @@ public struct SessionLimits: Sendable, Equatable {
     /// Bytes written but not yet taken by the peer's socket; past this the session closes as
     /// `stalled` at once.
     public var maxPendingBytes = 1 << 20
+    /// Writes not yet taken by the peer's socket, whatever their size; past this the session
+    /// closes as `stalled` at once (a peer that does not read, made to be answered many times).
+    public var maxPendingWrites = 1_024
     /// Stream frames are written only while less than this waits for the peer's socket (well
     /// under `maxPendingBytes`, whatever the number of streams: one frame at most goes past it).
     public var streamHighWater = 256 << 10

@@ -25,9 +25,9 @@ public final class LinkSession: Sendable {
     public var closeReason: LinkError? { reason.withLockedValue { $0 } }
     let reason: NIOLockedValueBox<LinkError?>
     private let limits: SessionLimits
-    /// Bytes handed to the channel whose write has not completed.
-    private let pending = NIOLockedValueBox(0)
-    /// Stream frames waiting for the session to have room (touched on the event loop only).
+    /// Bytes and writes handed to the channel whose write has not completed.
+    private let pending = NIOLockedValueBox(PendingWrites())
+    /// Streams with frames to write, in turn (touched on the event loop only).
     private let outbox: NIOLoopBoundBox<StreamOutbox>
 
     init(
@@ -45,6 +45,8 @@ public final class LinkSession: Sendable {
         maxMessage = Self.maxMessage(frame: maxFrame)
         messages = bridge.makeMessages(on: channel.eventLoop, limits: limits)
         outbox = NIOLoopBoundBox(StreamOutbox(), eventLoop: channel.eventLoop)
+        // The streams waiting for a turn let go of the session's end.
+        channel.closeFuture.whenComplete { [outbox] _ in outbox.value.ready.removeAll() }
     }
 
     /// The peer's end: its address and port ("host:port", "[v6]:port").
@@ -56,7 +58,9 @@ public final class LinkSession: Sendable {
     public static func maxMessage(frame: Int) -> Int { frame - 16 - 1 }
 
     /// Bytes written to this session that the peer has not taken yet.
-    public var pendingBytes: Int { pending.withLockedValue { $0 } }
+    public var pendingBytes: Int { pending.withLockedValue { $0.bytes } }
+    /// Writes handed to the channel that have not completed.
+    public var pendingWrites: Int { pending.withLockedValue { $0.writes } }
 
     /// Sends one message and waits until the peer's socket took it (at most the write deadline).
     /// One that does not fit a frame fails here, before anything is written: sealing it would
@@ -80,29 +84,35 @@ public final class LinkSession: Sendable {
         return true
     }
 
-    /// Queues one stream frame, `head` (its first byte `MessageKind.stream`) then `body`, copied
-    /// once into the buffer that is sealed. Stream frames are written
-    /// while less than `limits.streamHighWater` bytes wait for the peer's socket, so that a
-    /// transfer never makes the session `stalled` and a ping waits behind at most that much; the
-    /// rest waits here, bounded by the streams' windows (docs/PROTOCOL.md). False if the session
-    /// is closed.
-    @discardableResult
-    public func sendStream(_ frame: (head: [UInt8], body: [UInt8])) -> Bool {
-        guard channel.isActive, frame.head.count + frame.body.count <= maxMessage + 1 else { return false }
-        // Always queued, even from the event loop: a stream's frames are queued under its lock from
-        // several threads, and only the loop's queue keeps them in that order.
+    /// `sender` has stream frames to write: the session asks it for them one at a time
+    /// (`StreamSender.nextStreamFrame`) while less than `limits.streamHighWater` bytes wait for the
+    /// peer's socket, streams in turn, so that a transfer never makes the session `stalled`, a ping
+    /// waits behind at most that much, and no stream has more than one frame made and not written.
+    /// The sender calls this once and again only after it answered that it has nothing more.
+    public func schedule(_ sender: any StreamSender) {
+        // Always queued, even from the event loop: the sender calls this under its own lock, which
+        // asking it for a frame takes.
         channel.eventLoop.execute {
-            var buffer = self.channel.allocator.buffer(capacity: frame.head.count + frame.body.count)
-            buffer.writeBytes(frame.head)
-            buffer.writeBytes(frame.body)
-            self.outbox.value.frames.append(buffer)
+            guard self.channel.isActive else { return }
+            self.outbox.value.ready.append(sender)
             self.drainStreams()
         }
+    }
+
+    /// Writes one small stream frame (`bytes` starts with `MessageKind.stream`: a reset) after
+    /// everything queued before it. False if the session is closed.
+    @discardableResult
+    public func sendStreamFrame(_ bytes: [UInt8]) -> Bool {
+        guard channel.isActive, bytes.count <= maxMessage + 1 else { return false }
+        _ = write(bytes)
         return true
     }
 
     private func drainStreams() {
-        while pending.withLockedValue({ $0 }) < limits.streamHighWater, let frame = outbox.value.next() {
+        while pending.withLockedValue({ $0.bytes }) < limits.streamHighWater, let sender = outbox.value.ready.popFirst() {
+            let (frame, more) = sender.nextStreamFrame(for: self, allocator: channel.allocator)
+            guard let frame else { continue }
+            if more { outbox.value.ready.append(sender) }
             let promise = channel.eventLoop.makePromise(of: Void.self)
             promise.futureResult.whenComplete { [self] _ in drainStreams() }
             writeOnLoop(frame, promise)
@@ -128,16 +138,23 @@ public final class LinkSession: Sendable {
 
     private func writeOnLoop(_ bytes: ByteBuffer, _ promise: EventLoopPromise<Void>) {
         let size = bytes.readableBytes
+        // Bounded in writes as well as bytes: each costs a promise, its callbacks and maybe a
+        // timer whatever its size, and a peer that does not read can make us answer it with many
+        // small ones.
         let over = pending.withLockedValue { p -> Bool in
-            p += size
-            return p > limits.maxPendingBytes
+            p.bytes += size
+            p.writes += 1
+            return p.bytes > limits.maxPendingBytes || p.writes > limits.maxPendingWrites
         }
         // Touched on the event loop only (the future completes there).
         let state = NIOLoopBoundBox((done: false, timer: Scheduled<Void>?.none), eventLoop: channel.eventLoop)
         promise.futureResult.whenComplete { [pending] _ in
             state.value.done = true
             state.value.timer?.cancel()
-            pending.withLockedValue { $0 -= size }
+            pending.withLockedValue {
+                $0.bytes -= size
+                $0.writes -= 1
+            }
         }
         if over {
             stalled()
@@ -265,20 +282,19 @@ public final class SessionBridge: ChannelDuplexHandler {
     }
 }
 
-/// Stream frames not yet written, oldest first.
+/// Streams with frames to write, in turn.
 struct StreamOutbox {
-    var frames: [ByteBuffer] = []
-    var head = 0
+    var ready = CircularBuffer<any StreamSender>()
+}
 
-    mutating func next() -> ByteBuffer? {
-        guard head < frames.count else { return nil }
-        defer {
-            head += 1
-            if head == frames.count {
-                frames.removeAll(keepingCapacity: true)
-                head = 0
-            }
-        }
-        return frames[head]
-    }
+struct PendingWrites {
+    var bytes = 0
+    var writes = 0
+}
+
+/// A stream that writes its frames on a session when the session asks (`LinkSession.schedule`).
+public protocol StreamSender: AnyObject, Sendable {
+    /// The next frame to write on `session` (its first byte `MessageKind.stream`), and whether
+    /// another follows; nil (and false) when nothing is due. Called on the session's event loop.
+    func nextStreamFrame(for session: LinkSession, allocator: ByteBufferAllocator) -> (frame: ByteBuffer?, more: Bool)
 }

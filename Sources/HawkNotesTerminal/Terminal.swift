@@ -90,7 +90,7 @@ public final class Terminal {
             for segment in segments {
                 let attributes = attributes(segment.style)
                 wattron(window, attributes)
-                waddnstr(window, segment.text, -1)
+                waddnstr(window, Self.inert(segment.text), -1)
                 wattroff(window, attributes)
             }
         }
@@ -101,6 +101,16 @@ public final class Terminal {
             curs_set(0)
         }
         wrefresh(window)
+    }
+
+    /// The text with every display control (escapes, bidi overrides such as U+202E, which a
+    /// draft pushed from another machine may hold) drawn as U+FFFD: whatever reaches the screen
+    /// is shown, never obeyed.
+    nonisolated static func inert(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: \.isDisplayControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for s in text.unicodeScalars { out.append(s.isDisplayControl ? "\u{FFFD}" : s) }
+        return String(out)
     }
 
     private func attributes(_ style: Screen.Style) -> Int32 {

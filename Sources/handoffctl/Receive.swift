@@ -14,9 +14,11 @@ import HandoffCore
 #endif
 
 /// `handoffctl receive`: the live handler for files sent with `handoffctl send-file`. Each is
-/// accepted, its stream opened, its bytes written to `NAME.part` in the directory and renamed to
-/// its name (never over an existing file: "NAME (1)", ...) once every byte came; the sender hears
-/// one line back ("saved PATH" or why not).
+/// accepted if it fits the limits (`ReceiveLimits`: its size, the machine's quota, the free space
+/// kept), its stream opened with the machine that sent it, its bytes written to a hidden file of
+/// our own making in the directory (created exclusively) and linked to its name (never over an
+/// existing file: "NAME (1)", ...) once every byte came; the sender hears one line back ("saved
+/// NAME" or why not).
 struct Receive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive", abstract: "Receive files sent with `handoffctl send-file`, with progress."
@@ -24,6 +26,9 @@ struct Receive: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Option(help: "Where to save them (default: handoffd's streams.receive_directory, else here).") var dir: String?
     @Option(help: "Exit after this many files.") var count: Int?
+    @Option(help: "The largest file taken, such as 500M or 2G (default 64G).") var maxSize: String?
+    @Option(help: "Free space always kept on the disk (default 1G, or a tenth of a smaller disk).") var keepFree: String?
+    @Option(help: "The most taken from one machine while this runs (default 256G).") var quota: String?
 
     func run() async throws {
         let client = try await options.connect()
@@ -41,10 +46,12 @@ struct Receive: AsyncParsableCommand {
                 "cannot save files in \(directory): \(why); give another with --dir" + (dir == nil ? " (or set streams.receive_directory)" : ""),
                 code: dir == nil ? ExitStatus.refused : ExitStatus.usage)
         }
+        let limits = try readLimits()
         _ = try await options.perform(client, HandleRequest(types: [FileTransfer.type.rawValue], name: "handoffctl receive"))
         if !options.json { print("Receiving files into \(directory.terminalSafe); Ctrl-C to stop") }
         fflush(nil)
         var received = 0
+        var fromPeer: [String: Int64] = [:]
         for await event in client.events where event.name == "continue" {
             let token = event.fields["token"]?.stringValue ?? ""
             let fields = event.fields["activity"]?.dictionaryValue ?? [:]
@@ -56,11 +63,30 @@ struct Receive: AsyncParsableCommand {
                 _ = try? await client.perform(HandledRequest(token: token, accepted: false))
                 continue
             }
-            _ = try await options.perform(client, HandledRequest(token: token, accepted: true))
+            // A token that lapsed (the sender gave up) is not this command's end: the next file may come.
+            do { _ = try await client.perform(HandledRequest(token: token, accepted: true)) } catch {
+                StandardStreams.error(
+                    "handoffctl: a file offered by \((event.fields["peer"]?.stringValue ?? "?").terminalSafe) was withdrawn: \(error.description.terminalSafe)\n"
+                )
+                continue
+            }
             let peer = event.fields["peer"]?.stringValue ?? "?"
+            let fingerprint = event.fields["fingerprint"]?.stringValue
             do {
-                let stream = try await client.openStream(activity: id)
-                let saved = try await save(stream, name: name, size: size, from: stream.info.peer, into: directory)
+                // The stream is asked of the machine that sent it, by its key: not of whichever
+                // machine last named the same activity id.
+                let stream = try await client.openStream(activity: id, peer: fingerprint)
+                let key = fingerprint ?? stream.info.peer
+                let disk = Self.space(directory)
+                if let refusal = limits.refusal(size: size, fromPeer: fromPeer[key] ?? 0, freeBytes: disk.free, totalBytes: disk.total) {
+                    Self.answer(stream, "failed \(refusal)")
+                    // A moment for the answer to leave; the sender's bytes are not read.
+                    _ = await stream.outcome(timeout: .seconds(1))
+                    stream.close()
+                    throw ReceiveError(refusal)
+                }
+                fromPeer[key, default: 0] += size
+                let saved = try await save(stream, name: name, size: size, from: stream.info.peer, into: directory, limits: limits)
                 if options.json {
                     options.printJSON(.dictionary(["file": .string(saved), "bytes": .integer(size), "peer": .string(stream.info.peer)]))
                 } else {
@@ -69,7 +95,8 @@ struct Receive: AsyncParsableCommand {
             } catch let e as ExitCode {
                 throw e
             } catch {
-                StandardStreams.error("handoffctl: could not receive \(name.terminalSafe) from \(peer.terminalSafe): \(error)\n")
+                // The reason may be the other machine's words: shown, never obeyed by the terminal.
+                StandardStreams.error("handoffctl: could not receive \(name.terminalSafe) from \(peer.terminalSafe): \("\(error)".terminalSafe)\n")
             }
             fflush(nil)
             received += 1
@@ -81,21 +108,45 @@ struct Receive: AsyncParsableCommand {
         throw Watch.lost("receive")
     }
 
-    private func save(_ stream: HandoffStream, name: String, size: Int64, from peer: String, into directory: String) async throws -> String {
-        let part = Self.path(directory, name + ".part")
-        let out = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    private func readLimits() throws -> ReceiveLimits {
+        var limits = ReceiveLimits()
+        for (text, option, set) in [
+            (maxSize, "--max-size", { (n: Int64) in limits.maxFileBytes = n }), (keepFree, "--keep-free", { limits.keepFreeBytes = $0 }),
+            (quota, "--quota", { limits.perPeerBytes = $0 })
+        ] {
+            guard let text else { continue }
+            guard let n = ReceiveLimits.parseSize(text) else {
+                throw failure("\(option) takes a size such as 500M or 2G, not '\(text)'", code: ExitStatus.usage)
+            }
+            set(n)
+        }
+        return limits
+    }
+
+    private func save(_ stream: HandoffStream, name: String, size: Int64, from peer: String, into directory: String, limits: ReceiveLimits)
+        async throws -> String
+    {
+        // A name of our own, created exclusively: never a file that is there (a download in
+        // progress, a link planted by someone), which a failure would then delete.
+        let (out, part) = Self.createPart(in: directory, for: name)
         guard out >= 0 else {
-            let why = "cannot write \(part): \(String(cString: strerror(errno)))"
+            let why = "cannot write in \(directory): \(String(cString: strerror(errno)))"
             Self.answer(stream, "failed \(why)")
             stream.close()
             throw ReceiveError(why)
         }
         let bar = options.json ? nil : ProgressBar(total: size, label: "\(name.terminalSafe) <- \(peer.terminalSafe)")
         let writeback = Writeback(out)
-        let copied = await StreamPump.copy(from: stream.descriptor, to: out, limit: size, shutdownAfter: false) {
-            bar?.update($0)
-            writeback.wrote($0)
-        }
+        let copied = await StreamPump.copy(
+            from: stream.descriptor, to: out, limit: size, shutdownAfter: false,
+            progress: {
+                bar?.update($0)
+                writeback.wrote($0)
+            },
+            check: { done in
+                let disk = Self.space(directory)
+                return limits.stopWriting(remaining: size - done, freeBytes: disk.free, totalBytes: disk.total)
+            })
         bar?.finish()
         let synced = fsync(out) == 0
         close(out)
@@ -115,14 +166,36 @@ struct Receive: AsyncParsableCommand {
             stream.close()
             throw error
         }
-        Self.answer(stream, "saved \(path)")
-        // Read to the sender's end (its half-close), so that both directions finish cleanly.
-        var byte: UInt8 = 0
-        while read(stream.descriptor, &byte, 1) > 0 {}
-        let outcome = await stream.outcome()
+        // Only the name goes back: where this machine keeps files is not the sender's to know.
+        Self.answer(stream, "saved \(path.split(separator: "/").last.map(String.init) ?? name)")
+        // Read to the sender's end (its half-close), so that both directions finish cleanly. The
+        // file is saved: a sender that never ends its side holds this command 10 s, not more.
+        guard await StreamPump.drain(stream.descriptor, within: .seconds(10)) else {
+            stream.close()
+            return path
+        }
+        let outcome = await stream.outcome(timeout: .seconds(10))
         stream.close()
         if case .failed(_, let message) = outcome { throw ReceiveError(message) }
         return path
+    }
+
+    /// A new hidden file beside where `name` will go, made with O_EXCL; its descriptor and path.
+    static func createPart(in directory: String, for name: String) -> (Int32, String) {
+        for _ in 0..<16 {
+            let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let part = path(directory, ".\(name.prefix(200)).\(suffix).handoff-part")
+            let fd = open(part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            if fd >= 0 || errno != EEXIST { return (fd, part) }
+        }
+        return (-1, directory)
+    }
+
+    /// Free and total bytes of the filesystem holding `directory` (for an unprivileged writer).
+    static func space(_ directory: String) -> (free: Int64, total: Int64) {
+        var s = statvfs()
+        guard statvfs(directory, &s) == 0 else { return (0, 0) }
+        return (Int64(s.f_bavail) * Int64(s.f_frsize), Int64(s.f_blocks) * Int64(s.f_frsize))
     }
 
     /// One line to the sender, then our half-close.

@@ -41,15 +41,23 @@ struct SendFile: AsyncParsableCommand {
 
         // The owner's connection (it is asked for the stream) and the push's, apart: a connection
         // answers its requests in order, and the push is answered only once the receiver took it.
+        // For that machine alone: no other paired machine lists, fetches or streams it.
         let owner = try await options.connect()
-        let published = try await options.perform(owner, PublishRequest(activity: activity))
+        let published = try await options.perform(owner, PublishRequest(activity: activity, to: to))
         let id = published.activity
+        let fingerprint = published.audience ?? ""
         let pushing = Task { try await options.withClient { try await options.perform($0, SendRequest(activity: id, to: to)) } }
         let started = ContinuousClock.now
         var stream: HandoffStream?
-        let wait = Task {
+        let wait = Task { () -> String? in
             for await event in owner.events where event.name == "streamRequested" && event.fields["activity"]?.stringValue == id.canonicalString {
-                return event.fields["stream"]?.stringValue
+                guard let token = event.fields["stream"]?.stringValue else { continue }
+                // Only the machine it was pushed to, by the key pinned at pairing.
+                guard event.fields["fingerprint"]?.stringValue == fingerprint else {
+                    try? await owner.refuseStream(token)
+                    continue
+                }
+                return token
             }
             return nil
         }
@@ -94,16 +102,18 @@ struct SendFile: AsyncParsableCommand {
         if options.json {
             options.printJSON(
                 .dictionary([
-                    "file": .string(name), "peer": .string(to), "bytes": .integer(sent.bytes), "seconds": .real(seconds),
+                    "file": .string(name), "peer": .string(to), "fingerprint": .string(fingerprint), "bytes": .integer(sent.bytes),
+                    "seconds": .real(seconds),
                     "outcome": .string(ok ? "sent" : "failed"), "receiver": .string(answer), "stream": .string(outcome.description)
                 ]))
         } else if ok {
             print(
-                "Sent \(name.terminalSafe) to \(to.terminalSafe): \(ProgressBar.size(size)) in \(seconds.fixedPoint(2)) s (\(answer.terminalSafe))"
+                "Sent \(name.terminalSafe) to \(to.terminalSafe) (\(fingerprint)): \(ProgressBar.size(size)) in \(seconds.fixedPoint(2)) s (\(answer.terminalSafe))"
             )
         }
         guard ok else {
-            let why = sent.error ?? (answer.isEmpty ? outcome.description : answer)
+            // The receiver's own reason first (a limit, a full disk): the broken pipe follows from it.
+            let why = answer.hasPrefix("failed ") ? String(answer.dropFirst(7)) : sent.error ?? (answer.isEmpty ? outcome.description : answer)
             throw failure("sending \(name) failed: \(why)", code: ExitStatus.refused)
         }
     }

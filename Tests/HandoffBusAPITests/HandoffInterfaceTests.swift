@@ -82,4 +82,17 @@ import Testing
         #expect(HandoffBusAPI.errorName("") == "org.handoffd.Handoff1.Error.Failed")
         #expect(HandoffBusAPI.errorName("404") == "org.handoffd.Handoff1.Error.Failed", "an element may not start with a digit")
     }
+
+    @Test func anotherMachinesCodeNeverBecomesAnErrorNameOfItsOwn() {
+        // A peer's code reaches D-Bus as a continuation's or a stream's failure: letters outside
+        // ASCII or a name over 255 bytes made dbus-daemon drop handoffd's connection.
+        for code in ["évil", String(repeating: "a", count: 300), "x.y", "a-b-c-d", "stream-unknownish", "Not-Found"] {
+            #expect(HandoffBusAPI.errorName(code) == "org.handoffd.Handoff1.Error.Failed", "\(code)")
+        }
+        for code in HandoffBusAPI.knownErrorCodes {
+            let name = HandoffBusAPI.errorName(code)
+            let last = name.dropFirst(HandoffBusAPI.errorPrefix.count)
+            #expect(name.utf8.count <= 255 && last.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } && last.first!.isUppercase, "\(name)")
+        }
+    }
 }

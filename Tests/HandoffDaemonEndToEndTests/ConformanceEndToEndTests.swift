@@ -18,11 +18,11 @@ struct ConformanceEndToEndTests {
         let child: ChildProcess
         private var seen = 0
 
-        init(_ hosts: TestHostSet, dir: String) throws {
+        init(_ hosts: TestHostSet, dir: String, name: String = "conformance") throws {
             let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/conformance-peer.py").path
             child = try hosts.spawn(
                 1, "/usr/bin/python3",
-                [script, "key=\(dir)/conformance.key", "name=conformance", "types=" + DaemonHost.hawkNotesTypeNames.joined(separator: ",")])
+                [script, "key=\(dir)/\(name).key", "name=\(name)", "types=" + DaemonHost.hawkNotesTypeNames.joined(separator: ",")])
         }
 
         deinit { child.stop() }

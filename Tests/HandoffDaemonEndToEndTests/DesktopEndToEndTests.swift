@@ -284,8 +284,20 @@ struct DesktopEndToEndTests {
         #expect(shown.count < names.count, "not one per character: \(shown)")
         #expect(try db.displayed() == 1)
 
-        // Its action continues the activity here, into a scene, and the notification goes.
+        // Any process on the session bus may emit ActionInvoked: a forged one (not from the
+        // notification server) continues nothing and is logged as ignored.
         let events = try await EventLog.watch(b)
+        let shownID = try #require(shown.last?.id)
+        _ = try db.run([
+            "gdbus", "emit", "--session", "--object-path", "/org/freedesktop/Notifications", "--signal",
+            "org.freedesktop.Notifications.ActionInvoked", "uint32 \(shownID)", "'default'"
+        ])
+        try await waitUntil("beta logs the forged action as ignored", timeout: 10) {
+            b.log.contains("ignored a notification action not sent by the notification server")
+        }
+        #expect(try db.displayed() == 1, "the forged click closed nothing")
+
+        // Its action continues the activity here, into a scene, and the notification goes.
         try db.run(["dunstctl", "action", "0"])
         let continued = try await events.wait("continued", timeout: 10)
         #expect(

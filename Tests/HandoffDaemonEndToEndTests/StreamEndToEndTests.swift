@@ -198,6 +198,34 @@ struct StreamEndToEndTests {
         }
     }
 
+    /// `receive` takes a file only within its limits, and writes only to a file of its own: a
+    /// file too large is refused before a byte is written (the sender prints why), and a file
+    /// that was there (a download in progress named like ours used to be) is left alone.
+    @Test func aFileBeyondTheReceiversLimitsIsRefusedAndNothingOfTheirsIsTouched() async throws {
+        let hosts = try TestHostSet(count: 2)
+        defer { hosts.tearDown() }
+        let (a, b) = try await startPaired(hosts, configA: StreamApps.config, configB: StreamApps.config)
+        let inbox = a.dir + "/inbox"
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let download = Data("a download in progress".utf8)
+        try download.write(to: URL(fileURLWithPath: inbox + "/big.bin.part"))
+        let file = b.dir + "/big.bin"
+        try Data(count: 300_000).write(to: URL(fileURLWithPath: file))
+        let receiver = try a.ctlProcess(["receive", "--dir", inbox, "--max-size", "100K"])
+        defer { receiver.stop() }
+        #expect(receiver.waitForLine(timeout: 10) { $0.contains("Receiving files") } != nil)
+        let sent = try b.ctl(["send-file", file, "--to", "alpha"])
+        #expect(sent.status != 0 && sent.output.contains("more than the 100.0 KiB this machine takes"), "\(sent.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox) == ["big.bin.part"])
+        #expect(FileManager.default.contents(atPath: inbox + "/big.bin.part") == download)
+        // A file within the limit still comes, named by its own name; the sender hears the name alone.
+        let small = b.dir + "/small.bin"
+        try Data(count: 50_000).write(to: URL(fileURLWithPath: small))
+        let ok = try b.ctl(["send-file", small, "--to", "alpha", "--json"])
+        #expect(ok.status == 0 && jsonField(ok.output, "receiver") == "saved small.bin", "\(ok.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).sorted() == ["big.bin.part", "small.bin"])
+    }
+
     @Test func aReaderThatStopsAndAnAppThatLeaves() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
@@ -236,7 +264,7 @@ struct StreamEndToEndTests {
         #expect(w.bytes < 512 << 20)
         let outcome = await atB.outcome(timeout: .seconds(20))
         #expect(
-            outcome == .failed(code: "stream-app-closed", message: "the app closed the stream on \(ProcessInfo.processInfo.hostName) before it ended")
+            outcome == .failed(code: "stream-app-closed", message: "the app closed the stream on alpha before it ended")
                 || !outcome.isFinished)
         atB.close()
     }

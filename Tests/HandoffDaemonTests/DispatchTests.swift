@@ -65,7 +65,7 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     let accepting: String?
     let offered = NIOLockedValueBox<[UUID]>([])
     init(accepting: String?) { self.accepting = accepting }
-    func offer(_ activity: UserActivity) async -> String? {
+    func offer(_ activity: UserActivity, from origin: Origin?) async -> String? {
         offered.withLockedValue { $0.append(activity.id) }
         return accepting
     }

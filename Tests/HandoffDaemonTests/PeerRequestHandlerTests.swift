@@ -36,6 +36,22 @@ import Testing
         }
     }
 
+    @Test func anActivityForOneMachineIsNeitherListedNorFetchedByAnother() async throws {
+        var c = CurrentActivities()
+        let file = UserActivity(type: Self.type, title: "notes.txt")
+        c.becomeCurrent(file, scene: nil, audience: "carol", at: Date())
+        let h = handler(c)
+        // Not in any list (nor the advert, which is made from the same entries).
+        #expect(c.advertised(at: Date()).isEmpty)
+        #expect(await h.reply(to: .list(id: 1), from: "carol") == .activities(id: 1, items: []))
+        // Another paired machine that learned the id cannot fetch it; the machine it is for can.
+        guard case .error(2, "not-found", _)? = await h.reply(to: .fetch(id: 2, activityID: file.id), from: "mallory") else {
+            Issue.record("another machine fetched an activity that was not for it")
+            return
+        }
+        #expect(await h.reply(to: .fetch(id: 3, activityID: file.id), from: "carol") == .activity(id: 3, activity: file))
+    }
+
     @Test func badInputIsAnsweredNotFatal() async throws {
         let h = handler(CurrentActivities())
         let garbage = await h.reply(to: [1, 2, 3])

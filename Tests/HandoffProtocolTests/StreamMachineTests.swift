@@ -7,7 +7,8 @@ import Testing
 @Suite struct StreamMachineTests {
     static let settings = StreamMachine.Settings(window: 4_096, maxPayload: 1_000, maxRetain: 8_192)
 
-    /// Two sides of one stream; `deliver` actions are applied at once (the app takes everything).
+    /// Two sides of one stream; `deliver` actions are applied at once (the app takes everything),
+    /// and each side's frames are pulled as a session would (`flush`).
     struct Pair {
         var a = StreamMachine(id: 7, settings: StreamMachineTests.settings, peerWindow: 4_096)
         var b = StreamMachine(id: 7, settings: StreamMachineTests.settings, peerWindow: 4_096)
@@ -37,8 +38,15 @@ import Testing
             }
         }
 
+        /// Pulls every frame each side has due, as its session would.
+        mutating func flush() {
+            toB += StreamMachineTests.drain(&a)
+            toA += StreamMachineTests.drain(&b)
+        }
+
         /// Carries every frame in flight until none is left.
         mutating func settle() {
+            flush()
             while !toA.isEmpty || !toB.isEmpty {
                 let forB = toB
                 toB = []
@@ -46,25 +54,43 @@ import Testing
                 let forA = toA
                 toA = []
                 for f in forA { run(a.fromPeer(f), at: "a") }
+                flush()
             }
         }
     }
 
+    /// Every frame `m` has due now, as frames.
+    static func drain(_ m: inout StreamMachine) -> [StreamFrame] {
+        var out: [StreamFrame] = []
+        while let next = m.nextOutgoing() {
+            switch next {
+            case .frame(let f): out.append(f)
+            case .data(let offset, let count): out.append(.data(stream: m.id, offset: offset, bytes: Array(m.retained(from: offset, count: count))))
+            }
+        }
+        #expect(!m.wantsToSend)
+        return out
+    }
+
     static func bytes(_ n: Int, seed: UInt8 = 1) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } }
+
+    static func dataSizes(_ frames: [StreamFrame]) -> [Int] {
+        frames.compactMap { f -> Int? in if case .data(_, _, let b) = f { b.count } else { nil } }
+    }
 
     @Test func bothDirectionsAndHalfClosesFinish() {
         var p = Pair()
         let one = Self.bytes(2_500), two = Self.bytes(700, seed: 9)
-        p.run(p.a.fromApp(one), at: "a")
-        p.run(p.b.fromApp(two), at: "b")
+        p.a.fromApp(one)
+        p.b.fromApp(two)
         p.settle()
         #expect(p.atB == one)
         #expect(p.atA == two)
-        p.run(p.a.appEnded(), at: "a")
+        p.a.appEnded()
         p.settle()
         #expect(p.endedAtB)
         #expect(!p.a.isFinished)
-        p.run(p.b.appEnded(), at: "b")
+        p.b.appEnded()
         p.settle()
         #expect(p.endedAtA)
         #expect(p.a.isFinished && p.b.isFinished)
@@ -73,43 +99,67 @@ import Testing
 
     @Test func dataFramesNeverExceedThePayloadOrTheWindow() {
         var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
-        let actions = m.fromApp(Self.bytes(10_000))
-        let sizes = actions.compactMap { a -> Int? in if case .send(.data(_, _, let b)) = a { b.count } else { nil } }
+        m.fromApp(Self.bytes(10_000))
+        let sizes = Self.dataSizes(Self.drain(&m))
         #expect(sizes.allSatisfy { $0 <= 1_000 })
         #expect(sizes.reduce(0, +) == 4_096)
         #expect(!m.mayReadFromApp)
         #expect(m.retainedBytes == 10_000)
         // An ack opens the window: the rest goes out, within it.
-        let more = m.fromPeer(.ack(stream: 1, offset: 4_096, window: 4_096))
-        let sent = more.compactMap { a -> Int? in if case .send(.data(_, _, let b)) = a { b.count } else { nil } }.reduce(0, +)
-        #expect(sent == 4_096)
+        #expect(m.fromPeer(.ack(stream: 1, offset: 4_096, window: 4_096)).isEmpty)
+        #expect(Self.dataSizes(Self.drain(&m)).reduce(0, +) == 4_096)
         #expect(m.retainedBytes == 10_000 - 4_096)
+    }
+
+    @Test func theAppsSmallWritesShareOneBufferAndLeaveAsFewFrames() {
+        var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
+        // 3,000 writes of one byte while the session is busy: one buffer, three frames.
+        for i in 0..<3_000 { m.fromApp([UInt8(truncatingIfNeeded: i)]) }
+        #expect(m.retainedCapacity < 8_192)
+        #expect(Self.dataSizes(Self.drain(&m)) == [1_000, 1_000, 1_000])
+        // Acknowledged: the buffer lets the bytes go.
+        _ = m.fromPeer(.ack(stream: 1, offset: 3_000, window: 4_096))
+        #expect(m.retainedBytes == 0)
     }
 
     @Test func theReceiverAcksAsItDelivers() {
         var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
-        #expect(m.fromPeer(.data(stream: 1, offset: 0, bytes: Self.bytes(1_000))) == [.deliver(Self.bytes(1_000))])
+        #expect(m.fromPeer(.data(stream: 1, offset: 0, bytes: Self.bytes(1_000))) == [.deliver(Self.bytes(1_000)[...])])
         // Less than a quarter of the window delivered: no ack yet; a quarter: an ack with the window.
         #expect(m.delivered(1_000).isEmpty)
+        #expect(!m.wantsToSend)
         _ = m.fromPeer(.data(stream: 1, offset: 1_000, bytes: Self.bytes(24)))
-        #expect(m.delivered(24) == [.send(.ack(stream: 1, offset: 1_024, window: 4_096))])
+        #expect(m.delivered(24).isEmpty)
+        #expect(Self.drain(&m) == [.ack(stream: 1, offset: 1_024, window: 4_096)])
+    }
+
+    @Test func acksOwedManyTimesLeaveAsOneWithTheLatestFigures() {
+        var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
+        for i in 0..<4 {
+            _ = m.fromPeer(.data(stream: 1, offset: UInt64(i * 1_024), bytes: Self.bytes(1_024)))
+            _ = m.delivered(1_024)
+        }
+        #expect(Self.drain(&m) == [.ack(stream: 1, offset: 4_096, window: 4_096)])
     }
 
     @Test func aResumeAfterALostSessionLosesAndRepeatsNothing() {
         var p = Pair()
         let data = Self.bytes(4_000)
-        p.run(p.a.fromApp(data), at: "a")
+        p.a.fromApp(data)
+        p.flush()
         // Half of it reaches B; the session drops with the rest (and every ack) in flight.
         let delivered = Array(p.toB.prefix(2))
         p.toB = []
         for f in delivered { p.run(p.b.fromPeer(f), at: "b") }
+        _ = Self.drain(&p.b)
         p.toA = []
         p.a.detach()
         p.b.detach()
         // More from A's app while detached: kept, not sent.
-        #expect(p.a.fromApp(Self.bytes(100, seed: 3)).isEmpty)
-        p.run(p.a.attach(), at: "a")
-        p.run(p.b.attach(), at: "b")
+        p.a.fromApp(Self.bytes(100, seed: 3))
+        #expect(p.a.nextOutgoing() == nil)
+        p.a.attach()
+        p.b.attach()
         p.settle()
         #expect(p.atB == data + Self.bytes(100, seed: 3))
         #expect(p.failures.isEmpty)
@@ -117,22 +167,39 @@ import Testing
 
     @Test func nothingIsSentAfterANewSessionUntilThePeerSaysWhereItStands() {
         var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
-        _ = m.fromApp(Self.bytes(3_000))
+        m.fromApp(Self.bytes(3_000))
         m.detach()
-        let onAttach = m.attach()
-        #expect(onAttach.allSatisfy { if case .send(.data) = $0 { false } else { true } })
-        let resent = m.fromPeer(.resume(stream: 1, offset: 2_000))
-        #expect(resent == [.send(.data(stream: 1, offset: 2_000, bytes: Array(Self.bytes(3_000)[2_000...])))])
+        m.attach()
+        #expect(Self.drain(&m).allSatisfy { if case .data = $0 { false } else { true } })
+        #expect(m.fromPeer(.resume(stream: 1, offset: 2_000)).isEmpty)
+        #expect(Self.drain(&m) == [.data(stream: 1, offset: 2_000, bytes: Array(Self.bytes(3_000)[2_000...]))])
+    }
+
+    @Test func repeatedResumesOnOneSessionResetTheStreamAndCopyNothing() {
+        var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
+        m.fromApp(Self.bytes(4_096))
+        _ = Self.drain(&m)
+        m.detach()
+        m.attach()
+        _ = Self.drain(&m)
+        #expect(m.fromPeer(.resume(stream: 1, offset: 0)).isEmpty)
+        // The resend is made only as the session asks for it: nothing was copied or queued.
+        #expect(m.retainedBytes == 4_096)
+        let again = m.fromPeer(.resume(stream: 1, offset: 0))
+        #expect(again.contains { if case .failed(code: "stream-protocol", _) = $0 { true } else { false } })
+        #expect(m.nextOutgoing() == nil)
     }
 
     @Test func aPeerThatLiesIsReset() {
         var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
-        _ = m.fromApp(Self.bytes(100))
+        m.fromApp(Self.bytes(100))
+        _ = Self.drain(&m)
         // Acknowledging bytes never sent.
         let lie = m.fromPeer(.ack(stream: 1, offset: 5_000, window: 4_096))
         #expect(lie.contains { if case .failed(code: "stream-protocol", _) = $0 { true } else { false } })
         #expect(lie.contains { if case .send(.reset) = $0 { true } else { false } })
-        #expect(m.fromApp(Self.bytes(10)).isEmpty)
+        m.fromApp(Self.bytes(10))
+        #expect(!m.wantsToSend)
 
         var n = StreamMachine(id: 1, settings: Self.settings, peerWindow: 4_096)
         // More than the window unacknowledged.
@@ -151,9 +218,28 @@ import Testing
         #expect(e.fromPeer(.data(stream: 1, offset: 0, bytes: [1])).contains { if case .failed = $0 { true } else { false } })
     }
 
+    @Test func aDataFrameIsReadWhereItLiesAndOnlyItsNewBytesAreTaken() throws {
+        let frame = StreamFrame.data(stream: 7, offset: 9, bytes: [1, 2, 3]).bytes
+        let data = try #require(StreamFrame.data(in: frame[...]))
+        #expect(data.stream == 7 && data.offset == 9 && Array(data.bytes) == [1, 2, 3])
+        #expect(StreamFrame.data(in: StreamFrame.ack(stream: 7, offset: 1, window: 2).bytes) == nil)
+        // A data frame without bytes is left to the decoder, which refuses it.
+        #expect(StreamFrame.data(in: [1] + [UInt8](repeating: 0, count: 16)) == nil)
+
+        var m = StreamMachine(id: 7, settings: Self.settings, peerWindow: 4_096)
+        #expect(m.arrived(dataAt: 0, count: 10) == .new(skip: 0))
+        #expect(m.arrived(dataAt: 5, count: 10) == .new(skip: 5))
+        #expect(m.arrived(dataAt: 0, count: 3) == .repeated)
+        #expect(m.received == 15)
+        guard case .violated = m.arrived(dataAt: 20, count: 1) else {
+            Issue.record("a gap was taken")
+            return
+        }
+    }
+
     @Test func aHugeWindowIsCappedAtWhatWeRetain() {
         var m = StreamMachine(id: 1, settings: Self.settings, peerWindow: UInt64(UInt32.max))
-        _ = m.fromApp(Self.bytes(8_192))
+        m.fromApp(Self.bytes(8_192))
         #expect(!m.mayReadFromApp)
         #expect(m.peerWindow == 8_192)
     }

@@ -113,7 +113,8 @@ def stream_frame(f):
     t, body = f[0], f[17:]
     ev = {"frame": t, "stream": int.from_bytes(f[1:9], "big"), "offset": int.from_bytes(f[9:17], "big")}
     if t == 1:
-        ev["data"] = body.decode("latin-1")
+        # A long body is counted, not kept: the events are listed whole on every "events" op.
+        ev.update({"data": body.decode("latin-1")} if len(body) <= 256 else {"bytes": len(body)})
     elif t == 2:
         ev["window"] = int.from_bytes(body, "big")
     elif t == 4:

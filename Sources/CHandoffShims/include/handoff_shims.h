@@ -23,6 +23,14 @@ int handoff_accept_cloexec(int sock);
    arrives is then mostly on disk when its fsync comes. 0, or -1 (errno set). */
 int handoff_start_writeback(int fd, long long offset, long long length);
 
+/* Moves up to len bytes from in to out inside the kernel (splice(2), one of them a pipe; glibc
+   declares it only under _GNU_SOURCE): a received file is written from the stream's socket
+   without passing through the process. The count, 0 at the end, or -1 (errno set). */
+long handoff_splice(int in, int out, unsigned long len);
+
+/* The pipe's capacity (F_SETPIPE_SZ): its new size, or -1 (errno set). */
+int handoff_set_pipe_size(int fd, int size);
+
 /* Names the calling thread (at most 15 bytes are kept); glibc declares pthread_setname_np only
    under _GNU_SOURCE. */
 void handoff_name_thread(const char *name);

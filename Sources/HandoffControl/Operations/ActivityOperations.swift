@@ -83,16 +83,21 @@ public struct PublishRequest: ControlOperation {
     public static let name = "publish"
     public var activity: UserActivity
     public var scene: UUID?
-    public init(activity: UserActivity, scene: UUID? = nil) { (self.activity, self.scene) = (activity, scene) }
+    /// The one paired machine (a name or fingerprint) the activity is for: no other lists,
+    /// fetches, is pushed or streams it. Nil: every paired machine.
+    public var to: String?
+    public init(activity: UserActivity, scene: UUID? = nil, to: String? = nil) { (self.activity, self.scene, self.to) = (activity, scene, to) }
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         activity = try f.activity("activity")
         scene = try f.optionalUUID("scene")
+        to = try f.optionalString("to").flatMap { $0.isEmpty ? nil : $0 }
     }
     public var arguments: [String: PropertyListValue] {
         var w = FieldWriter()
         w["activity"] = activity.propertyList
         w.set("scene", scene)
+        w.set("to", to)
         return w.values
     }
 }
@@ -103,9 +108,11 @@ public struct Published: ControlObject, Equatable {
     public var bytes: Int64
     /// Set when the activity is larger than Handoff works well with.
     public var warning: String?
+    /// The fingerprint of the one machine it is for (`to`), as this machine pinned it.
+    public var audience: String?
 
-    public init(activity: UUID, version: Int64, bytes: Int64, warning: String?) {
-        (self.activity, self.version, self.bytes, self.warning) = (activity, version, bytes, warning)
+    public init(activity: UUID, version: Int64, bytes: Int64, warning: String?, audience: String? = nil) {
+        (self.activity, self.version, self.bytes, self.warning, self.audience) = (activity, version, bytes, warning, audience)
     }
 
     public var object: PropertyListValue {
@@ -114,6 +121,7 @@ public struct Published: ControlObject, Equatable {
         w.set("version", version)
         w.set("bytes", bytes)
         w.set("warning", warning)
+        w.set("audience", audience)
         return w.object
     }
 
@@ -121,7 +129,7 @@ public struct Published: ControlObject, Equatable {
         let f = try Fields(object)
         self.init(
             activity: try f.uuid("activity"), version: try f.integer("version"), bytes: try f.integer("bytes"),
-            warning: try f.optionalString("warning"))
+            warning: try f.optionalString("warning"), audience: try f.optionalString("audience"))
     }
 }
 

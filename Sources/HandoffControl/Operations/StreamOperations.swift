@@ -15,9 +15,20 @@ public struct StreamOpenRequest: ControlOperation {
     /// Waits on a peer, a handler or a person: bounded by handoffd, not by the client.
     public var answerWithin: Duration? { nil }
     public var activity: UUID
-    public init(activity: UUID) { self.activity = activity }
-    public init(request: ControlRequest) throws(ControlError) { activity = try request.fields.uuid("activity") }
-    public var arguments: [String: PropertyListValue] { ["activity": .string(activity.canonicalString)] }
+    /// The machine it came from (a name or fingerprint: the `fingerprint` of the `continue`
+    /// event), needed only when more than one machine gave this activity id.
+    public var peer: String?
+    public init(activity: UUID, peer: String? = nil) { (self.activity, self.peer) = (activity, peer) }
+    public init(request: ControlRequest) throws(ControlError) {
+        activity = try request.fields.uuid("activity")
+        peer = try request.fields.optionalString("peer").flatMap { $0.isEmpty ? nil : $0 }
+    }
+    public var arguments: [String: PropertyListValue] {
+        var w = FieldWriter()
+        w.set("activity", activity)
+        w.set("peer", peer)
+        return w.values
+    }
 }
 
 /// `stream-accept`: the app that owns an activity takes the stream a peer asked for (named by

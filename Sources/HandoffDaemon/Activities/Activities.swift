@@ -122,14 +122,17 @@ public actor Activities: Service {
 
     /// becomeCurrent: checks the activity as it will be advertised, makes it current for its scene,
     /// and tells peers (TXT now, open sessions at once).
-    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?) async throws(ControlError) -> (version: UInt64, size: ActivitySize) {
+    /// `audience`: the peer id of the one machine it is for (`publish --to`), nil for all.
+    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?, audience: String? = nil) async throws(ControlError) -> (
+        version: UInt64, size: ActivitySize
+    ) {
         let size: ActivitySize
         do throws(ActivityError) {
             size = try configuration.activityTypes.validateForPublishing(activity, at: Date(), sizePolicy: configuration.sizePolicy)
         } catch {
             throw .failed(code: ContinuationFailure(error, type: activity.type).code, message: error.description)
         }
-        for id in current.becomeCurrent(activity, scene: scene, at: Date()) { owners[id] = nil }
+        for id in current.becomeCurrent(activity, scene: scene, audience: audience, at: Date()) { owners[id] = nil }
         if let owner { owners[activity.id] = owner }
         logger.info(
             "activity current",
@@ -220,7 +223,7 @@ public actor Activities: Service {
     /// The answer to a peer's list, fetch or ping (PeerRequestHandler), listing only the types the
     /// peer declared.
     func answer(_ message: PeerMessage, from peerID: String) async -> PeerMessage? {
-        let reply = await requestHandler.reply(to: message)
+        let reply = await requestHandler.reply(to: message, from: peerID)
         if case .activities(let id, let items) = reply { return .activities(id: id, items: await peers.offered(items, to: peerID)) }
         if case .activity(_, let activity) = reply {
             fetched.served(activity.id, to: peerID, at: Date())

@@ -17,6 +17,12 @@ public struct CurrentActivities: Sendable {
         public var activity: UserActivity
         public let scene: UUID?
         public var updated: Date
+        /// The one paired machine (its peer id) the activity is for: never advertised or listed,
+        /// fetched or pushed to any other (a file sent to one machine). Nil: every paired machine.
+        public var audience: String? = nil
+
+        /// Whether `peerID` may fetch it (a peer's own request names it; nil is this machine).
+        public func isFor(_ peerID: String?) -> Bool { audience == nil || audience == peerID }
     }
 
     public private(set) var entries: [Entry] = []
@@ -26,7 +32,7 @@ public struct CurrentActivities: Sendable {
     /// Makes `activity` current for `scene`, replacing that scene's previous one (or an older
     /// version of the same activity). Returns the ids that stopped being current.
     @discardableResult
-    public mutating func becomeCurrent(_ activity: UserActivity, scene: UUID?, at now: Date) -> [UUID] {
+    public mutating func becomeCurrent(_ activity: UserActivity, scene: UUID?, audience: String? = nil, at now: Date) -> [UUID] {
         var dropped: [UUID] = []
         entries.removeAll { e in
             // Activities without a scene (from a tool rather than a window) replace only themselves.
@@ -34,7 +40,7 @@ public struct CurrentActivities: Sendable {
             if replace && e.activity.id != activity.id { dropped.append(e.activity.id) }
             return replace
         }
-        entries.append(Entry(activity: activity, scene: scene, updated: now))
+        entries.append(Entry(activity: activity, scene: scene, updated: now, audience: audience))
         while entries.count > Self.maxCurrent { dropped.append(entries.removeFirst().activity.id) }
         return dropped
     }
@@ -58,9 +64,9 @@ public struct CurrentActivities: Sendable {
 
     public func entry(id: UUID) -> Entry? { entries.first { $0.activity.id == id } }
 
-    /// What peers may see: eligible for Handoff and not expired.
+    /// What peers may see: eligible for Handoff, not expired, and for every paired machine.
     public func advertised(at now: Date) -> [Entry] {
-        entries.filter { $0.activity.isEligibleForHandoff && !$0.activity.isExpired(at: now) }
+        entries.filter { $0.audience == nil && $0.activity.isEligibleForHandoff && !$0.activity.isExpired(at: now) }
     }
 
     public func summaries(at now: Date) -> [ActivitySummary] {

@@ -36,7 +36,7 @@ public final class Continuations: Service, Sendable {
         activities: Activities, events: ControlEvents, logger: Logger
     ) {
         self.library = library
-        streams = Streams(settings: configuration.streams, peers: peers, activities: activities, logger: logger)
+        streams = Streams(settings: configuration.streams, device: configuration.deviceName, peers: peers, activities: activities, logger: logger)
         let live = LiveHandlerRegistry(sceneFacts: { ids in await scenes.liveFacts(ids) })
         self.live = live
         var dispatcher = Dispatcher(
@@ -73,7 +73,8 @@ public final class Continuations: Service, Sendable {
     ) async -> DispatchOutcome {
         // Noted before dispatch: a live app that takes it may ask for a stream at once.
         if let identity { streams.noteContinued(activity, from: identity) }
-        let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene, requester: pushedBy)
+        let origin = identity.map { Origin(name: peer, fingerprint: $0.fingerprint) }
+        let outcome = await dispatcher.dispatch(activity, preferredScene: preferredScene, requester: pushedBy, origin: origin)
         var fields: [String: PropertyListValue] = [
             "peer": .string(peer), "activity": .string(activity.id.canonicalString),
             "type": .string(activity.type.rawValue)
@@ -129,6 +130,11 @@ public final class Continuations: Service, Sendable {
             throw .failed(code: "not-found", message: "activity \(activityID.canonicalString) is not current here (see `handoffctl activities`)")
         }
         let peer = try await peers.resolveForRequest(name)
+        if let audience = entry.audience, peer.trusted?.identity.id != audience {
+            throw .failed(
+                code: "not-for-peer",
+                message: "activity \(activityID.canonicalString) was published for another machine alone; publish it again for \(peer.name)")
+        }
         if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue)
         {
             throw .failed(

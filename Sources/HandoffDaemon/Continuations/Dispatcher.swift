@@ -27,7 +27,8 @@ public enum DispatchOutcome: Sendable, Equatable {
 /// registration order until one accepts.
 public protocol LiveHandlers: Sendable {
     /// The name of the app that accepted, or nil if none is registered for the type or all declined.
-    func offer(_ activity: UserActivity) async -> String?
+    /// `origin`: the machine it came from, told to the app.
+    func offer(_ activity: UserActivity, from origin: Origin?) async -> String?
 }
 
 /// Dispatch on the continuing machine, in this order: the declared-type and activity checks; apps
@@ -62,15 +63,16 @@ public struct Dispatcher: Sendable {
     /// One pass: the checks once, the handler looked up once, the preferred scene (`continue
     /// --scene`) passed down to where the route is applied.
     /// `requester` is the paired peer that pushed the activity (its share of the command slots),
-    /// nil when this machine's user asked (`continue`).
-    public func dispatch(_ activity: UserActivity, preferredScene: UUID? = nil, requester: String? = nil, at now: Date = Date()) async
-        -> DispatchOutcome
-    {
+    /// nil when this machine's user asked (`continue`). `origin`: the machine it came from, told
+    /// to a live app with it (its name and fingerprint: the app names it when it opens a stream).
+    public func dispatch(
+        _ activity: UserActivity, preferredScene: UUID? = nil, requester: String? = nil, origin: Origin? = nil, at now: Date = Date()
+    ) async -> DispatchOutcome {
         let type = activity.type.rawValue
         do throws(ActivityError) { try router.declared.validate(activity, at: now) } catch {
             return .failed(ContinuationFailure(error, type: activity.type))
         }
-        if let app = await live.offer(activity) { return .continuedByApp(app) }
+        if let app = await live.offer(activity, from: origin) { return .continuedByApp(app) }
         if let handler = router.handlers.handler(for: activity.type) {
             let route: Route
             do throws(ContinuationFailure) { route = try handler.route(for: activity) } catch { return .failed(error) }

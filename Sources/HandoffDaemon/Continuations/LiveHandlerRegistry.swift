@@ -60,7 +60,7 @@ public actor LiveHandlerRegistry: LiveHandlers {
     /// The app's answer; false if the token is unknown (answered late, or not ours).
     public func answer(token: String, accepted: Bool) -> Bool { answers.resumeOldest(token, with: accepted) }
 
-    public func offer(_ activity: UserActivity) async -> String? {
+    public func offer(_ activity: UserActivity, from origin: Origin? = nil) async -> String? {
         let candidates = registrations.filter { $0.types.contains(activity.type.rawValue) }
         // Asked only if a candidate shows a scene: the question is a hop to SceneBook.
         let scenes = candidates.compactMap(\.scene)
@@ -69,7 +69,12 @@ public actor LiveHandlerRegistry: LiveHandlers {
             let r = candidates[i]
             let token = UUID.random().canonicalString
             let ticket = answers.register(token, owner: r.key, deadline: answerBudget)
-            r.client.send(event: "continue", ["token": .string(token), "handler": .string(r.name)], activity: activity)
+            var fields: [String: PropertyListValue] = ["token": .string(token), "handler": .string(r.name)]
+            if let origin {
+                fields["peer"] = .string(origin.name)
+                fields["fingerprint"] = .string(origin.fingerprint)
+            }
+            r.client.send(event: "continue", fields, activity: activity)
             if await answers.wait(ticket).value == true { return r.name }
         }
         return nil
@@ -87,4 +92,10 @@ public actor LiveHandlerRegistry: LiveHandlers {
             return a < b
         }
     }
+}
+
+/// The machine an activity came from, as told to the app that takes it.
+public struct Origin: Sendable, Equatable {
+    public let name: String
+    public let fingerprint: String
 }

@@ -166,9 +166,12 @@ public final class BusDoor: Service, Sendable {
 
     func recalled(_ ids: [String]) -> [SearchHit] { recentHits.withLockedValue { t in ids.compactMap { t[$0] } } }
 
-    /// A control error as a D-Bus error: its code as the name, the same message.
+    /// A control error as a D-Bus error: its code as the name, the same message; a code handoffd
+    /// does not document (another machine's) is `...Error.Failed`, the code kept in the message.
     public static func failure(_ error: ControlError) -> BusFailure {
-        BusFailure(name: HandoffBusAPI.errorName(error.code), message: error.description)
+        let known = HandoffBusAPI.knownErrorCodes.contains(error.code)
+        let code = String(error.code.terminalSafe.prefix(64))
+        return BusFailure(name: HandoffBusAPI.errorName(error.code), message: known ? error.description : "\(code): \(error.description)")
     }
 
     /// The control client a caller is: one per bus name, kept while it is on the bus.

@@ -19,7 +19,7 @@ extension DaemonControl {
             switch request.op {
             case StreamOpenRequest.name:
                 let op = try StreamOpenRequest(request: request)
-                handle = try await streams.open(activityID: op.activity, client: client)
+                handle = try await streams.open(activityID: op.activity, peer: op.peer, client: client)
             case StreamAcceptRequest.name:
                 let op = try StreamAcceptRequest(request: request)
                 handle = try await streams.accept(token: op.stream, client: client)

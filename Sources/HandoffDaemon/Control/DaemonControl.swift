@@ -85,12 +85,23 @@ struct DaemonControl: ControlOperations {
         case ActivitiesRequest.name: return try await answer(r) { (op: ActivitiesRequest) in try await listActivities(op) }
         case PublishRequest.name:
             return try await answer(r) { (op: PublishRequest) in
-                let (version, size) = try await activities.publish(op.activity, scene: op.scene, owner: client)
+                var audience: TrustedPeer?
+                if let to = op.to {
+                    guard let trusted = try await peers.resolve(to).trusted else {
+                        throw ControlError.failed(
+                            code: "not-paired", message: "\(to) is not paired with this machine; an activity can be for a paired machine alone")
+                    }
+                    audience = trusted
+                }
+                let (version, size) = try await activities.publish(
+                    op.activity, scene: op.scene, owner: client, audience: audience?.identity.id)
                 let warning =
                     size.isAboveWarning
                     ? "the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store"
                     : nil
-                return Published(activity: op.activity.id, version: Int64(bitPattern: version), bytes: Int64(size.bytes), warning: warning)
+                return Published(
+                    activity: op.activity.id, version: Int64(bitPattern: version), bytes: Int64(size.bytes), warning: warning,
+                    audience: audience?.identity.fingerprint)
             }
         case ResignRequest.name:
             return try await answer(r) { (op: ResignRequest) in

@@ -56,9 +56,17 @@ public actor DesktopNotices: Service {
     static let watched = Set(reactions.keys)
 
     public func run() async throws {
-        connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "ActionInvoked") { [self] _, values in
+        connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "ActionInvoked") { [self] sender, values in
             guard values.count == 2, case .uint32(let id) = values[0], let key = values[1].stringValue else { return }
-            Task { await acted(id, key: key) }
+            Task {
+                // Any process on the session bus can emit this signal: only the notification
+                // server's own is believed (a forged one would continue activities unasked).
+                guard await isServer(sender) else {
+                    logger.notice("ignored a notification action not sent by the notification server", metadata: ["bus.sender": "\(sender)"])
+                    return
+                }
+                await acted(id, key: key)
+            }
         }
         connection.subscribe(sender: nil, path: Self.path, interface: Self.server, member: "NotificationClosed") { [self] _, values in
             guard values.count == 2, case .uint32(let id) = values[0], case .uint32(let reason) = values[1] else { return }
@@ -77,6 +85,15 @@ public actor DesktopNotices: Service {
             }
         }
         await operations.disconnected(feed.client)
+    }
+
+    /// Whether `sender` (a unique bus name) owns the notification server's name now.
+    private func isServer(_ sender: String) async -> Bool {
+        let owner = await connection.call(
+            "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner",
+            [.string(Self.server)])
+        guard case .success(let values) = owner, let name = values.first?.stringValue else { return false }
+        return name == sender
     }
 
     /// A machine's offers changed: read them once they have been still for `quiet` (or after

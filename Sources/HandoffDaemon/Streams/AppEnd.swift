@@ -53,13 +53,8 @@ enum AppEnd {
 
 /// Our end of an app's stream socket: what the app writes goes to the stream, read only while
 /// the peer's window has room (else the app's writes wait in its own socket); its half-close and
-/// its going away are told to the stream.
-///
-/// What the app wrote is handed on in chunks of a frame's payload: a read fills a buffer of a
-/// power of two (NIO rounds capacities up), a frame carries a little less, and handing on each
-/// read as it came made every full read two frames, the second of 36 bytes. Bytes wait here only
-/// until the reads NIO makes in one go are done (`channelReadComplete`), so a short write (a
-/// keystroke, an echo) leaves at once.
+/// its going away are told to the stream. Each read is copied into the stream's one buffer of
+/// unacknowledged bytes at once; the session cuts frames from it when it has room.
 final class AppEndHandler: ChannelDuplexHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -67,51 +62,28 @@ final class AppEndHandler: ChannelDuplexHandler, @unchecked Sendable {
     private weak var link: StreamLink?
     private var context: ChannelHandlerContext?
     private var heldRead = false
-    private let payload: Int
-    /// Read from the app, not yet handed to the stream: less than `payload` bytes.
-    private var pending: [UInt8] = []
 
-    init(link: StreamLink, payload: Int) {
+    init(link: StreamLink) {
         self.link = link
-        self.payload = payload
     }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        while buffer.readableBytes > 0 {
-            if pending.isEmpty { pending.reserveCapacity(payload) }
-            let n = min(payload - pending.count, buffer.readableBytes)
-            buffer.withUnsafeReadableBytes { pending.append(contentsOf: $0[..<n]) }
-            buffer.moveReaderIndex(forwardBy: n)
-            if pending.count == payload { handOn() }
-        }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        handOn()
-        context.fireChannelReadComplete()
-    }
-
-    private func handOn() {
-        guard !pending.isEmpty else { return }
-        let chunk = pending
-        pending = []
-        link?.fromApp(chunk)
+        let buffer = unwrapInboundIn(data)
+        buffer.withUnsafeReadableBytes { link?.fromApp($0) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event {
-            handOn()
             link?.appEnded()
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func read(context: ChannelHandlerContext) {
-        if link?.mayReadFromApp ?? false { context.read() } else { heldRead = true }
+        if link?.mayReadFromApp() ?? false { context.read() } else { heldRead = true }
     }
 
     /// The window opened again: the held read goes out.
@@ -127,7 +99,6 @@ final class AppEndHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        handOn()
         link?.appGone()
         context.fireChannelInactive()
     }

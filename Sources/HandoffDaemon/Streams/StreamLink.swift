@@ -17,11 +17,17 @@ import NIOPosix
 /// loops touch it (the app socket's, the session's, the deadline's). Every action the machine
 /// returns is carried out while the lock is held but only ever queued (`execute`), so frames and
 /// deliveries keep the machine's order and no callback re-enters the lock.
-final class StreamLink: @unchecked Sendable {
+///
+/// Whatever the peer sends, a stream holds one buffer each way: the app's bytes not yet
+/// acknowledged (in the machine), and the peer's bytes not yet written to the app (`toApp`,
+/// written one write at a time); its frames are made when the session asks (`StreamSender`).
+final class StreamLink: StreamSender, @unchecked Sendable {
     let token: String
     let id: UInt64
     let peerID: String
     let peerName: String
+    /// This machine's device name, in what the stream's end tells.
+    private let here: String
     let activityID: UUID
     private let lock = NIOLock()
     private var machine: StreamMachine
@@ -31,6 +37,7 @@ final class StreamLink: @unchecked Sendable {
     private var deadline: Scheduled<Void>?
     private var client: ControlClient?
     private var ended = false
+    private var io = StreamIO()
     private let resumeDeadline: TimeAmount
     /// The session under it closed: Streams looks for another (`attach`).
     private let onDetached: @Sendable (StreamLink) -> Void
@@ -38,13 +45,15 @@ final class StreamLink: @unchecked Sendable {
     private let logger: Logger
 
     init(
-        token: String, id: UInt64, peerID: String, peerName: String, activityID: UUID, machine: StreamMachine, resumeDeadline: TimeAmount,
+        token: String, id: UInt64, peerID: String, peerName: String, here: String, activityID: UUID, machine: StreamMachine,
+        resumeDeadline: TimeAmount,
         logger: Logger, onDetached: @escaping @Sendable (StreamLink) -> Void, onEnd: @escaping @Sendable (StreamLink) -> Void
     ) {
         self.token = token
         self.id = id
         self.peerID = peerID
         self.peerName = peerName
+        self.here = here
         self.activityID = activityID
         self.machine = machine
         self.resumeDeadline = resumeDeadline
@@ -65,10 +74,21 @@ final class StreamLink: @unchecked Sendable {
     func setClient(_ client: ControlClient) { lock.withLock { self.client = client } }
 
     func grant(window: UInt32) {
-        lock.withLock { perform(machine.peerGranted(window: UInt64(window))) }
+        lock.withLock {
+            machine.peerGranted(window: UInt64(window))
+            perform([])
+        }
     }
 
-    var mayReadFromApp: Bool { lock.withLock { machine.mayReadFromApp } }
+    /// Whether our end may read the app now; if not, the read is held until an ack opens the
+    /// window (`AppEndHandler.resumeReading`).
+    func mayReadFromApp() -> Bool {
+        lock.withLock {
+            if machine.mayReadFromApp { return true }
+            io.readHeld = true
+            return false
+        }
+    }
 
     var counts: (sent: UInt64, received: UInt64) { lock.withLock { (machine.acked, machine.delivered) } }
 
@@ -79,6 +99,7 @@ final class StreamLink: @unchecked Sendable {
         lock.withLock {
             guard self.session == nil, !ended else { return }
             watch(session)
+            perform([])
         }
     }
 
@@ -89,7 +110,8 @@ final class StreamLink: @unchecked Sendable {
             watch(session)
             deadline?.cancel()
             deadline = nil
-            perform(machine.attach())
+            machine.attach()
+            perform([])
             return machine.received
         }
         if let resumed {
@@ -99,6 +121,8 @@ final class StreamLink: @unchecked Sendable {
 
     private func watch(_ session: LinkSession) {
         self.session = session
+        // A turn asked of the last session is not this one's.
+        io.queued = false
         session.channel.closeFuture.whenComplete { [weak self] _ in self?.sessionClosed(session) }
     }
 
@@ -125,31 +149,26 @@ final class StreamLink: @unchecked Sendable {
 
     // MARK: - What happens
 
-    func fromApp(_ bytes: [UInt8]) { lock.withLock { perform(machine.fromApp(bytes)) } }
-    func appEnded() { lock.withLock { perform(machine.appEnded()) } }
+    func fromApp(_ bytes: UnsafeRawBufferPointer) {
+        lock.withLock {
+            machine.fromApp(bytes)
+            perform([])
+        }
+    }
+
+    func appEnded() {
+        lock.withLock {
+            machine.appEnded()
+            perform([])
+        }
+    }
 
     func fromPeer(_ frame: StreamFrame, on session: LinkSession) {
+        var resume = false
+        if case .resume = frame { resume = true }
         let moved = lock.withLock { () -> Bool in
             guard !ended else { return false }
-            var moved = false
-            if self.session == nil {
-                watch(session)
-                if !machine.attached {
-                    // The peer is back on a new session before we noticed it: resume on that one.
-                    deadline?.cancel()
-                    deadline = nil
-                    perform(machine.attach())
-                    moved = true
-                }
-            } else if self.session !== session, case .resume = frame {
-                // The peer lost the session we ride and resumed on another before we noticed the
-                // loss: we move with it now (its resume would otherwise come before our own
-                // detach, and we would wait for it forever).
-                machine.detach()
-                watch(session)
-                perform(machine.attach())
-                moved = true
-            }
+            let moved = arriving(on: session, resume: resume)
             perform(machine.fromPeer(frame))
             return moved
         }
@@ -158,7 +177,81 @@ final class StreamLink: @unchecked Sendable {
         }
     }
 
-    private func delivered(_ count: Int) { lock.withLock { perform(machine.delivered(count)) } }
+    /// A data frame's bytes, where the session's buffer holds them: the new ones are copied once,
+    /// into what goes to the app.
+    func dataFromPeer(at offset: UInt64, _ bytes: ByteBufferView, on session: LinkSession) {
+        lock.withLock {
+            guard !ended else { return }
+            _ = arriving(on: session, resume: false)
+            switch machine.arrived(dataAt: offset, count: bytes.count) {
+            case .new(let skip):
+                io.toApp.writeBytes(bytes.dropFirst(skip))
+                perform([])
+            case .repeated:
+                break
+            case .violated(let actions):
+                perform(actions)
+            }
+        }
+    }
+
+    /// A frame came on `session` (lock held): the session we ride from now on, if the peer moved
+    /// to it before we noticed. True if the stream moved.
+    private func arriving(on session: LinkSession, resume: Bool) -> Bool {
+        if self.session == nil {
+            watch(session)
+            guard !machine.attached else { return false }
+            // The peer is back on a new session before we noticed it: resume on that one.
+            deadline?.cancel()
+            deadline = nil
+            machine.attach()
+            return true
+        }
+        guard self.session !== session, resume else { return false }
+        // The peer lost the session we ride and resumed on another before we noticed the loss:
+        // we move with it now (its resume would otherwise come before our own detach, and we
+        // would wait for it forever).
+        machine.detach()
+        watch(session)
+        machine.attach()
+        return true
+    }
+
+    private func delivered(_ count: Int) {
+        lock.withLock {
+            io.writing = false
+            perform(machine.delivered(count))
+        }
+    }
+
+    /// The session asks for our next frame (on its event loop).
+    func nextStreamFrame(for session: LinkSession, allocator: ByteBufferAllocator) -> (frame: ByteBuffer?, more: Bool) {
+        lock.withLock {
+            // A turn the last session was asked for: the one we ride now asks on its own.
+            guard session === self.session, !ended else { return (nil, false) }
+            guard let next = machine.nextOutgoing() else {
+                io.queued = false
+                return (nil, false)
+            }
+            var buffer: ByteBuffer
+            switch next {
+            case .frame(let frame):
+                let bytes = frame.encoded(prefix: MessageKind.stream.rawValue)
+                buffer = allocator.buffer(capacity: bytes.count)
+                buffer.writeBytes(bytes)
+            case .data(let offset, let count):
+                buffer = allocator.buffer(capacity: 1 + StreamFrame.headerBytes + count)
+                buffer.writeInteger(MessageKind.stream.rawValue)
+                buffer.writeInteger(StreamFrame.dataType)
+                buffer.writeInteger(id)
+                buffer.writeInteger(offset)
+                buffer.writeBytes(machine.retained(from: offset, count: count))
+            }
+            let more = machine.wantsToSend
+            if !more { io.queued = false }
+            return (buffer, more)
+        }
+    }
 
     /// Our end of the socket closed: the app closed its descriptor (or exited), or NIO closed it
     /// once both halves were shut. Not a failure when the app's direction ended and every byte of
@@ -166,18 +259,18 @@ final class StreamLink: @unchecked Sendable {
     func appGone() {
         lock.withLock {
             guard !ended else { return }
-            perform(machine.appEnded())
+            machine.appEnded()
             if !(machine.appInputEnded && machine.finDelivered) {
-                perform(machine.fail(code: "stream-app-closed", message: "the app closed the stream on \(Self.hostName) before it ended"))
+                perform(machine.fail(code: "stream-app-closed", message: "the app closed the stream on \(here) before it ended"))
+            } else {
+                perform([])
             }
         }
     }
 
-    func appFailed(_ why: String) { fail(code: "stream-app-closed", message: "the app's socket failed on \(Self.hostName): \(why)") }
+    func appFailed(_ why: String) { fail(code: "stream-app-closed", message: "the app's socket failed on \(here): \(why)") }
 
     func fail(code: String, message: String) { lock.withLock { perform(machine.fail(code: code, message: message)) } }
-
-    static let hostName = ProcessInfo.processInfo.hostName
 
     // MARK: - Carrying out the machine's actions (lock held; everything queued)
 
@@ -185,18 +278,9 @@ final class StreamLink: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let frame):
-                session?.sendStream(frame.parts(prefix: MessageKind.stream.rawValue))
+                session?.sendStreamFrame(frame.encoded(prefix: MessageKind.stream.rawValue))
             case .deliver(let bytes):
-                guard let app else { continue }
-                let link = WeakLink(self)
-                app.eventLoop.execute {
-                    app.writeAndFlush(app.allocator.buffer(bytes: bytes)).whenComplete { result in
-                        switch result {
-                        case .success: link.value?.delivered(bytes.count)
-                        case .failure(let error): link.value?.appFailed("\(error)")
-                        }
-                    }
-                }
+                io.toApp.writeBytes(bytes)
             case .endAppOutput:
                 guard let app else { continue }
                 app.eventLoop.execute { app.close(mode: .output, promise: nil) }
@@ -206,9 +290,42 @@ final class StreamLink: @unchecked Sendable {
             }
         }
         if machine.isFinished {
+            // What is still due (the ack of the peer's end) leaves before the stream is forgotten:
+            // the session asks a stream that ended for nothing.
+            while let session, case .frame(let frame) = machine.nextOutgoing() {
+                session.sendStreamFrame(frame.encoded(prefix: MessageKind.stream.rawValue))
+            }
             end(failure: nil)
-        } else if machine.mayReadFromApp, let app, let handler = appHandler {
+            return
+        }
+        deliver()
+        if !io.queued, let session, machine.wantsToSend {
+            io.queued = true
+            session.schedule(self)
+        }
+        if io.readHeld, machine.mayReadFromApp, let app, let handler = appHandler {
+            io.readHeld = false
             app.eventLoop.execute { handler.resumeReading() }
+        }
+    }
+
+    /// What the peer sent and the app has not taken goes to it in one write at a time: a peer's
+    /// many small frames to an app that does not read cost one buffer, not a write each.
+    private func deliver() {
+        guard !io.writing, io.toApp.readableBytes > 0, let app else { return }
+        io.writing = true
+        var taken = ByteBuffer()
+        swap(&taken, &io.toApp)
+        let chunk = taken
+        let count = chunk.readableBytes
+        let link = WeakLink(self)
+        app.eventLoop.execute {
+            app.writeAndFlush(chunk).whenComplete { result in
+                switch result {
+                case .success: link.value?.delivered(count)
+                case .failure(let error): link.value?.appFailed("\(error)")
+                }
+            }
         }
     }
 
@@ -248,6 +365,18 @@ final class StreamLink: @unchecked Sendable {
             onEnd(self)
         }
     }
+}
+
+/// The link's own bookkeeping between the machine and the two sockets.
+private struct StreamIO {
+    /// The peer's bytes not yet handed to the app's socket.
+    var toApp = ByteBuffer()
+    /// A write to the app's socket is on its way.
+    var writing = false
+    /// The session we ride has us in its turn (`LinkSession.schedule`).
+    var queued = false
+    /// Our end holds a read of the app until the window opens.
+    var readHeld = false
 }
 
 /// A stream link held weakly across a hop to another event loop.

@@ -27,6 +27,9 @@ struct StreamHandle: Sendable {
 /// it on the sessions' event loops (`frame`), never through an actor.
 final class Streams: Sendable {
     let settings: StreamSettings
+    /// This machine's device name: what messages to the peer and the apps call it (the host
+    /// name is not the peer's to know).
+    private let device: String
     private let peers: Peers
     private let activities: Activities
     private let logger: Logger
@@ -62,8 +65,9 @@ final class Streams: Sendable {
         var total: Int { links.count + offers.values.count { $0.link == nil } }
     }
 
-    init(settings: StreamSettings, peers: Peers, activities: Activities, logger: Logger) {
+    init(settings: StreamSettings, device: String, peers: Peers, activities: Activities, logger: Logger) {
         self.settings = settings
+        self.device = device
         self.peers = peers
         self.activities = activities
         self.logger = logger
@@ -87,13 +91,26 @@ final class Streams: Sendable {
         state.withLockedValue { $0.continuedHere.note(activity.id, peerID: peer.id, fingerprint: peer.fingerprint, at: Date()) }
     }
 
-    /// `stream-open ACTIVITY`: asks the machine the activity came from for a stream with its app.
-    func open(activityID: UUID, client: ControlClient) async throws(ControlError) -> StreamHandle {
-        guard let from = state.withLockedValue({ $0.continuedHere.from(activityID, at: Date()) }) else {
+    /// `stream-open ACTIVITY [PEER]`: asks the machine the activity came from for a stream with
+    /// its app; `peer` (a name or fingerprint) names that machine where more than one gave it.
+    func open(activityID: UUID, peer named: String? = nil, client: ControlClient) async throws(ControlError) -> StreamHandle {
+        var origins = state.withLockedValue { $0.continuedHere.origins(of: activityID, at: Date()) }
+        if let named {
+            let wanted = try await peers.resolve(named).trusted?.identity.id
+            origins = origins.filter { $0.peerID == wanted }
+        }
+        guard let from = origins.first else {
             throw .failed(
                 code: "not-continued",
                 message:
-                    "activity \(activityID.canonicalString) was not continued on this machine in the last \(Int(ContinuedHere.lifetime / 60)) minutes, or does not support streams; continue it first (`handoffctl continue PEER ACTIVITY`)"
+                    "activity \(activityID.canonicalString) was not continued on this machine\(named.map { " from \($0)" } ?? "") in the last \(Int(ContinuedHere.lifetime / 60)) minutes, or does not support streams; continue it first (`handoffctl continue PEER ACTIVITY`)"
+            )
+        }
+        guard origins.count == 1 else {
+            throw .failed(
+                code: "ambiguous-origin",
+                message:
+                    "activity \(activityID.canonicalString) came from \(origins.count) machines (fingerprints \(origins.map(\.fingerprint).joined(separator: ", "))); name the one to stream with (`peer`: the `fingerprint` of the continue event)"
             )
         }
         let peer = try await peers.resolve(from.fingerprint)
@@ -133,7 +150,7 @@ final class Streams: Sendable {
             logger.notice("refused a peer's stream", metadata: ["peer.id": "\(session.peer.fingerprint)", "failure.code": "\(code)"])
             return .error(id: id, code: code, message: message)
         }
-        let here = ProcessInfo.processInfo.hostName
+        let here = device
         guard let owner = await activities.streamOwner(of: activityID, givenTo: peerID) else {
             return refuse(
                 "not-continued",
@@ -161,7 +178,12 @@ final class Streams: Sendable {
                     : "\(here) holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
         let ticket = answers.register(token, deadline: settings.acceptDeadline)
-        owner.send(event: "streamRequested", ["stream": .string(token), "activity": .string(activityID.canonicalString), "peer": .string(peerName)])
+        owner.send(
+            event: "streamRequested",
+            [
+                "stream": .string(token), "activity": .string(activityID.canonicalString), "peer": .string(peerName),
+                "fingerprint": .string(session.peer.fingerprint)
+            ])
         let outcome = await answers.wait(ticket)
         let offer = state.withLockedValue { $0.offers.removeValue(forKey: token) }
         switch outcome {
@@ -209,6 +231,13 @@ final class Streams: Sendable {
 
     /// A stream frame from a peer, on its session's event loop.
     func frame(_ bytes: ByteBufferView, on session: LinkSession) {
+        // A data frame, the bulk of a transfer, is read where it lies.
+        if let data = StreamFrame.data(in: bytes),
+            let link = state.withLockedValue({ $0.links[Key(peerID: session.peer.id, stream: data.stream)] })
+        {
+            link.dataFromPeer(at: data.offset, data.bytes, on: session)
+            return
+        }
         let frame: StreamFrame
         do throws(StreamFrameError) { frame = try StreamFrame(decoding: bytes) } catch {
             // A newer peer's frame type is ignored; a malformed one names no stream we could trust.
@@ -222,12 +251,14 @@ final class Streams: Sendable {
         switch frame {
         case .data, .fin, .resume:
             // The stream is gone here (ended, or this daemon restarted): the peer's side ends too.
-            session.sendStream(
+            // One answer a frame, each a write the session bounds in number: a peer that sends
+            // many and does not read our answers is closed as stalled.
+            session.sendStreamFrame(
                 StreamFrame.reset(
                     stream: frame.stream, code: "stream-unknown",
                     message: "the stream is not open on the other machine (its handoffd may have restarted)"
                 )
-                .parts(prefix: MessageKind.stream.rawValue))
+                .encoded(prefix: MessageKind.stream.rawValue))
         case .ack, .reset:
             break
         }
@@ -262,7 +293,7 @@ final class Streams: Sendable {
     /// handoffd is stopping: every stream ends, and its apps hear why.
     func closeAll() {
         for link in state.withLockedValue({ Array($0.links.values) }) {
-            link.fail(code: "stream-daemon-stopping", message: "handoffd on \(StreamLink.hostName) is stopping")
+            link.fail(code: "stream-daemon-stopping", message: "handoffd on \(device) is stopping")
         }
     }
 
@@ -286,11 +317,11 @@ final class Streams: Sendable {
                 message: "this machine holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
         let link = StreamLink(
-            token: token, id: key.stream, peerID: key.peerID, peerName: peerName, activityID: activityID,
+            token: token, id: key.stream, peerID: key.peerID, peerName: peerName, here: device, activityID: activityID,
             machine: StreamMachine(id: key.stream, settings: machineSettings, peerWindow: peerWindow),
             resumeDeadline: .nanoseconds(Int64(settings.resumeDeadline.components.seconds) * 1_000_000_000), logger: logger,
             onDetached: { [weak self] in self?.detached($0) }, onEnd: { [weak self] in self?.ended($0) })
-        let handler = AppEndHandler(link: link, payload: Self.maxPayload)
+        let handler = AppEndHandler(link: link)
         do {
             let (channel, theirs) = try await AppEnd.make(group: loop ?? group, chunk: Self.maxPayload) { handler }
             link.setApp(channel, handler: handler)

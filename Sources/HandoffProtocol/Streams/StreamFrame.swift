@@ -19,6 +19,8 @@ public enum StreamFrame: Sendable, Equatable {
     case resume(stream: UInt64, offset: UInt64)
 
     public static let headerBytes = 17
+    /// The type byte of a data frame (a sender writes its head itself, beside the bytes).
+    public static let dataType: UInt8 = 1
     /// Codes and messages of a reset are cut to these many bytes.
     public static let maxCodeBytes = 64
     public static let maxMessageBytes = 512
@@ -109,6 +111,21 @@ public enum StreamFrame: Sendable, Equatable {
         case let t:
             throw .unknownType(t)
         }
+    }
+
+    /// A data frame's stream, offset and bytes, read in place (every byte of a transfer passes
+    /// here: its bytes are not copied into a frame); nil for any other frame, which
+    /// `init(decoding:)` reads.
+    public static func data<C: Collection<UInt8>>(in b: C) -> (stream: UInt64, offset: UInt64, bytes: C.SubSequence)? {
+        guard b.count > headerBytes, b.first == dataType else { return nil }
+        var stream: UInt64 = 0
+        var offset: UInt64 = 0
+        var i = b.index(after: b.startIndex)
+        for k in 0..<16 {
+            if k < 8 { stream = stream << 8 | UInt64(b[i]) } else { offset = offset << 8 | UInt64(b[i]) }
+            i = b.index(after: i)
+        }
+        return (stream, offset, b[i...])
     }
 
     static func append(_ v: UInt64, to out: inout [UInt8]) {

@@ -3,9 +3,15 @@
 /// we received and delivered to our app, both half-closes, and whether a session carries it now.
 /// The daemon feeds it what happens and carries out the actions it returns; it does no I/O.
 ///
+/// Frames to the peer are pulled, not pushed: the session asks for the next one (`nextOutgoing`)
+/// when it has room, so a stream never has more than one frame on its way out and nothing a peer
+/// says makes copies (a resume moves where the next frame starts; an ack wanted many times is
+/// one ack, with the latest figures, when the session asks).
+///
 /// Bounds, whatever the peer says: we hold at most `window` bytes received and not yet delivered
-/// (more is a violation that resets the stream), and at most `maxRetain` plus one read of our
-/// app's bytes unacknowledged (we stop reading our app at the peer's window, capped there).
+/// (more is a violation that resets the stream), at most `maxRetain` plus one read of our app's
+/// bytes unacknowledged (we stop reading our app at the peer's window, capped there), and one
+/// resume per session (a second is a violation).
 public struct StreamMachine: Sendable {
     public struct Settings: Sendable, Equatable {
         /// What we let the peer have outstanding toward us (our receive buffer).
@@ -23,13 +29,21 @@ public struct StreamMachine: Sendable {
     }
 
     public enum Action: Sendable, Equatable {
+        /// A frame to write at once, outside the stream's turn: only the reset that ends it.
         case send(StreamFrame)
-        /// Write these bytes to our app, then call `delivered(_:)` with their count.
-        case deliver([UInt8])
+        /// Hand these bytes to our app, then call `delivered(_:)` with their count as it takes them.
+        case deliver(ArraySlice<UInt8>)
         /// Every byte of the peer's direction reached our app: half-close our app's input.
         case endAppOutput
         /// The stream ended in error (reported to our app; nothing more happens).
         case failed(code: String, message: String)
+    }
+
+    /// The next frame for the peer: a small one whole, or a data frame as the range of retained
+    /// bytes it carries (`retained(from:count:)`), which the session copies once into its buffer.
+    public enum Outgoing: Sendable, Equatable {
+        case frame(StreamFrame)
+        case data(offset: UInt64, count: Int)
     }
 
     public let id: UInt64
@@ -37,15 +51,12 @@ public struct StreamMachine: Sendable {
 
     // Our direction: app -> peer. Offsets count bytes from the start of the stream.
     public private(set) var acked: UInt64 = 0
-    public private(set) var readEnd: UInt64 = 0
     public private(set) var sent: UInt64 = 0
     public private(set) var peerWindow: UInt64
     public private(set) var appInputEnded = false
     public private(set) var finSent = false
     public private(set) var finAcked = false
-    /// Unacknowledged chunks, oldest first, from `retained[head]`.
-    private var retained: [(offset: UInt64, bytes: [UInt8])] = []
-    private var head = 0
+    private var retained = RetainedBytes()
 
     // The peer's direction: peer -> app.
     public private(set) var received: UInt64 = 0
@@ -53,10 +64,16 @@ public struct StreamMachine: Sendable {
     public private(set) var finAt: UInt64?
     public private(set) var finDelivered = false
     private var lastAck: UInt64 = 0
+    /// An ack is owed: sent with the figures of the moment the session asks for it.
+    private var ackDue = false
 
     public private(set) var attached: Bool
-    /// After a new session, nothing is sent until the peer says where it stands.
+    /// After a new session: our resume is owed, and nothing of ours is sent until the peer says
+    /// where it stands.
+    private var resumeDue = false
     private var awaitingResume = false
+    /// The peer resumed on the session we ride now: a second resume there is a violation.
+    private var peerResumed = false
     public private(set) var failure: (code: String, message: String)?
 
     public init(id: UInt64, settings: Settings = Settings(), peerWindow: UInt64, attached: Bool = true) {
@@ -73,8 +90,12 @@ public struct StreamMachine: Sendable {
             + "; \(attached ? "attached" : "detached")\(awaitingResume ? " awaiting-resume" : "")"
     }
 
+    /// The offset just past the last byte our app wrote.
+    public var readEnd: UInt64 { retained.end }
     /// Bytes of our app's we hold until the peer acknowledges them.
     public var retainedBytes: UInt64 { readEnd - acked }
+    /// What holding them costs (the buffer's capacity).
+    public var retainedCapacity: Int { retained.capacity }
     /// Bytes received and not yet delivered to our app.
     public var undelivered: UInt64 { received - delivered }
     /// Whether to read more from our app now (else wait for an ack).
@@ -83,53 +104,48 @@ public struct StreamMachine: Sendable {
     public var isFinished: Bool { failure == nil && finAcked && finDelivered }
     public var hasFailed: Bool { failure != nil }
 
+    /// Whether `nextOutgoing` has a frame now.
+    public var wantsToSend: Bool {
+        guard attached, failure == nil else { return false }
+        if resumeDue || ackDue { return true }
+        guard !awaitingResume else { return false }
+        return sent < min(readEnd, acked + peerWindow) || (appInputEnded && !finSent && sent == readEnd)
+    }
+
     // MARK: - Our app
 
-    /// Bytes our app wrote: kept, and sent within the peer's window.
-    public mutating func fromApp(_ bytes: [UInt8]) -> [Action] {
-        guard failure == nil, !appInputEnded, !bytes.isEmpty else { return [] }
-        // The usual read is one payload: kept as it is, not copied.
-        if bytes.count <= settings.maxPayload {
-            retained.append((readEnd, bytes))
-            readEnd += UInt64(bytes.count)
-            return pump()
-        }
-        var i = 0
-        while i < bytes.count {
-            let end = min(i + settings.maxPayload, bytes.count)
-            retained.append((readEnd, Array(bytes[i..<end])))
-            readEnd += UInt64(end - i)
-            i = end
-        }
-        return pump()
+    /// Bytes our app wrote: kept until acknowledged, sent within the peer's window.
+    public mutating func fromApp(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, !appInputEnded else { return }
+        retained.append(bytes)
+    }
+
+    public mutating func fromApp(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { fromApp($0) }
     }
 
     /// Our app half-closed its end (or closed it): a fin follows the last byte.
-    public mutating func appEnded() -> [Action] {
-        guard failure == nil, !appInputEnded else { return [] }
+    public mutating func appEnded() {
+        guard failure == nil else { return }
         appInputEnded = true
-        return pump()
     }
 
     /// `count` bytes of a `deliver` reached our app.
     public mutating func delivered(_ count: Int) -> [Action] {
         guard failure == nil else { return [] }
         delivered += UInt64(count)
-        var out: [Action] = []
         if let finAt, delivered == finAt, !finDelivered {
             finDelivered = true
-            out.append(.endAppOutput)
-            out += ack()
-        } else if delivered - lastAck >= UInt64(max(1, settings.window / 4)) {
-            out += ack()
+            ackDue = true
+            return [.endAppOutput]
         }
-        return out
+        if delivered - lastAck >= UInt64(max(1, settings.window / 4)) { ackDue = true }
+        return []
     }
 
     /// The peer's window as it accepted (or opened) the stream.
-    public mutating func peerGranted(window: UInt64) -> [Action] {
+    public mutating func peerGranted(window: UInt64) {
         peerWindow = min(window, UInt64(settings.maxRetain))
-        return pump()
     }
 
     /// The stream ends here in error (our app is gone, the resume deadline passed, ...).
@@ -148,14 +164,50 @@ public struct StreamMachine: Sendable {
     public mutating func detach() {
         attached = false
         awaitingResume = true
+        resumeDue = false
     }
 
-    /// A new session to the peer: say where we stand in its direction and what we delivered.
-    public mutating func attach() -> [Action] {
-        guard failure == nil else { return [] }
+    /// A new session to the peer: we owe it where we stand in its direction (a resume, then an
+    /// ack of what we delivered), and send nothing of ours until it says where it stands.
+    public mutating func attach() {
+        guard failure == nil else { return }
         attached = true
-        let finReceived: UInt64 = (finAt != nil && received == finAt) ? 1 : 0
-        return [.send(.resume(stream: id, offset: received + finReceived))] + ack() + pump()
+        awaitingResume = true
+        peerResumed = false
+        resumeDue = true
+        ackDue = true
+    }
+
+    /// The next frame for the peer, or nil when nothing is due (or the window is full).
+    public mutating func nextOutgoing() -> Outgoing? {
+        guard attached, failure == nil else { return nil }
+        if resumeDue {
+            resumeDue = false
+            let finReceived: UInt64 = (finAt != nil && received == finAt) ? 1 : 0
+            return .frame(.resume(stream: id, offset: received + finReceived))
+        }
+        if ackDue {
+            ackDue = false
+            lastAck = delivered
+            return .frame(.ack(stream: id, offset: delivered + (finDelivered ? 1 : 0), window: UInt32(clamping: settings.window)))
+        }
+        guard !awaitingResume else { return nil }
+        let limit = min(readEnd, acked + peerWindow)
+        if sent < limit {
+            let count = Int(min(limit - sent, UInt64(settings.maxPayload)))
+            defer { sent += UInt64(count) }
+            return .data(offset: sent, count: count)
+        }
+        if appInputEnded, !finSent, sent == readEnd {
+            finSent = true
+            return .frame(.fin(stream: id, offset: readEnd))
+        }
+        return nil
+    }
+
+    /// The bytes a `.data` outgoing carries, as a view of what is retained.
+    public func retained(from offset: UInt64, count: Int) -> ArraySlice<UInt8> {
+        retained.bytes(from: offset, count: count)
     }
 
     // MARK: - The peer
@@ -164,7 +216,7 @@ public struct StreamMachine: Sendable {
         guard failure == nil else { return [] }
         switch frame {
         case .data(_, let offset, let bytes):
-            return data(at: offset, bytes)
+            return data(at: offset, bytes[...])
         case .ack(_, let offset, let window):
             let limit = sent + (finSent ? 1 : 0)
             guard offset <= limit else { return violation("acknowledged byte \(offset), but only \(limit) were sent") }
@@ -172,13 +224,9 @@ public struct StreamMachine: Sendable {
             guard offset >= acked else { return [] }
             acked = min(offset, readEnd)
             if finSent, offset == readEnd + 1 { finAcked = true }
-            while head < retained.count, retained[head].offset + UInt64(retained[head].bytes.count) <= acked { head += 1 }
-            if head > 64, head * 2 > retained.count {
-                retained.removeFirst(head)
-                head = 0
-            }
+            retained.drop(before: acked)
             peerWindow = min(UInt64(window), UInt64(settings.maxRetain))
-            return pump()
+            return []
         case .fin(_, let offset):
             guard offset >= received, finAt == nil || finAt == offset else {
                 return violation("the end at byte \(offset) contradicts what was received (\(received))")
@@ -186,66 +234,63 @@ public struct StreamMachine: Sendable {
             finAt = offset
             if delivered == offset, !finDelivered {
                 finDelivered = true
-                return [.endAppOutput] + ack()
+                ackDue = true
+                return [.endAppOutput]
             }
             return []
         case .reset(_, let code, let message):
             failure = (code, message)
             return [.failed(code: code, message: message)]
         case .resume(_, let offset):
+            guard !peerResumed else { return violation("a second resume on one session") }
             let limit = readEnd + (finSent ? 1 : 0)
             guard offset >= acked, offset <= limit else {
                 return violation("resume from byte \(offset), outside what is unacknowledged (\(acked)...\(limit))")
             }
+            peerResumed = true
             sent = min(offset, readEnd)
             finSent = offset > readEnd
             awaitingResume = false
-            return pump()
+            return []
         }
     }
 
-    private mutating func data(at offset: UInt64, _ bytes: [UInt8]) -> [Action] {
-        let end = offset + UInt64(bytes.count)
-        if let finAt, end > finAt { return violation("bytes past the end (\(finAt))") }
-        guard offset <= received else { return violation("a gap: byte \(offset) came before byte \(received)") }
-        // Bytes we have (a resend that crossed our resume) are dropped.
-        guard end > received else { return [] }
-        // The usual frame starts where we are: delivered as it is, not copied.
-        let fresh = offset == received ? bytes : Array(bytes[Int(received - offset)...])
-        guard received + UInt64(fresh.count) - delivered <= UInt64(settings.window) else {
-            return violation("more than the window (\(settings.window) bytes) unacknowledged")
-        }
-        received += UInt64(fresh.count)
-        return [.deliver(fresh)]
+    /// What became of a data frame's bytes.
+    public enum Arrival: Sendable, Equatable {
+        /// Deliver them to our app, less the first `skip` (we had those: a resend that crossed
+        /// our resume).
+        case new(skip: Int)
+        /// We had every one of them.
+        case repeated
+        /// They broke the protocol: the stream is reset (the actions say so).
+        case violated([Action])
     }
 
-    /// Sends what the window allows: the unsent kept bytes, then the fin.
-    private mutating func pump() -> [Action] {
-        guard attached, !awaitingResume, failure == nil else { return [] }
-        var out: [Action] = []
-        let limit = min(readEnd, acked + peerWindow)
-        var i = head
-        while sent < limit {
-            while i < retained.count, retained[i].offset + UInt64(retained[i].bytes.count) <= sent { i += 1 }
-            guard i < retained.count else { break }
-            let chunk = retained[i]
-            let from = Int(sent - chunk.offset)
-            let to = Int(min(limit, chunk.offset + UInt64(chunk.bytes.count)) - chunk.offset)
-            out.append(
-                .send(.data(stream: id, offset: sent, bytes: from == 0 && to == chunk.bytes.count ? chunk.bytes : Array(chunk.bytes[from..<to]))))
-            sent = chunk.offset + UInt64(to)
+    /// A data frame of `count` bytes at `offset` arrived: counted as received, to be delivered.
+    /// The daemon copies the new ones from where they lie to its app (`data(at:_:)` for a frame
+    /// in hand).
+    public mutating func arrived(dataAt offset: UInt64, count: Int) -> Arrival {
+        guard failure == nil else { return .repeated }
+        guard count > 0 else { return .violated(violation("a data frame without bytes")) }
+        let end = offset + UInt64(count)
+        if let finAt, end > finAt { return .violated(violation("bytes past the end (\(finAt))")) }
+        guard offset <= received else { return .violated(violation("a gap: byte \(offset) came before byte \(received)")) }
+        guard end > received else { return .repeated }
+        let skip = Int(received - offset)
+        guard end - delivered <= UInt64(settings.window) else {
+            return .violated(violation("more than the window (\(settings.window) bytes) unacknowledged"))
         }
-        if appInputEnded, !finSent, sent == readEnd {
-            finSent = true
-            out.append(.send(.fin(stream: id, offset: readEnd)))
-        }
-        return out
+        received = end
+        return .new(skip: skip)
     }
 
-    private mutating func ack() -> [Action] {
-        guard attached else { return [] }
-        lastAck = delivered
-        return [.send(.ack(stream: id, offset: delivered + (finDelivered ? 1 : 0), window: UInt32(clamping: settings.window)))]
+    /// The bytes of a data frame at `offset`: those we do not have yet are delivered.
+    public mutating func data(at offset: UInt64, _ bytes: ArraySlice<UInt8>) -> [Action] {
+        switch arrived(dataAt: offset, count: bytes.count) {
+        case .new(let skip): return [.deliver(bytes.dropFirst(skip))]
+        case .repeated: return []
+        case .violated(let actions): return actions
+        }
     }
 
     /// The peer broke the protocol: the stream is reset on both sides.

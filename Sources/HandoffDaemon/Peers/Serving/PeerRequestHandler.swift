@@ -39,8 +39,8 @@ public struct PeerRequestHandler: Sendable {
         return await reply(to: message, at: now)
     }
 
-    /// The reply to one decoded message.
-    public func reply(to message: PeerMessage, at now: Date = Date()) async -> PeerMessage? {
+    /// The reply to one decoded message from `peerID` (nil: a test's or this machine's own).
+    public func reply(to message: PeerMessage, from peerID: String? = nil, at now: Date = Date()) async -> PeerMessage? {
         switch message {
         case .hello(let id, let hello):
             guard hello.protocolVersion == PeerMessage.protocolVersion else { return Self.unsupported(hello, id: id) }
@@ -50,7 +50,12 @@ public struct PeerRequestHandler: Sendable {
         case .fetch(let id, let activityID):
             // An expired activity is still served, so that the continuing machine reports "expired"
             // (on both machines) rather than "not found".
-            guard let entry = await current().entries.first(where: { $0.activity.id == activityID && $0.activity.isEligibleForHandoff }) else {
+            // One for another machine alone is not found by this one: it must not learn it exists.
+            guard
+                let entry = await current().entries.first(where: {
+                    $0.activity.id == activityID && $0.activity.isEligibleForHandoff && $0.isFor(peerID)
+                })
+            else {
                 return .error(
                     id: id, code: "not-found",
                     message: "activity \(activityID.canonicalString) is not current here (it may have been resigned, invalidated or expired)")
