@@ -83,6 +83,10 @@ final class Streams: Sendable {
     /// kind bytes and the stream header.
     static let maxPayload = LinkSession.maxMessage(frame: 65_535) - 1 - StreamFrame.headerBytes
 
+    /// The most read from an app's socket at once: a few frames, cut by the session as it sends
+    /// them (a read of one frame's payload made four times the reads, each a turn of the loop).
+    static let appRead = 256 << 10
+
     // MARK: - The continuing side
 
     /// An activity was continued here (from a peer, or pushed by it): its app may ask for streams.
@@ -323,7 +327,7 @@ final class Streams: Sendable {
             onDetached: { [weak self] in self?.detached($0) }, onEnd: { [weak self] in self?.ended($0) })
         let handler = AppEndHandler(link: link)
         do {
-            let (channel, theirs) = try await AppEnd.make(group: loop ?? group, chunk: Self.maxPayload) { handler }
+            let (channel, theirs) = try await AppEnd.make(group: loop ?? group, chunk: Self.appRead) { handler }
             link.setApp(channel, handler: handler)
             state.withLockedValue {
                 $0.links[key] = link
