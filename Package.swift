@@ -267,7 +267,8 @@ let package = Package(
             ]),
         // Test hosts (network namespaces, avahi-daemon) and child processes for tests.
         .target(name: "HandoffTestSupport", path: "Tests/HandoffTestSupport"),
-        .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"]),
+        // Fixtures: hostile property lists, read by the tests from their paths.
+        .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
         .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
         .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffContent", "HandoffCore"]),
@@ -283,7 +284,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ],
-            // Databases written by handoffd 0.2 (GRDB): read by the tests from their paths.
+            // Databases written by handoffd 0.2 (GRDB) and the Noise test vectors: read by the
+            // tests from their paths.
             exclude: ["Fixtures"]),
         .testTarget(
             name: "HandoffDaemonTests",

@@ -4,8 +4,8 @@ import Testing
 @testable import HandoffCore
 
 @Suite struct HostileInputTests {
-    static let hostileFolder = repositoryRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/testdata/hostile-plists")
+    static let hostileFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/hostile-plists")
 
     @Test func everyHostilePlistIsACleanError() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.hostileFolder.path)

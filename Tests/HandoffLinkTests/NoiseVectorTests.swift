@@ -21,9 +21,8 @@ import Testing
     struct File: Decodable { let vectors: [AnyVector] }
     struct AnyVector: Decodable { let protocol_name: String }
 
-    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-            "shared/testdata/noise/cacophony-25519-ChaChaPoly-SHA256.json")
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/noise/cacophony-25519-ChaChaPoly-SHA256.json")
 
     static func xxVectors() throws -> [Vector] {
         let data = try Data(contentsOf: path)
@@ -33,7 +32,7 @@ import Testing
     }
 
     /// The handshake hash published with the cacophony vectors for XX. The copy in
-    /// shared/testdata/noise/ carries a different `handshake_hash` (e37b138e...) for XX, and altered
+    /// Fixtures/noise/ carries a different `handshake_hash` (e37b138e...) for XX, and altered
     /// ones for its other patterns too, while every message in it matches the published vectors.
     /// Each ciphertext is authenticated with the running hash as associated data, so matching
     /// messages prove the hash at every step; an independent implementation (Python's
