@@ -39,46 +39,10 @@ start_daemon 1 alpha
 PID=$(daemon_pid alpha)
 prlimit --pid "$PID" --nofile=1024:1024
 
-coproc PEER { scripts/testhosts.sh exec "${SET}1" /usr/bin/python3 "$REPO/scripts/conformance-peer.py" key="$WORK/peer.key" name=hostile types=org.hawknotes.bookDetail 2>"$WORK/peer.err"; }
-say() { echo "$1" >&"${PEER[1]}"; }
-# hear KEY: the peer's next line holding KEY (or an error), within 120 s, in LINE. (Not in a
-# command substitution: a coprocess's descriptors are not open in subshells.)
-LINE=""
-hear() {
-  while IFS= read -r -t 120 LINE <&"${PEER[0]}"; do
-    case "$LINE" in *"\"$1\""* | *'"error"'*) return 0 ;; esac
-  done
-  echo "bench: the peer said nothing with $1; its stderr:" >&2; cat "$WORK/peer.err" >&2; exit 1
-}
-field() { sed -n "s/.*\"$1\" *: *\\([^,}]*\\).*/\\1/p" | head -1 | tr -d '" '; }
-alive() { kill -0 "$PID" 2>/dev/null && echo yes || echo "no (it died)"; }
-fds() { ls "/proc/$PID/fd" 2>/dev/null | wc -l; }
-rss_mib() { awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$PID/status" 2>/dev/null || echo "-"; }
-hwm_mib() { awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$PID/status" 2>/dev/null || echo "-"; }
-ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-
-# Pairing: the accepting side as this build's handoffctl wants it.
-if "$BIN/handoffctl" pair --help 2>&1 | grep -q -- '--code'; then
-  mkfifo "$WORK/accept.in"
-  ctl alpha pair --accept --json --timeout 30 < "$WORK/accept.in" > "$WORK/accept.out" 2>&1 &
-  exec 7> "$WORK/accept.in"
-else
-  ctl alpha pair --accept --yes --json --timeout 30 > "$WORK/accept.out" 2>&1 &
-fi
-code=""
-for n in $(seq 1 50); do
-  say '{"op": "pair", "host": "127.0.0.1", "port": 7340}'
-  hear code
-  code=$(field code <<< "$LINE")
-  [ -n "$code" ] && break
-  sleep 0.2
-done
-[ -n "$code" ] || { echo "bench: the peer could not reach alpha's window" >&2; exit 1; }
-# Both sides show the same code here (no one is in the middle on this host): each is given it.
-( echo "$code" >&7 ) 2>/dev/null || true  # a subshell: a SIGPIPE would end this shell
-say "{\"code\": \"$code\"}"
-hear paired
-exec 7>&- 2>/dev/null || true
+source scripts/lib-python-peer.sh
+start_peer 1 hostile
+pair_peer alpha
+code=$PAIR_CODE
 echo "paired with alpha (code $code); alpha: pid $PID, LimitNOFILE 1024, RSS $(rss_mib) MiB, $(fds) descriptors"
 
 ctl alpha watch --json > "$WORK/events" &

@@ -2,7 +2,9 @@
 # Continuation stream figures between two test hosts (root), release build, one run:
 #   - 1 GiB through one stream, app to app (the continuing app on beta writes, `handoffctl stream
 #     offer --discard` on alpha reads), beside plain TCP between the same hosts, and beside
-#     `handoffctl send-file` of a 1 GiB file to `handoffctl receive`; the ratio to plain TCP;
+#     `handoffctl send-file` of a 1 GiB file to `handoffctl receive`, onto the disk (beside the
+#     disk's own floor: dd writing and syncing the same bytes) and into a tmpfs; each as a ratio
+#     to plain TCP;
 #   - both daemons' RSS growth during the 1 GiB transfer;
 #   - stream open after continue (open session) p50, and a 1-byte echo round trip app -> app;
 #   - resume: the link cut (eth0 down on beta) for 3 s at 50 % of a 1 GiB transfer; the time lost
@@ -21,8 +23,10 @@ DAEMON_EXTRA_CONFIG="activity_types:
   - type: org.handoffd.file
     required_keys: [name, size]"
 kids=()
+RAM=""
 cleanup() {
   for p in "${kids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "$RAM" ] && { sleep 0.2; umount "$RAM" 2>/dev/null || umount -l "$RAM"; }
   end_daemons_and_hosts
 }
 trap cleanup EXIT
@@ -63,9 +67,24 @@ kids+=($!)
 for _ in $(seq 1 100); do grep -q Receiving "$WORK/receive.out" 2>/dev/null && break; sleep 0.05; done
 ctl beta send-file "$WORK/big.bin" --to alpha --json > "$WORK/send.out"
 secs=$(sed -n 's/.*"seconds" : \([0-9.]*\).*/\1/p' "$WORK/send.out")
-awk -v s="$secs" -v b=$GiB 'BEGIN { printf "send-file: %d bytes in %.3f s = %.0f MB/s (process start to exit of the sender)\n", b, s, b / s / 1e6 }'
+awk -v s="$secs" -v b=$GiB -v t="$tcp" 'BEGIN { printf "send-file to disk: %d bytes in %.3f s = %.0f MB/s, %.2f of plain TCP (process start to exit of the sender)\n", b, s, b / s / 1e6, b / s / 1e6 / t }'
 [ "$(sha256sum < "$WORK/big.bin")" = "$(sha256sum < "$WORK/inbox/big.bin")" ] && echo "sha256 equal" || echo "sha256 DIFFERS"
 rm -f "$WORK/inbox/big.bin"
+# The disk's own floor: the same bytes written and synced by dd, as receive writes them.
+dd if="$WORK/big.bin" of="$WORK/dd.bin" bs=256K conv=fsync 2>&1 | awk '/copied/ { printf "the disk alone (dd, 256 KiB writes, fsync): %s %s\n", $(NF-1), $NF }'
+rm -f "$WORK/dd.bin"
+# The same into memory (tmpfs): the transfer without the disk.
+kill "${kids[-1]}" 2>/dev/null || true
+mkdir -p "$WORK/ram"
+mount -t tmpfs -o size=1200m tmpfs "$WORK/ram"
+RAM=$WORK/ram
+ctl alpha receive --dir "$WORK/ram" > "$WORK/receive-ram.out" 2>&1 &
+kids+=($!)
+for _ in $(seq 1 100); do grep -q Receiving "$WORK/receive-ram.out" 2>/dev/null && break; sleep 0.05; done
+ctl beta send-file "$WORK/big.bin" --to alpha --json > "$WORK/send-ram.out"
+secs=$(sed -n 's/.*"seconds" : \([0-9.]*\).*/\1/p' "$WORK/send-ram.out")
+awk -v s="$secs" -v b=$GiB -v t="$tcp" 'BEGIN { printf "send-file into tmpfs: %d bytes in %.3f s = %.0f MB/s, %.2f of plain TCP\n", b, s, b / s / 1e6, b / s / 1e6 / t }'
+rm -f "$WORK/ram/big.bin"
 
 echo "== latency, $N trials each (open session)"
 "$BIN/handoff-stream-bench" open "$sock" alpha "$echo_id" "$N"
