@@ -9,7 +9,7 @@ REPO=$PWD
 export PATH="/opt/swift/usr/bin:$PATH"
 [ "$(id -u)" -eq 0 ] || { echo "demo: run as root (it makes network namespaces)"; exit 1; }
 
-scripts/install-deps.sh
+scripts/install-deps.sh --demo
 swift build --product handoffd
 swift build --product handoffctl
 swift build --product hawknotes
@@ -19,11 +19,28 @@ WORK=$(mktemp -d /tmp/handoffd-demo.XXXXXX)
 source scripts/lib-daemons.sh
 TMUX_SOCKET="$WORK/tmux.sock"
 tmux_pid=""
-# The tmux server the demo starts (inside host B) is ended by its PID, also on failure.
-finish() { [ -n "$tmux_pid" ] && kill "$tmux_pid" 2>/dev/null || true; end_daemons_and_hosts; }
+watcher=""
+# The tmux server the demo starts (inside host B) and A's event watcher are ended by their PIDs,
+# also on failure.
+finish() {
+  [ -n "$tmux_pid" ] && kill "$tmux_pid" 2>/dev/null || true
+  [ -n "$watcher" ] && kill "$watcher" 2>/dev/null || true
+  end_daemons_and_hosts
+}
 trap finish EXIT
 
 step() { printf '\n== %s\n' "$*"; }
+# within SECONDS WHAT COMMAND...: COMMAND succeeds within SECONDS (tried again every 0.1 s), or the
+# demo fails saying that WHAT did not happen.
+within() {
+  local limit=$1 what=$2
+  local end=$((SECONDS + limit))
+  shift 2
+  until "$@" > /dev/null 2>&1; do
+    [ $SECONDS -lt $end ] || { echo "demo: $what did not happen within $limit s" >&2; exit 1; }
+    sleep 0.1
+  done
+}
 step "two test hosts (network namespaces, each with its own avahi-daemon)"
 scripts/testhosts.sh up "$SET" 2 >/dev/null
 echo "host A: ${SET}1 $(scripts/testhosts.sh addr ${SET}1)    host B: ${SET}2 $(scripts/testhosts.sh addr ${SET}2)"
@@ -37,7 +54,8 @@ step "what anyone on the network sees (avahi-browse on host B): random names, a 
 # name ; SRV host ; TXT of each resolved IPv4 advert, once both are resolved. Each browse is
 # given 4 s: avahi-browse -t can wait forever for an "all for now" (avahi issues 264 and 444).
 adverts() { scripts/testhosts.sh exec "${SET}2" timeout -k 2 4 avahi-browse -prt _handoff._tcp 2>/dev/null | grep '^=;[^;]*;IPv4;' | cut -d';' -f4,7,10; }
-for n in $(seq 1 50); do [ "$(adverts | wc -l)" -ge 2 ] && break; sleep 0.2; done
+both_adverts() { [ "$(adverts | wc -l)" -ge 2 ]; }
+within 15 "host B seeing both adverts" both_adverts
 adverts
 
 step "pairing (both machines show the same code; B's name is advertised only while it waits)"
@@ -46,26 +64,33 @@ echo "both show code $code; paired"
 ctl alpha trust
 
 step "B now recognises A's advert by A's key"
+alpha_present() { ctl beta peers --json | grep -A8 '"alpha"' | grep -q '"present" : true'; }
+within 10 "B showing alpha as paired and present" alpha_present
 ctl beta peers
 
 step "A: the person views Lady Beatrice in The Burning Swift"
+# A's events from here on: the step that shows A was told waits for that event by its name.
+"$BIN/handoffctl" watch --event userActivityWasContinued --count 1 --socket "$(control_socket alpha)" > "$WORK/events-alpha" &
+watcher=$!
 ctl alpha publish --character "Lady Beatrice"
 id=$(ctl alpha activities --json | json_field activity)
 
 step "B: activities offered by paired machines"
+listed_on_b() { ctl beta activities --remote --json | grep -q "$id"; }
+within 10 "B listing A's activity $id" listed_on_b
 ctl beta activities --remote
 
 step "B continues it"
-ctl alpha watch --count 1 > "$WORK/events-alpha" &
-watcher=$!
-ctl beta continue alpha "$id"
+ctl beta continue alpha "$id" | tee "$WORK/continued"
+grep -q "Lady Beatrice" "$WORK/continued" || { echo "demo: B's continue did not reach Lady Beatrice" >&2; exit 1; }
 
 step "B's scene: routed to the book tab and the character"
 scene=$(ctl beta scenes --json | json_field scene)
-ctl beta scene show "$scene"
+ctl beta scene show "$scene" | tee "$WORK/scene"
+grep -q "Lady Beatrice" "$WORK/scene" || { echo "demo: B's scene does not show Lady Beatrice" >&2; exit 1; }
 
 step "A was told (userActivityWasContinued)"
-wait $watcher
+within 10 "A being told that B continued its activity (userActivityWasContinued)" grep -q userActivityWasContinued "$WORK/events-alpha"
 cat "$WORK/events-alpha"
 
 step "B's Hawk Notes app (hawknotes in a terminal on B) opens at the continued character"

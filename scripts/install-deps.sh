@@ -6,18 +6,26 @@
 # in this machine's own network namespace, so service starts are denied while we install.
 set -euo pipefail
 
-PACKAGES=(
+# What the demo needs (scripts/demo.sh): build, test hosts with avahi, Hawk Notes in tmux.
+DEMO=(
   pkg-config            # SwiftPM finds libldns through it
-  libstdc++-12-dev      # libstdc++.a: linked into the release binaries (scripts/build-release.sh)
   libavahi-client-dev   # the Avahi client library handoffd links
   avahi-daemon          # started only inside test network namespaces
-  avahi-utils           # avahi-publish / avahi-browse: raw floor and foreign-publisher tests
+  avahi-utils           # avahi-browse: what anyone on the network sees (the demo shows it)
   dbus-daemon           # each test host runs its own system bus
   iproute2              # ip netns, veth, bridge
   util-linux            # nsenter, unshare
   libsqlite3-dev        # SQLite (HandoffState, through its C API)
   libyaml-dev           # libyaml: the configuration file (HandoffConfig)
   procps                # pgrep/ps in test harnesses
+  libldns-dev           # DNS queries and TSIG-signed dynamic updates: unicast DNS-SD (wide_area)
+  libncurses-dev        # ncursesw: the Hawk Notes terminal app
+  tmux                  # the terminal the demo shows Hawk Notes in (inside a test host)
+  libsystemd-dev        # sd-bus and sd-event: the D-Bus API (HandoffBus)
+)
+# What the tests and the package add (scripts/test.sh, .ci/run).
+TESTS=(
+  libstdc++-12-dev      # libstdc++.a: linked into the release binaries (scripts/build-release.sh)
   systemd               # systemd-analyze: the unit's security exposure is tested
   mmdebstrap            # a Debian 12 tree that boots systemd for the systemd suite
   systemd-container     # systemd-nspawn (without recommends: libnss-mymachines edits nsswitch.conf)
@@ -25,12 +33,8 @@ PACKAGES=(
   lintian               # checks the .deb
   python3-zeroconf      # an mDNS browser that is not Avahi: the privacy test's stranger
   python3-dissononce    # Noise for the conformance peer: a second implementation, from the docs
-  libldns-dev           # DNS queries and TSIG-signed dynamic updates: unicast DNS-SD (wide_area)
   bind9                 # named, run only inside test namespaces: the wide-area tests' DNS server
   bind9-dnsutils        # dig and nsupdate: the tests check the zone with them
-  libncurses-dev        # ncursesw: the Hawk Notes terminal app
-  tmux                  # real terminals for the Hawk Notes end-to-end tests (inside test hosts)
-  libsystemd-dev        # sd-bus and sd-event: the D-Bus API (HandoffBus)
   python3-dbus          # the D-Bus end-to-end tests' client, written from docs/DBUS.md
   python3-gi            # its main loop (GLib), for signals
   libglib2.0-bin        # gdbus: the search providers' calls with their exact signatures
@@ -38,6 +42,18 @@ PACKAGES=(
   xvfb                  # the display dunst needs, in test hosts
   nftables              # random loss and outages on test links only (scripts/chaos.sh; no netem here)
 )
+# scripts/install-deps.sh [--demo] [--list]: --demo installs what the demo needs alone; --list
+# prints the packages instead of installing them.
+PACKAGES=("${DEMO[@]}" "${TESTS[@]}")
+list=0
+for arg in "$@"; do
+  case "$arg" in
+    --demo) PACKAGES=("${DEMO[@]}") ;;
+    --list) list=1 ;;
+    *) echo "install-deps: unknown option $arg (--demo, --list)" >&2; exit 64 ;;
+  esac
+done
+if [ "$list" = 1 ]; then printf '%s\n' "${PACKAGES[@]}"; exit 0; fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -65,8 +81,14 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# named runs only inside test namespaces: the package's own service is not started (policy-rc.d
-# above) and not enabled for the next boot either (links only; PID 1 is not asked).
-if [[ " ${missing[*]} " == *" bind9 "* ]] && command -v deb-systemd-helper >/dev/null; then
-  DPKG_MAINTSCRIPT_PACKAGE=bind9 deb-systemd-helper disable named.service >/dev/null 2>&1 || true
-fi
+# avahi-daemon and named run only inside test namespaces: the packages' own services are not
+# started (policy-rc.d above) and not enabled for the next boot either (links only; PID 1 is not
+# asked), so a reboot of this machine does not start them in its own network namespace.
+disable_units() {  # PACKAGE UNIT...
+  local package=$1; shift
+  [[ " ${missing[*]} " == *" $package "* ]] && command -v deb-systemd-helper >/dev/null || return 0
+  local unit
+  for unit in "$@"; do DPKG_MAINTSCRIPT_PACKAGE=$package deb-systemd-helper disable "$unit" >/dev/null 2>&1 || true; done
+}
+disable_units avahi-daemon avahi-daemon.service avahi-daemon.socket
+disable_units bind9 named.service

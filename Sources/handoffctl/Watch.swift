@@ -18,6 +18,7 @@ struct Watch: AsyncParsableCommand {
     )
     @OptionGroup var options: ClientOptions
     @Option(help: "Exit after this many events.") var count: Int?
+    @Option(help: "Only events of this name (such as userActivityWasContinued); --count counts these.") var event: String?
 
     func run() async throws {
         try await options.withClient { client in try await watch(client) }
@@ -26,7 +27,7 @@ struct Watch: AsyncParsableCommand {
     private func watch(_ client: HandoffClient) async throws {
         _ = try await options.perform(client, WatchRequest())
         var seen = 0
-        for await event in client.events {
+        for await event in client.events where self.event == nil || event.name == self.event {
             if options.json {
                 var d = event.fields
                 d["event"] = .string(event.name)

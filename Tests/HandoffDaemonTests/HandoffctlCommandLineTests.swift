@@ -162,6 +162,36 @@ import Testing
     }
 }
 
+/// `watch --event NAME` prints events of that name alone, and `--count` counts those: a script
+/// waiting for one event took the first of any kind (the demo printed a pairing advert's goodbye
+/// as "A was told").
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlWatchEventTests {
+    @Test func watchWaitsForTheEventItNames() async throws {
+        let network = FakeNetwork()
+        let a = try await LoopbackDaemon("alpha", on: network)
+        try await withStopping(a) {
+            let ctl = BuiltProducts.path("handoffctl")
+            let all = try ChildProcess(ctl, ["watch", "--socket", a.control.path])
+            let one = try ChildProcess(ctl, ["watch", "--event", "activitiesChanged", "--count", "1", "--socket", a.control.path])
+            defer {
+                all.stop()
+                one.stop()
+            }
+            // Another machine opens its pairing window: alpha's watchers hear of it first.
+            let b = try await LoopbackDaemon("beta", on: network)
+            try await withStopping(b) {
+                let window = Task { try? await b.request("pair-accept", ["timeout": .integer(5)]) }
+                defer { window.cancel() }
+                try await waitUntil("alpha tells of beta", timeout: 10) { all.output.contains { $0.hasPrefix("peer") } }
+                #expect(one.output.isEmpty, "\(one.output)")
+                _ = try await SearchTests.publish(a, title: "Lantern", search: false)
+                #expect(await offPool { one.waitForExit(timeout: 10) } == 0)
+                #expect(one.output.count == 1 && one.output[0].hasPrefix("activitiesChanged "), "\(one.output)")
+            }
+        }
+    }
+}
+
 /// `handoffctl receive` checks where it saves before it takes a file: a directory missing or not
 /// one failed each transfer only after the other machine had started sending.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlReceiveTests {
