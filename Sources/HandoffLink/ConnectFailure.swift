@@ -27,6 +27,12 @@ public enum ConnectFailure {
         }
     }
 
+    /// Whether the connection failed because the name gave no address at all.
+    public static func isUnresolvedName(_ error: any Error) -> Bool {
+        guard let e = error as? NIOConnectionError else { return false }
+        return e.connectionErrors.isEmpty && (e.dnsAError != nil || e.dnsAAAAError != nil)
+    }
+
     static func unresolved(_ host: String) -> String {
         "the name \(host) cannot be resolved on this machine; check it, or give the machine's address"
     }

@@ -64,6 +64,14 @@ struct Pair: AsyncParsableCommand {
         let bound: () -> Duration = { max(deadline - ContinuousClock.now, .zero) + .seconds(5) }
         // One connection for every step: the pairing belongs to the client that started it.
         let (shown, result): (String, PeerIdentityInfo) = try await options.withClient { client in
+            if accept {
+                // What to do on the other machine, while this one waits (on stderr: scripts read
+                // the code on stdout).
+                let here = (try? await client.perform(StatusRequest()))?.device ?? "this machine"
+                StandardStreams.error(
+                    "Waiting up to \(Duration.seconds(timeout ?? 120).spokenSeconds) for another machine to pair: run `handoffctl pair \(here.terminalSafe)` there (or `handoffctl pair ADDRESS` over a VPN). Ctrl-C to stop.\n"
+                )
+            }
             while true {
                 // Whole seconds, rounded up: a window of 2 s asked a moment after the start is 2 s.
                 let left = deadline - ContinuousClock.now
@@ -80,9 +88,10 @@ struct Pair: AsyncParsableCommand {
                 do throws(ClientError) { outcome = .success(try await client.perform(confirm)) } catch { outcome = .failure(error) }
                 switch outcome {
                 case .success(let done): return (started.code, done)
-                case .failure(.refused(let reason, let message)) where accept && reason == "codes-differ" && ContinuousClock.now < deadline:
-                    // A stranger (or a mistyped code) is refused; with --accept the window stays
-                    // open and this waits for the next attempt while its time lasts.
+                case .failure(.refused(let reason, let message))
+                where accept && ["codes-differ", "refused-there"].contains(reason) && ContinuousClock.now < deadline:
+                    // A stranger, or a code mistyped here or there, is refused; with --accept the
+                    // window stays open and this waits for the next attempt while its time lasts.
                     StandardStreams.error("\(message)\nWaiting for the next attempt…\n")
                 case .failure(.refused(_, let message)): throw failure(message, code: ExitStatus.refused)
                 case .failure(let error): throw failure(error.description, code: ExitStatus.daemon)

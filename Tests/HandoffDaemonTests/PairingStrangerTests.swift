@@ -175,3 +175,73 @@ import Testing
 private final class Bystander: EventOutlet {
     func send(event name: String, _ fields: [String: PropertyListValue]) {}
 }
+
+/// A typo on the asking side refuses that attempt and no more: `pair --accept` on the other
+/// machine is told that the code typed there was not its own, and waits for the next attempt
+/// (it ended, against docs/LINK.md and `pair --help`); the lockout after repeated failures is said.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PairingTypoTests {
+    @Test func aTypoOnTheAskingSideLeavesTheAcceptingSideWaiting() async throws {
+        let network = FakeNetwork()
+        let a = try await LoopbackDaemon("alpha", on: network)
+        let b = try await LoopbackDaemon("beta", on: network)
+        try await withStopping(a, b) {
+            let port = await a.daemon.peers.port
+            let said = FileManager.default.temporaryDirectory.appendingPathComponent("pair-typo-\(UUID().uuidString.prefix(8))").path
+            let accepting = try ChildProcess(
+                BuiltProducts.path("handoffctl"), ["pair", "--accept", "--json", "--timeout", "30", "--socket", a.control.path],
+                stderrPath: said)
+            defer {
+                accepting.stop()
+                try? FileManager.default.removeItem(atPath: said)
+            }
+            let asker = try await HandoffClient.connect(socketPath: b.control.path)
+            defer { Task { await asker.close() } }
+            // First attempt: beta's person mistypes the code alpha shows.
+            try await waitUntil("alpha's window opens", timeout: 10) { await a.daemon.pairing.waitingAccepts == 1 }
+            let first = try await asker.perform(PairRequest(peer: "127.0.0.1:\(port)"))
+            let shown = try #require(await offPool { accepting.waitForJSON(timeout: 10) { $0.string("code") != nil } })
+            accepting.send(try #require(shown.string("code")))
+            let refusal = await PairingStrangerTests.confirmWithAnotherCode(asker, first)
+            guard case .refused("codes-differ", let message)? = refusal else {
+                Issue.record("expected codes-differ, got \(String(describing: refusal))")
+                return
+            }
+            #expect(message.contains("locked for 5 minutes"), "\(message)")
+            try await waitUntil("alpha's `pair --accept` says why and waits on", timeout: 10) {
+                let text = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
+                return text.contains("the other machine refused this pairing") && text.contains("Waiting for the next attempt")
+            }
+            // While it waited, it said what to run on the other machine.
+            #expect(((try? String(contentsOfFile: said, encoding: .utf8)) ?? "").contains("run `handoffctl pair alpha` there"))
+            // Second attempt, typed right: the same `pair --accept` pairs.
+            try await waitUntil("alpha waits again", timeout: 10) { await a.daemon.pairing.waitingAccepts == 1 }
+            let second = try await asker.perform(PairRequest(peer: "127.0.0.1:\(port)"))
+            let again = try #require(await offPool { accepting.waitForJSON(from: shown.index + 1, timeout: 10) { $0.string("code") != nil } })
+            accepting.send(try #require(again.string("code")))
+            _ = try await asker.perform(PairConfirmRequest(pairing: second.pairing, accept: true, code: again.string("code")))
+            #expect(await offPool { accepting.waitForExit(timeout: 10) } == 0, "\(accepting.output)")
+            #expect(try await PairingStrangerTests.trustedNames(a) == ["beta"])
+        }
+    }
+}
+
+/// `pair NAME` for a machine whose window is not open (no advert lists the name, and no resolver
+/// knows it) says that, and what to run there: it said the name "cannot be resolved".
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PairingUnlistedNameTests {
+    @Test func aNameWhoseWindowIsNotOpenIsToldSo() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let client = try await HandoffClient.connect(socketPath: a.control.path)
+            defer { Task { await client.close() } }
+            do throws(ClientError) {
+                _ = try await client.perform(PairRequest(peer: "beta.invalid"))
+                Issue.record("pairing with a name nobody lists started")
+            } catch {
+                let said = error.description
+                #expect(
+                    said.contains("no machine named beta.invalid has its pairing window open")
+                        && said.contains("run `handoffctl pair --accept` on beta.invalid first"), "\(said)")
+            }
+        }
+    }
+}

@@ -62,6 +62,7 @@ public actor Pairing: Service {
     /// where to ask: what is pinned is the key whose code both people compared.
     func start(with name: String, owner: ControlClient, defaultPort: Int) async throws(ControlError) -> PairingCode {
         let target: (name: String, address: PeerEndpoint)
+        var listed = true
         do throws(ControlError) {
             let peer = try await peers.resolveForPairing(name)
             guard let address = peer.address else {
@@ -73,9 +74,19 @@ public actor Pairing: Service {
         } catch {
             guard let address = PeerEndpoint(parsing: name, defaultPort: defaultPort) else { throw error }
             target = (address.description, address)
+            listed = false
         }
         let session: PairingSession
         do { session = try await endpoint.pair(host: target.address.host, port: target.address.port) } catch {
+            // A name nobody lists and no resolver knows: most often a machine whose window is
+            // not open (it is listed by name only while it waits).
+            if !listed, !PeerEndpoint.isAddressLiteral(name), ConnectFailure.isUnresolvedName(error) {
+                throw .failed(
+                    code: "peer-unreachable",
+                    message:
+                        "no machine named \(name) has its pairing window open on this network: run `handoffctl pair --accept` on \(name) first (it waits 2 minutes), then pair again; on another network or over a VPN, give its address: `handoffctl pair HOST[:PORT]`"
+                )
+            }
             throw .failed(
                 code: "pairing-failed",
                 message: "pairing with \(target.name) failed: \(ConnectFailure.reason(error))")
@@ -156,16 +167,28 @@ public actor Pairing: Service {
             throw .failed(
                 code: "pairing-failed",
                 message: "pairing did not complete: \(failure). Run `handoffctl pair --accept` on the other machine, then pair again")
+        case .failure(.pairing(.rejectedByPeer)) where !differs:
+            // The person there typed another code (a typo, or a stranger answered here first):
+            // this machine's window may wait for the next attempt.
+            throw .failed(
+                code: "refused-there",
+                message:
+                    "the other machine refused this pairing (the code typed there was not \(p.code), or its person said no); nothing was stored. \(Self.lockoutNote)"
+            )
         case .failure where differs:
             throw .failed(
                 code: "codes-differ",
                 message:
-                    "the code given (\(typed ?? "")) is not the one this machine shows (\(p.code)): another machine may have answered first; nothing was stored. Check the other machine and pair again"
+                    "the code given (\(typed ?? "")) is not the one this machine shows (\(p.code)): another machine may have answered first; nothing was stored. Check the other machine and pair again. \(Self.lockoutNote)"
             )
         case .failure(let error):
             throw .failed(code: "pairing-failed", message: "pairing did not complete: \(error)")
         }
     }
+
+    /// What a person meets after failed attempts (PairingCoordinator's lockout), said with each.
+    static let lockoutNote =
+        "After \(PairingLockout.maxFailures) failed attempts from one address, pairing from there is locked for \(Int(PairingLockout.duration / 60)) minutes."
 
     func unpair(_ name: String) async throws(ControlError) -> PeerIdentityInfo {
         let peer = try await peers.resolve(name)
