@@ -135,7 +135,12 @@ struct Receive: AsyncParsableCommand {
             stream.close()
             throw ReceiveError(why)
         }
-        let bar = options.json ? nil : ProgressBar(total: size, label: "\(name.terminalSafe) <- \(peer.terminalSafe)")
+        let bar =
+            options.json
+            ? nil
+            : ProgressBar(
+                total: size, label: "\(name.terminalSafe) <- \(peer.terminalSafe)",
+                waiting: "waiting for the link to \(peer.terminalSafe) (the transfer resumes if it is back within a minute)")
         let writeback = Writeback(out)
         let copied = await StreamPump.copy(
             from: stream.descriptor, to: out, limit: size, shutdownAfter: false,
@@ -147,8 +152,9 @@ struct Receive: AsyncParsableCommand {
                 let disk = Self.space(directory)
                 return limits.stopWriting(remaining: size - done, freeBytes: disk.free, totalBytes: disk.total)
             })
-        bar?.finish()
+        if copied.error == nil, copied.bytes == size { bar?.waitFor("saving it (fsync)") }
         let synced = fsync(out) == 0
+        bar?.finish()
         close(out)
         guard copied.error == nil, copied.bytes == size, synced else {
             unlink(part)

@@ -88,11 +88,18 @@ struct SendFile: AsyncParsableCommand {
             throw failure("could not open the stream: \(error.description)", code: ExitStatus.refused)
         }
         guard let stream else { return }
-        let bar = options.json ? nil : ProgressBar(total: size, label: "\(name.terminalSafe) -> \(to.terminalSafe)")
+        let bar =
+            options.json
+            ? nil
+            : ProgressBar(
+                total: size, label: "\(name.terminalSafe) -> \(to.terminalSafe)",
+                waiting: "waiting for the link to \(to.terminalSafe) (the transfer resumes if it is back within a minute)")
         let sent = await StreamPump.copy(from: fd, to: stream.descriptor, limit: size, shutdownAfter: true) { bar?.update($0) }
-        bar?.finish()
+        // Every byte left this machine: done once the receiver has them on its disk.
+        if sent.error == nil { bar?.waitFor("waiting for \(to.terminalSafe) to save it") }
         // The receiver answers one line (saved, or why not) and closes.
         let answer = await StreamPump.readLine(stream.descriptor)
+        bar?.finish()
         let outcome = await stream.outcome()
         stream.close()
         await finish(owner, id)
