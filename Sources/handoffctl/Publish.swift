@@ -33,6 +33,8 @@ struct Publish: ParsableCommand {
     @Option(help: "webpageURL (http or https): the fallback when no handler takes it.") var url: String?
     @Option(help: "Expires after this many seconds, or at this ISO 8601 time.") var expires: String?
     @Flag(help: "The app holds unsaved state: the daemon asks it for a fresh copy before sending.") var needsSave = false
+    @Flag(help: "Eligible for search (isEligibleForSearch): `handoffctl search` and the desktop find it here.") var searchable = false
+    @Option(help: "A search keyword (repeatable).") var keyword: [String] = []
 
     func validate() throws {
         if type == nil && character == nil { throw ValidationError("give --type, or --character for a Hawk Notes character") }
@@ -70,6 +72,10 @@ struct Publish: ParsableCommand {
             }
             if let expires { activity.expirationDate = try Self.date(expires) }
             activity.needsSave = needsSave
+            // A character viewed in Hawk Notes is what a person searches for, as Apple's samples
+            // mark theirs; any other activity when asked.
+            if searchable || character != nil { activity.isEligibleForSearch = true }
+            activity.keywords.formUnion(keyword)
         } catch let e as ExitCode {
             throw e
         } catch let e as ValidationError {
@@ -95,7 +101,7 @@ struct Publish: ParsableCommand {
     func characterActivity(_ wanted: String) throws -> UserActivity {
         for book in try options.performOnce(LibraryBooksRequest()).items {
             for c in try options.performOnce(LibraryCharactersRequest(book: book.id.canonicalString)).items
-            where c.id.canonicalString.lowercased() == wanted.lowercased() || c.name == wanted {
+            where c.id.canonicalString.lowercased() == wanted.lowercased() || c.name.lowercased() == wanted.lowercased() {
                 var a = UserActivity(type: HawkNotes.characterDetail, title: "Viewing \(c.name) in \(book.title)")
                 try a.setTypedPayload(BookCharacter(id: c.id, name: c.name, description: c.description))
                 a.targetContentIdentifier = ContentPath(tabID: book.id, itemID: c.id).description

@@ -52,7 +52,10 @@ struct Search: AsyncParsableCommand {
         for (i, h) in hits.enumerated() {
             t.add(String(i + 1), h.kind, h.place.terminalSafe, h.updated.map(tableWhen) ?? "", (h.title + " (" + h.detail + ")").terminalSafe)
         }
-        t.print(empty: "Nothing found. Activities are found while they are current; try fewer or shorter words.")
+        t.print(
+            empty:
+                "Nothing found. Paired machines' activities are found while they are current there; this machine's when published as searchable (`publish --searchable`, isEligibleForSearch). Try fewer or shorter words."
+        )
     }
 
 }

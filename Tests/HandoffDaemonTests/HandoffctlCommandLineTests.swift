@@ -230,3 +230,36 @@ import Testing
         }
     }
 }
+
+/// What a newcomer met with `publish` and `search`: an activity published from the command line
+/// could not be made searchable, so search never found what this machine was doing while its hint
+/// said it would; an undeclared type did not name the declared ones; `--character` minded case.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlPublishSearchTests {
+    static func ctl(_ a: LoopbackDaemon, _ args: [String]) async throws -> (status: Int32, output: String) {
+        try await runCommandOffPool([BuiltProducts.path("handoffctl")] + args + ["--socket", a.control.path])
+    }
+
+    @Test func aSearchablePublishIsFoundHereAndTheRestSaysWhatToDo() async throws {
+        let a = try await LoopbackDaemon("alpha", on: FakeNetwork())
+        try await withStopping(a) {
+            let book = ["--type", "org.hawknotes.bookDetail", "--info", "bookID=E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"]
+            let published = try await Self.ctl(a, ["publish"] + book + ["--title", "Lantern notes", "--searchable", "--keyword", "harbour"])
+            #expect(published.status == 0, "\(published.output)")
+            try await waitUntil("search finds it by its title and its keyword", timeout: 10) {
+                let byTitle = try await Self.ctl(a, ["search", "lantern"]).output
+                let byKeyword = try await Self.ctl(a, ["search", "harbour"]).output
+                return byTitle.contains("Lantern notes") && byKeyword.contains("Lantern notes")
+            }
+            let none = try await Self.ctl(a, ["search", "zzqx"])
+            #expect(none.output.contains("this machine's when published as searchable (`publish --searchable`"), "\(none.output)")
+
+            let undeclared = try await Self.ctl(a, ["publish", "--type", "org.example.nope"])
+            #expect(
+                undeclared.status != 0 && undeclared.output.contains("declared here: org.handoffd.file, org.hawknotes.bookDetail"),
+                "\(undeclared.output)")
+
+            let lady = try await Self.ctl(a, ["publish", "--character", "lady beatrice"])
+            #expect(lady.status == 0 && lady.output.contains("Published"), "\(lady.output)")
+        }
+    }
+}

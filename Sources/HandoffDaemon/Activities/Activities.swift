@@ -130,7 +130,12 @@ public actor Activities: Service {
         do throws(ActivityError) {
             size = try configuration.activityTypes.validateForPublishing(activity, at: Date(), sizePolicy: configuration.sizePolicy)
         } catch {
-            throw .failed(code: ContinuationFailure(error, type: activity.type).code, message: error.description)
+            var message = error.description
+            if case .undeclaredType = error {
+                // The types it may take, so that a person need not open the configuration to look.
+                message += " (declared here: \(configuration.activityTypes.types.map(\.rawValue).sorted().joined(separator: ", ")))"
+            }
+            throw .failed(code: ContinuationFailure(error, type: activity.type).code, message: message)
         }
         for id in current.becomeCurrent(activity, scene: scene, audience: audience, at: Date()) { owners[id] = nil }
         if let owner { owners[activity.id] = owner }
