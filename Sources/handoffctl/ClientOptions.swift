@@ -105,6 +105,8 @@ enum ExitStatus {
     static let continuationFailed: Int32 = 2
     static let daemon: Int32 = 3
     static let usage: Int32 = 64
+    /// A file to read is missing or unreadable (sysexits' EX_NOINPUT).
+    static let noInput: Int32 = 66
 }
 
 /// Prints the message (it can quote a peer: its name, its error text; printed escaped) and

@@ -14,24 +14,51 @@ struct Continue: AsyncParsableCommand {
         abstract: "Continue a paired machine's activity here: fetch it, dispatch it, tell the other machine the outcome."
     )
     @OptionGroup var options: ClientOptions
-    @Argument(help: "The machine that offers the activity.") var peer: String
-    @Argument(help: "The activity's id (see `handoffctl activities --remote`).") var activity: String
+    @Argument(help: "The machine that offers the activity (may be left out when one machine offers it).") var first: String
+    @Argument(help: "The activity's id, or the start of it (see `handoffctl activities --remote`).") var second: String?
     @Option(help: "Land in this scene (made if new) instead of the one the selector picks.") var scene: String?
     @Flag(help: "Be the continuing app, and open a continuation stream with the app on the other machine: stdin goes to it, what it sends to stdout.")
     var stream = false
 
     func run() async throws {
-        if stream { return try await continueWithStream() }
-        let request = ContinueRequest(peer: peer, activity: try parseID(activity, "activity"), scene: try scene.map { try parseID($0, "--scene") })
+        let (peer, id) = try pick()
+        if stream { return try await continueWithStream(peer: peer, id: id) }
+        let request = ContinueRequest(peer: peer, activity: id, scene: try scene.map { try parseID($0, "--scene") })
         try reportOutcome(try options.performOnce(request), options: options)
+    }
+
+    /// The machine and the activity: both as given, or found among what paired machines offer
+    /// from the start of an id (at least 4 characters), and the machine from the activity alone
+    /// when one machine offers it.
+    func pick() throws -> (peer: String, id: UUID) {
+        let peer = second == nil ? nil : first
+        let text = second ?? first
+        if let peer, let id = UUID(uuidString: text) { return (peer, id) }
+        let wanted = text.lowercased()
+        guard wanted.count >= 4, wanted.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw failure(
+                "'\(text)' is not an activity id or the start of one (at least 4 of its characters; see `handoffctl activities --remote`)",
+                code: ExitStatus.usage)
+        }
+        let offered = try options.performOnce(ActivitiesRequest(remote: true, peer: peer)).items
+        let matches = offered.filter { $0.activity.canonicalString.lowercased().hasPrefix(wanted) && (peer == nil || $0.peer == peer) }
+        guard let only = matches.first, let from = only.peer else {
+            throw failure(
+                "no paired machine\(peer.map { " named \($0)" } ?? "") offers an activity \(text) now (see `handoffctl activities --remote`)",
+                code: ExitStatus.refused)
+        }
+        guard matches.count == 1 else {
+            let which = matches.map { "\($0.peer ?? "?") \($0.activity.canonicalString)" }.joined(separator: ", ")
+            throw failure("\(text) names \(matches.count) activities (\(which)); give more of the id, or the machine", code: ExitStatus.usage)
+        }
+        return (from, only.activity)
     }
 }
 
 extension Continue {
     /// Registers as the live handler for the activity's type (on a connection of its own: the
     /// continue request is answered only after the offer is), continues, then opens the stream.
-    func continueWithStream() async throws {
-        let id = try parseID(activity, "activity")
+    func continueWithStream(peer: String, id: UUID) async throws {
         let handler = try await options.connect()
         let listed = try await options.perform(handler, ActivitiesRequest(peer: peer))
         guard let type = listed.items.first(where: { $0.activity == id })?.type else {

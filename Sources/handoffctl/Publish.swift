@@ -85,8 +85,9 @@ struct Publish: ParsableCommand {
         }
         let result = try options.performOnce(PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
         if options.json { return options.printJSON(result.propertyList) }
-        print(
-            "Published \(result.activity.canonicalString) (\(activity.type.rawValue.terminalSafe), version \(result.version), \(result.bytes) bytes)")
+        // Without its version: an activity counts each change from its making, so a new one read
+        // "version 4" (--json has it, for scripts that compare versions).
+        print("Published \(result.activity.canonicalString) (\(activity.type.rawValue.terminalSafe), \(result.bytes) bytes)")
         if let warning = result.warning { StandardStreams.error("warning: \(warning)\n") }
     }
 

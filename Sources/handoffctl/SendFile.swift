@@ -24,10 +24,10 @@ struct SendFile: AsyncParsableCommand {
 
     func run() async throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot read \(path): \(String(cString: strerror(errno)))", code: ExitStatus.usage) }
+        guard fd >= 0 else { throw failure("cannot read \(path): \(String(cString: strerror(errno)))", code: ExitStatus.noInput) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw failure("\(path) is not a regular file", code: ExitStatus.usage) }
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw failure("\(path) is not a regular file", code: ExitStatus.noInput) }
         let size = Int64(st.st_size)
         let name = URL(fileURLWithPath: path).lastPathComponent
         guard FileTransfer.safeName(name) != nil else {

@@ -263,3 +263,29 @@ import Testing
         }
     }
 }
+
+/// `continue` took the machine and the whole 36-character id: the start of an id now does, and an
+/// id alone when one machine offers it; a file send-file cannot read is "no input" (66), not a
+/// usage error.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HandoffctlContinueByPrefixTests {
+    @Test func theStartOfAnIdIsEnoughAndTheMachineIsFound() async throws {
+        let (a, b) = try await pairedDaemons(betaAdvertised: true)
+        try await withStopping(a, b) {
+            let id = try await SearchTests.publish(a, title: "Lantern", search: false).canonicalString
+            let prefix = String(id.prefix(8))
+            try await waitUntil("beta lists alpha's activity", timeout: 10) {
+                try await HandoffctlPublishSearchTests.ctl(b, ["activities", "--remote", "--json"]).output.contains(id)
+            }
+            let byPrefix = try await HandoffctlPublishSearchTests.ctl(b, ["continue", prefix, "--json"])
+            #expect(byPrefix.status == 0 && byPrefix.output.contains(id), "\(byPrefix.output)")
+            let withMachine = try await HandoffctlPublishSearchTests.ctl(b, ["continue", "alpha", prefix.lowercased(), "--json"])
+            #expect(withMachine.status == 0 && withMachine.output.contains(id), "\(withMachine.output)")
+            let unknown = try await HandoffctlPublishSearchTests.ctl(b, ["continue", "0000aaaa"])
+            #expect(unknown.status == 1 && unknown.output.contains("no paired machine offers an activity 0000aaaa"), "\(unknown.output)")
+            let tooShort = try await HandoffctlPublishSearchTests.ctl(b, ["continue", "ab"])
+            #expect(tooShort.status == 64, "\(tooShort.output)")
+            let missing = try await HandoffctlPublishSearchTests.ctl(b, ["send-file", "/nonexistent/notes.txt", "--to", "alpha"])
+            #expect(missing.status == 66 && missing.output.contains("cannot read /nonexistent/notes.txt"), "\(missing.output)")
+        }
+    }
+}

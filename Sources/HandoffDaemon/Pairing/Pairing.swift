@@ -124,7 +124,10 @@ public actor Pairing: Service {
                 code: "pairing-timeout",
                 message: "no machine started pairing within \(timeout.spokenSeconds); run `handoffctl pair <this machine>` on the other one")
         }
-        return try await showCode(session, owner: owner, name: session.peerName, address: session.remoteAddress)
+        // The asker's host alone: the port its connection came from is an ephemeral one, not
+        // where it listens.
+        let host = session.remoteAddress.flatMap { PeerEndpoint(parsing: $0, defaultPort: 0)?.host }
+        return try await showCode(session, owner: owner, name: session.peerName, address: host)
     }
 
     private func showCode(_ session: PairingSession, owner: ControlClient, name: String, address: String?) async throws(ControlError)
