@@ -15,7 +15,7 @@ public final class Terminal {
 
     /// Takes the terminal over; `close()` gives it back (also on a signal, see `hawknotes`).
     public init() throws(TerminalError) {
-        hn_set_locale()
+        guard hn_set_locale() != 0 else { throw .notUTF8(String(cString: nl_langinfo(nl_item(CODESET)))) }
         // newterm, not initscr: initscr exits the process when the terminal cannot be used, and
         // the app has a clearer thing to say.
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
@@ -142,9 +142,13 @@ public enum TerminalError: Error, CustomStringConvertible {
     case unknownType(String)
     /// TERM's type cannot put the cursor anywhere (TERM=dumb).
     case cannotMoveCursor(String)
+    /// Neither the locale's characters nor C.UTF-8's are UTF-8 (the codeset named).
+    case notUTF8(String)
 
     public var description: String {
         switch self {
+        case .notUTF8(let codeset):
+            "Hawk Notes draws Unicode text, and this machine's locale uses \(codeset.terminalSafe) with no C.UTF-8 to fall back on; set LANG to a UTF-8 locale (such as C.UTF-8 or en_US.UTF-8)"
         case .notATerminal:
             "hawknotes needs a terminal: its input or output is not one; run it in a terminal window, or under tmux"
         case .noTerminalType:

@@ -177,6 +177,21 @@ struct HawkNotesEndToEndTests {
         }
     }
 
+    /// With no locale at all (`env -i`: no LANG), the em dash, the arrows and ⏎ came out as
+    /// `~@~T` and the key line lost its end: the app takes C.UTF-8's characters then.
+    @Test func withoutALocaleItDrawsUnicode() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start(waitForAvahi: false)
+        let app = TmuxApp(a, width: 100, height: 30)
+        defer { app.stop() }
+        try app.launch(bareEnvironment: true)
+        let screen = try await app.waitForScreen("the first tab without a locale") { $0.contains("Lady Beatrice") }
+        #expect(screen.contains("Hawk Notes — The Burning Swift") && screen.contains("←/→ book") && screen.contains("? help  q quit"), "\(screen)")
+        #expect(!screen.contains("~@~"), "\(screen)")
+    }
+
     /// Without handoffd, or without its library, the app says what is wrong and what to do, and
     /// draws nothing.
     @Test func itSaysWhatIsMissing() throws {

@@ -22,12 +22,14 @@ final class TmuxApp: @unchecked Sendable {
     @discardableResult
     func tmux(_ args: [String]) throws -> String { try daemon.hosts.run(daemon.index, ["tmux", "-S", socket] + args) }
 
-    /// Starts the app in a new session (the pane is the app: it ends when the app ends).
-    func launch(_ args: [String] = [], term: String = "xterm-256color") throws {
+    /// Starts the app in a new session (the pane is the app: it ends when the app ends);
+    /// `bareEnvironment`: with nothing but what it needs (no LANG: a root shell on a minimal system).
+    func launch(_ args: [String] = [], term: String = "xterm-256color", bareEnvironment: Bool = false) throws {
         sessions += 1
         let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
         let command =
-            ["env", "HANDOFF_SOCKET=\(daemon.socket)", "HAWKNOTES_LIBRARY=\(library)", "TERM=\(term)", BuiltProducts.path("hawknotes")]
+            ["env"] + (bareEnvironment ? ["-i"] : [])
+            + ["HANDOFF_SOCKET=\(daemon.socket)", "HAWKNOTES_LIBRARY=\(library)", "TERM=\(term)", BuiltProducts.path("hawknotes")]
             + args
         // tmux hands the command to a shell: each word quoted; stderr kept beside the daemon's log.
         let line = "exec " + command.map { "'\($0)'" }.joined(separator: " ") + " 2>>'\(daemon.dir)/hawknotes.err'"
