@@ -14,21 +14,10 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 D=${DESTDIR:-}
 
-# With ArgumentParser's generate-manual tool (below), in the release build's own directory: the
-# debug build's (.build) is locked while a `swift test` runs, and scripts/test.sh packages beside
-# the end-to-end suites.
-scripts/build-release.sh handoffd handoffctl hawknotes generate-manual
+# In the release build's own directory: the debug build's (.build) is locked while a `swift
+# test` runs, and scripts/test.sh packages beside the end-to-end suites.
+scripts/build-release.sh handoffd handoffctl hawknotes
 BIN=$(scripts/build-release.sh --bin-path)
-# handoffctl's and hawknotes' pages, made as ArgumentParser's GenerateManual plugin makes them
-# (`generate-manual BINARY --output-directory DIR`) but from the binaries we ship, which
-# answer --experimental-dump-help (handoffctl's HandoffCommandLine as ArgumentParser would; the
-# plugin skips it, as it does not link ArgumentParser). handoffd's page is config/man/handoffd.1,
-# as its options are read by hand.
-MAN=.build/dist/man
-for tool in handoffctl hawknotes; do
-  mkdir -p "$MAN/$tool"
-  "$BIN/generate-manual" "$BIN/$tool" --output-directory "$MAN/$tool"
-done
 
 install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
@@ -55,7 +44,9 @@ install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"
 # (run with python3, which the package does not need).
 install -m 0644 scripts/handoff-zone-policy.py "$D/usr/share/handoffd/handoff-zone-policy.py"
 # Blank lines are not mdoc (groff warns about each).
-for page in "$MAN"/handoffctl/*.1 config/man/handoffd.1 "$MAN"/hawknotes/*.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
+# The manual pages are in the tree (config/man; scripts/man-pages.sh writes handoffctl's and
+# hawknotes' from their --help, ManualPageTests checks they name every command and option).
+for page in config/man/handoffctl.1 config/man/handoffd.1 config/man/hawknotes.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
 # A completion file is sourced, not run: no "#!" line.
 "$BIN/handoffctl" --generate-completion-script bash | sed '1{/^#!/d}' > "$D/usr/share/bash-completion/completions/handoffctl"
 "$BIN/handoffctl" --generate-completion-script zsh > "$D/usr/share/zsh/vendor-completions/_handoffctl"

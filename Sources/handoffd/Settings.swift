@@ -51,6 +51,7 @@ struct Settings: Sendable {
         if let r = options.runtimeDirectory { configuration.runtimeDirectory = r }
         if let n = options.deviceName { configuration.deviceName = n }
         if let p = options.peerPort { configuration.peerPort = p }
+        if let l = options.library { configuration.libraryPath = l }
         let (library, path) = try loadLibrary(configuration.libraryPath)
         return Settings(configuration: configuration, source: source, library: library, libraryPath: path)
     }
@@ -58,23 +59,14 @@ struct Settings: Sendable {
     /// The configured library, else the shipped one: installed under /usr/share, or beside the
     /// binary in a build tree.
     static func loadLibrary(_ configured: String?) throws -> (Library, String) {
-        // The running binary itself (/proc/self/exe), not argv[0]: that may be a bare name found
-        // on PATH, or missing altogether (an LD_PRELOAD'ed library once left CommandLine.arguments
-        // empty here, and indexing it crashed the daemon at start).
-        let binary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "."
-        let exe = URL(fileURLWithPath: binary).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates =
-            configured.map { [$0] } ?? [
-                "/usr/share/handoffd/library.json",
-                exe.appendingPathComponent("../share/handoffd/library.json").standardized.path,
-                exe.appendingPathComponent("../../../config/library.json").standardized.path
-            ]
+        let candidates = configured.map { [$0] } ?? Library.candidates(besideBinaryIn: Library.binaryDirectory)
         for path in candidates where FileManager.default.fileExists(atPath: path) {
             do { return (try Library(contentsOf: URL(fileURLWithPath: path)), path) } catch {
                 throw StartupError.library("library \(path): \(error.description)")
             }
         }
         throw StartupError.library(
-            "no library found (looked at \(candidates.joined(separator: ", "))); set `library:` in the configuration or reinstall handoffd")
+            "no library found (looked at \(candidates.joined(separator: ", "))); give one with --library FILE, set `library:` in the configuration, or reinstall handoffd"
+        )
     }
 }

@@ -31,13 +31,17 @@ struct HawkNotesCommand: AsyncParsableCommand {
     @Option(help: "Open the new window at this content (b|BOOK or b|BOOK::c|CHARACTER).")
     var content: String?
 
-    @Option(help: "The library (default: $HAWKNOTES_LIBRARY, else /usr/share/handoffd/library.json).")
+    @Option(help: "The library (default: $HAWKNOTES_LIBRARY, else the installed one, else config/library.json above a build).")
     var library: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let socketPath = socket ?? environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
-        let libraryPath = library ?? environment["HAWKNOTES_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/handoffd/library.json"
+        // Found as handoffd finds it: a build's binaries run from the tree find the tree's.
+        let libraryPath =
+            library ?? environment["HAWKNOTES_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Library.candidates(besideBinaryIn: Library.binaryDirectory).first { FileManager.default.fileExists(atPath: $0) }
+            ?? "/usr/share/handoffd/library.json"
         let books: Library
         do { books = try Library(contentsOf: URL(fileURLWithPath: libraryPath)) } catch {
             throw fail("the library cannot be read: \(error.description); install handoffd's library or pass --library FILE", code: 2)

@@ -75,11 +75,23 @@ import Testing
         let section = try #require(DaemonArguments.help.split(separator: "OPTIONS:").last)
         let options = Set(
             section.split(separator: "\n").compactMap { line in line.split(separator: " ").first { $0.hasPrefix("--") }.map(String.init) })
-        #expect(options.count == 9)
+        #expect(options.count == 10)
         for option in options {
             #expect(
                 page.contains("Fl -\(option.dropFirst(2))\n") || page.contains("Fl -\(option.dropFirst(2)) "),
                 "\(option) is not in config/man/handoffd.1")
         }
+    }
+}
+
+/// handoffd took no --library (a build's binaries found none in build-release.sh's layout).
+@Suite struct LibraryOptionTests {
+    @Test func handoffdTakesALibrary() throws {
+        guard case .run(let parsed) = try DaemonArguments.parse(["--library", "/srv/books.json"]) else {
+            Issue.record("--library asked for help")
+            return
+        }
+        #expect(parsed.library == "/srv/books.json")
+        #expect(DaemonArguments.help.contains("--library <file>"))
     }
 }

@@ -113,3 +113,15 @@ import Testing
         #expect(file == "/nonexistent/library.json")
     }
 }
+
+/// Where the shipped library is looked for, from a debug build's directory and from
+/// build-release.sh's (`.build/dist/<triple>/release`, one level deeper).
+@Suite struct LibraryCandidateTests {
+    @Test func bothBuildLayoutsReachTheTreesConfig() {
+        let debug = Library.candidates(besideBinaryIn: URL(fileURLWithPath: "/src/handoffd/.build/x86_64-unknown-linux-gnu/debug"))
+        let release = Library.candidates(besideBinaryIn: URL(fileURLWithPath: "/src/handoffd/.build/dist/x86_64-unknown-linux-gnu/release"))
+        #expect(debug.contains("/src/handoffd/config/library.json"))
+        #expect(release.contains("/src/handoffd/config/library.json"))
+        #expect(debug.first == "/usr/share/handoffd/library.json")
+    }
+}

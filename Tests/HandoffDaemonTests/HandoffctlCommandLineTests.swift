@@ -289,3 +289,12 @@ import Testing
         }
     }
 }
+
+/// hawknotes looked nowhere but /usr/share for its library: run from a build, it now finds the
+/// tree's, as handoffd does.
+@Suite struct HawkNotesLibraryLocationTests {
+    @Test func hawknotesFindsTheTreesLibraryFromADebugBuild() throws {
+        let (status, output) = try runCommand([BuiltProducts.path("hawknotes"), "--socket", "/tmp/handoffd-none-\(getpid())/control.sock"])
+        #expect(status == 3 && output.contains("handoffd is not reachable") && !output.contains("library"), "\(output)")
+    }
+}
