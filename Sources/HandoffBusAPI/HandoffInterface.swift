@@ -28,7 +28,13 @@ public enum HandoffBusAPI {
         public struct Field: Sendable {
             public let name: String
             public let optional: Bool
+            /// An `a{sv}` input whose entries are the request's fields themselves (a change with
+            /// many optional parts: `UpdateScene`'s path, values, activity).
+            public var spread: Bool { name == Mapping.spreadName }
         }
+
+        /// The name of an input that `spread`s its entries.
+        public static let spreadName = "*"
 
         public enum Answer: Sendable, Equatable {
             case nothing
@@ -44,8 +50,17 @@ public enum HandoffBusAPI {
             var arguments = fixed
             for (field, value) in zip(fields, inputs) {
                 if field.optional, value.stringValue == "" { continue }
-                do throws(BusValueProblem) { arguments[field.name] = try value.propertyList() } catch {
+                let converted: PropertyListValue
+                do throws(BusValueProblem) { converted = try value.propertyList() } catch {
                     throw .badArgument(name: field.name, reason: error.description)
+                }
+                if field.spread {
+                    // The named inputs and the fixed fields win over an entry of the same name.
+                    for (key, entry) in converted.dictionaryValue ?? [:] where arguments[key] == nil && !fields.contains(where: { $0.name == key }) {
+                        arguments[key] = entry
+                    }
+                } else {
+                    arguments[field.name] = converted
                 }
             }
             return ControlRequest(id: nil, op: op, arguments: arguments)
@@ -74,7 +89,8 @@ public enum HandoffBusAPI {
             case .objectAndDescriptor: [BusArgument("result", "a{sv}"), BusArgument("stream", "h")]
             }
         return Mapping(
-            method: BusMethod(name, in: inputs.map { BusArgument($0.0, $0.1) }, out: out), op: op,
+            // A spread input is shown as `changes`: a map of the request's own fields.
+            method: BusMethod(name, in: inputs.map { BusArgument($0.0 == Mapping.spreadName ? "changes" : $0.0, $0.1) }, out: out), op: op,
             fields: inputs.map { Mapping.Field(name: $0.0, optional: $0.optional) }, fixed: fixed, answer: answer)
     }
 
@@ -110,7 +126,30 @@ public enum HandoffBusAPI {
             "OpenStreamFrom", StreamOpenRequest.name, in: [("activity", "s", optional: false), ("peer", "s", optional: false)],
             answer: .objectAndDescriptor),
         map("AcceptStream", StreamAcceptRequest.name, in: [("stream", "s", optional: false)], answer: .objectAndDescriptor),
-        map("RefuseStream", StreamRefuseRequest.name, in: [("stream", "s", optional: false)])
+        map("RefuseStream", StreamRefuseRequest.name, in: [("stream", "s", optional: false)]),
+        // Scenes, as the socket's (docs/CONTROL.md, "Scenes"): the window's connection is the
+        // caller's bus name, and its crash-at-launch watch ends with that name.
+        map("ConnectScene", SceneConnectRequest.name, in: [("scene", "s", optional: true), ("role", "s", optional: true)], answer: .object),
+        map("SceneLaunched", SceneLaunchedRequest.name, in: [("scene", "s", optional: false)]),
+        map(
+            "UpdateScene", SceneUpdateRequest.name, in: [("scene", "s", optional: false), (Mapping.spreadName, "a{sv}", optional: false)],
+            answer: .object),
+        map("DisconnectScene", SceneDisconnectRequest.name, in: [("scene", "s", optional: false)]),
+        map("DestroyScene", SceneDestroyRequest.name, in: [("scene", "s", optional: false)]),
+        map("DeleteSavedActivities", DeleteSavedRequest.name, in: [("ids", "as", optional: false)], answer: .object),
+        // The library Hawk Notes reads, and the machine's pairings.
+        map("ListBooks", LibraryBooksRequest.name, answer: .list),
+        map("ListCharacters", LibraryCharactersRequest.name, in: [("book", "s", optional: false)], answer: .list),
+        map("ListTrusted", TrustRequest.name, answer: .list),
+        map("Pair", PairRequest.name, in: [("peer", "s", optional: false)], answer: .object),
+        map("AcceptPairing", PairAcceptRequest.name, in: [("timeout", "x", optional: false)], answer: .object),
+        map(
+            "ConfirmPairing", PairConfirmRequest.name,
+            in: [("pairing", "s", optional: false), ("accept", "b", optional: false), ("code", "s", optional: true)], answer: .object),
+        map("Unpair", UnpairRequest.name, in: [("peer", "s", optional: false)], answer: .object),
+        map("Connect", ConnectRequest.name, in: [("peer", "s", optional: false)]),
+        map("Disconnect", DisconnectRequest.name, in: [("peer", "s", optional: false)]),
+        map("RotateAdvert", RotateAdvertRequest.name, answer: .object)
     ]
 
     /// `Event(name, fields)`: what `watch` streams, and the `continue` and `needsSave` events of a

@@ -93,6 +93,26 @@ struct DesktopEndToEndTests {
         #expect(Self.ok(saved) != nil, "\(saved?.object ?? [:])")
         #expect("\(Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) ?? "")".contains("from python"))
 
+        // A window's whole life over D-Bus, as on the socket (it had none of it): made, changed,
+        // launched, shown, left, destroyed; on one bus connection, which is the window's.
+        let life = try db.python(["scene-life", "note", "over dbus"])
+        #expect(life.count == 5 && life.allSatisfy { $0["ok"] != nil }, "\(life.map(\.object))")
+        let made = try #require((life.first?["ok"] as? [String: Any])?["scene"] as? String)
+        #expect("\(life.first { $0.string("method") == "ShowScene" }?["ok"] ?? "")".contains("over dbus"))
+        #expect(Self.ok(try db.python(["call", "DestroyScene", "\"\(made)\""]).first) != nil)
+        let destroyed = try db.python(["call", "ShowScene", "\"\(made)\""]).first
+        #expect(destroyed?.string("error") == "org.handoffd.Handoff1.Error.NotFound", "\(destroyed?.object ?? [:])")
+        // The crash-at-launch watch follows the bus connection: a window restored twice whose
+        // connection ends before SceneLaunched (each `call` is a connection of its own) loses its
+        // saved state, as a socket client's does.
+        for _ in 0..<2 { _ = try db.python(["call", "ConnectScene", "\"\(scene)\"", "\"window\""]) }
+        try await waitUntil("beta discards the scene that crashed twice at launch", timeout: 10) {
+            "\(Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) ?? "")".contains("discarded")
+        }
+        // The library and the pairings, as the socket gives them.
+        #expect(!Self.items(try db.python(["call", "ListBooks"]).first).isEmpty)
+        #expect(Self.items(try db.python(["call", "ListTrusted"]).first).contains { $0["name"] as? String == "alpha" })
+
         // Resign and invalidate on alpha; errors are D-Bus errors with the control socket's words.
         #expect(Self.ok(try da.python(["call", "Resign", "\"\(id.uuidString)\""]).first) != nil)
         let second = UUID()

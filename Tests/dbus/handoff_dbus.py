@@ -8,6 +8,8 @@ hostile calls a careless or malicious app could make. Prints one JSON object per
                                                 event (Handled) and prints it; exits after SECONDS
     handoff_dbus.py watch SECONDS               Watch(); prints every Event for SECONDS
     handoff_dbus.py register-and-exit TYPE      RegisterHandler, print "registered", exit at once
+    handoff_dbus.py scene-life KEY VALUE        on one connection: ConnectScene, UpdateScene (storage
+                                                {KEY: VALUE}), SceneLaunched, ShowScene, DisconnectScene
     handoff_dbus.py hostile                     wrong types, huge strings, a 10,000-call burst
     handoff_dbus.py gnome TERMS...              the GNOME Shell search provider's calls
     handoff_dbus.py krunner QUERY               the KRunner runner's calls
@@ -31,7 +33,10 @@ SIGNATURES = {
     "Publish": "a{sv}s", "Resign": "s", "Invalidate": "s", "Refresh": "sa{sv}",
     "Continue": "sss", "Push": "ss", "RegisterHandler": "asss", "Handled": "sb", "Watch": "",
     "ListScenes": "", "ShowScene": "s", "SaveSceneStorage": "sa{sv}", "Search": "s",
-    "OpenSearchResult": "s",
+    "OpenSearchResult": "s", "PublishFor": "a{sv}s",
+    "ConnectScene": "ss", "SceneLaunched": "s", "UpdateScene": "sa{sv}", "DisconnectScene": "s", "DestroyScene": "s",
+    "DeleteSavedActivities": "as", "ListBooks": "", "ListCharacters": "s", "ListTrusted": "", "Pair": "s",
+    "AcceptPairing": "x", "ConfirmPairing": "sbs", "Unpair": "s", "Connect": "s", "Disconnect": "s", "RotateAdvert": "",
 }
 
 
@@ -80,6 +85,8 @@ def argument(value, sig):
         return dbus.Array(value, signature="s")
     if sig == "b":
         return dbus.Boolean(value)
+    if sig == "x":
+        return dbus.Int64(value)
     return dbus.String(value)
 
 
@@ -125,6 +132,13 @@ def main():
     mode = sys.argv[1]
     if mode == "call":
         out(call(bus, sys.argv[2], [json.loads(a) for a in sys.argv[3:]]))
+    elif mode == "scene-life":
+        made = call(bus, "ConnectScene", ["", "window"])
+        out(made)
+        scene = made["ok"]["scene"]
+        for method, args in [("UpdateScene", [scene, {"storage": {sys.argv[2]: sys.argv[3]}}]), ("SceneLaunched", [scene]),
+                             ("ShowScene", [scene]), ("DisconnectScene", [scene])]:
+            out(dict(call(bus, method, args), method=method))
     elif mode == "handler":
         out(call(bus, "RegisterHandler", [[sys.argv[2]], "python-handler", ""]))
 
