@@ -167,7 +167,8 @@ let package = Package(
                 "CSystemdBus", "HandoffBusAPI", "HandoffAsync",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
-        // The control-socket client for handoffctl and apps; never imports HandoffDaemon.
+        // The control-socket client for handoffctl and apps; never imports HandoffDaemon. A library
+        // other packages depend on by version: no unsafe flags on it or on what it needs.
         .target(
             name: "HandoffClient",
             dependencies: [
@@ -175,8 +176,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
-            ],
-            swiftSettings: prespecialized),
+            ]),
         // The few libc calls Swift's Glibc module hides (pipe2 needs _GNU_SOURCE).
         .target(name: "CHandoffShims"),
         // The daemon's components (Activities, Peers, Pairing, Continuations, SceneBook), each a

@@ -81,10 +81,18 @@ def imports_of(path):
     return found
 
 
+# Library products other packages depend on by version: SwiftPM refuses a dependency whose targets
+# carry unsafe flags, so none may, nor anything they reach.
+DEPENDABLE = ["HandoffClient"]
+UNSAFE = set()
+
+
 def package_graph():
     out = subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
     targets = {}
     for t in json.loads(out)["targets"]:
+        if any("unsafeFlags" in s.get("kind", {}) for s in t.get("settings", [])):
+            UNSAFE.add(t["name"])
         deps = []
         for d in t.get("dependencies", []):
             for kind in ("byName", "target", "product"):
@@ -117,6 +125,9 @@ def check(targets):
         for lib, owner in C_LIBRARIES.items():
             if lib in imports and name != owner:
                 problems.append(f"{name} imports {lib} ({imports[lib][0]}): only {owner} may; call {owner} instead")
+    for name in DEPENDABLE:
+        for module in sorted(({name} | closure(targets, name)) & UNSAFE):
+            problems.append(f"{module} has unsafe flags and {name} reaches it: another package could not depend on {name} by version")
     for name, banned in FORBIDDEN.items():
         if name not in targets:
             problems.append(f"the rules name {name}, which Package.swift no longer has: update scripts/check-modules.py")
@@ -136,6 +147,9 @@ def main():
         broken["HandoffProtocol"] = (path, deps + ["HandoffLink"])
         found = check(broken)
         assert any("HandoffProtocol reaches NIOCore" in p for p in found), found
+        UNSAFE.add("HandoffControl")
+        assert any("HandoffControl has unsafe flags and HandoffClient reaches it" in p for p in check(targets)), check(targets)
+        UNSAFE.discard("HandoffControl")
         ALLOWED["HandoffProtocol"] = set()
         assert any("HandoffProtocol imports HandoffCore" in p for p in check(targets))
         print("check-modules: self-test found both broken rules")
