@@ -241,7 +241,9 @@ extension HandoffConfiguration {
                     throw .invalid(file: file, key: key, reason: error.description)
                 }
             }
-            do throws(ActivityError) { activityTypes = try DeclaredActivityTypes(list) } catch {
+            // Added to what is always declared (files, the Hawk Notes types): declaring one's own
+            // types here took those away without a word.
+            do throws(ActivityError) { activityTypes = try activityTypes.adding(list) } catch {
                 throw .invalid(file: file, key: DeclaredActivityTypes.configKey, reason: error.description)
             }
         }

@@ -21,7 +21,17 @@ public struct DeclaredActivityTypes: Sendable {
         declarations = map
     }
 
+    private init(declarations: [ActivityType: ActivityTypeDeclaration]) { self.declarations = declarations }
+
     public var types: [ActivityType] { declarations.keys.sorted() }
+
+    /// These declarations with `local` ones added (the configuration's): a local declaration of a
+    /// type already declared here takes its place (its required keys, its payload), and nothing
+    /// declared here is removed. `local` itself may name a type once.
+    public func adding(_ local: [ActivityTypeDeclaration]) throws(ActivityError) -> DeclaredActivityTypes {
+        let own = try DeclaredActivityTypes(local)
+        return DeclaredActivityTypes(declarations: declarations.merging(own.declarations) { $1 })
+    }
 
     public func declaration(for type: ActivityType) throws(ActivityError) -> ActivityTypeDeclaration {
         guard let d = declarations[type] else {

@@ -42,10 +42,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(c.libraryPath == "/srv/lib.json")
         #expect(c.sizePolicy.hardLimit == 1000 && c.codecLimits.maxDepth == 8)
         #expect(c.codecLimits.maxValues == CodecLimits.default.maxValues)
-        #expect(c.activityTypes.types.map(\.rawValue) == ["org.example.note"])
-        // Declared types replace the defaults, so a Hawk Notes type is now undeclared, naming the key.
-        let a = UserActivity(type: HawkNotes.bookDetail)
-        #expect(throws: ActivityError.undeclaredType(HawkNotes.bookDetail.rawValue, configKey: "activity_types")) {
+        // Declared types are added to the built-in ones; a type declared nowhere is refused, naming the key.
+        #expect(c.activityTypes.types.map(\.rawValue) == ["org.example.note"] + HandoffConfiguration().activityTypes.types.map(\.rawValue))
+        let a = UserActivity(type: try ActivityType("org.example.other"))
+        #expect(throws: ActivityError.undeclaredType("org.example.other", configKey: "activity_types")) {
             try c.activityTypes.validate(a, at: Date())
         }
     }
@@ -298,5 +298,30 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(reason("desktop: {notifications: maybe}").contains("must be true or false"))
         #expect(reason("peers: 192.0.2.1").contains("must be a list"))
         #expect(reason("limits: 5").contains("must be a mapping"))
+    }
+}
+
+/// Declaring one's own types in handoffd.yaml took away the built-in ones (files, Hawk Notes'),
+/// without a word: the configuration's types are now added to them.
+@Suite struct DeclaredTypesAddedTests {
+    @Test func aLocalTypeAddsToTheBuiltInOnes() throws {
+        let c = try HandoffConfiguration(yaml: "activity_types:\n  - type: org.example.reading\n    required_keys: [url]\n")
+        let types = Set(c.activityTypes.types.map(\.rawValue))
+        #expect(types.isSuperset(of: ["org.example.reading", "org.handoffd.file", "org.hawknotes.characterDetail", "org.hawknotes.bookDetail"]))
+        #expect(c.activityTypes.declarations[try ActivityType("org.example.reading")]?.requiredKeys == ["url"])
+    }
+
+    @Test func aLocalDeclarationOfABuiltInTypeTakesItsPlace() throws {
+        let c = try HandoffConfiguration(yaml: "activity_types:\n  - type: org.handoffd.file\n    required_keys: [name]\n")
+        #expect(c.activityTypes.declarations[FileTransfer.type]?.requiredKeys == ["name"])
+        #expect(c.activityTypes.types.count == HandoffConfiguration().activityTypes.types.count)
+        #expect(throws: ConfigError.self) {
+            try HandoffConfiguration(yaml: "activity_types:\n  - type: org.example.x\n  - type: org.example.x\n")
+        }
+    }
+
+    @Test func theShippedFileDeclaresNoneOfItsOwn() throws {
+        let shipped = try HandoffConfiguration(contentsOf: repositoryRoot.appendingPathComponent("config/handoffd.yaml"))
+        #expect(shipped.activityTypes.types == HandoffConfiguration().activityTypes.types)
     }
 }

@@ -65,9 +65,9 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     let accepting: String?
     let offered = NIOLockedValueBox<[UUID]>([])
     init(accepting: String?) { self.accepting = accepting }
-    func offer(_ activity: UserActivity, from origin: Origin?) async -> String? {
+    func offer(_ activity: UserActivity, from origin: Origin?) async -> LiveOffer {
         offered.withLockedValue { $0.append(activity.id) }
-        return accepting
+        return accepting.map { .taken($0) } ?? .none
     }
 }
 

@@ -28,7 +28,7 @@ public enum DispatchOutcome: Sendable, Equatable {
 public protocol LiveHandlers: Sendable {
     /// The name of the app that accepted, or nil if none is registered for the type or all declined.
     /// `origin`: the machine it came from, told to the app.
-    func offer(_ activity: UserActivity, from origin: Origin?) async -> String?
+    func offer(_ activity: UserActivity, from origin: Origin?) async -> LiveOffer
 }
 
 /// Dispatch on the continuing machine, in this order: the declared-type and activity checks; apps
@@ -72,7 +72,8 @@ public struct Dispatcher: Sendable {
         do throws(ActivityError) { try router.declared.validate(activity, at: now) } catch {
             return .failed(ContinuationFailure(error, type: activity.type))
         }
-        if let app = await live.offer(activity, from: origin) { return .continuedByApp(app) }
+        let offered = await live.offer(activity, from: origin)
+        if case .taken(let app) = offered { return .continuedByApp(app) }
         if let handler = router.handlers.handler(for: activity.type) {
             let route: Route
             do throws(ContinuationFailure) { route = try handler.route(for: activity) } catch { return .failed(error) }
@@ -96,6 +97,14 @@ public struct Dispatcher: Sendable {
             let result = await CommandRunner.run(opener + [url.absoluteString], timeout: openerTimeout, for: requester)
             return result.succeeded
                 ? .openedWebpage(url) : .failed(.handlerFailed(type: type, reason: "opening \(url.absoluteString): \(opener[0]) \(result)"))
+        }
+        if case .notTaken(let silent, let waited) = offered, !silent.isEmpty {
+            let apps = silent.map { "'\($0)'" }.joined(separator: ", ")
+            return .failed(
+                .handlerFailed(
+                    type: type,
+                    reason: "\(apps), registered for it, did not answer within \(waited.spokenSeconds) (answer each `continue` event with `handled`)")
+            )
         }
         return .failed(.noHandler(type: type))
     }

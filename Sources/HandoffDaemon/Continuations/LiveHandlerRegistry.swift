@@ -60,7 +60,8 @@ public actor LiveHandlerRegistry: LiveHandlers {
     /// The app's answer; false if the token is unknown (answered late, or not ours).
     public func answer(token: String, accepted: Bool) -> Bool { answers.resumeOldest(token, with: accepted) }
 
-    public func offer(_ activity: UserActivity, from origin: Origin? = nil) async -> String? {
+    public func offer(_ activity: UserActivity, from origin: Origin? = nil) async -> LiveOffer {
+        var silent: [String] = []
         let candidates = registrations.filter { $0.types.contains(activity.type.rawValue) }
         // Asked only if a candidate shows a scene: the question is a hop to SceneBook.
         let scenes = candidates.compactMap(\.scene)
@@ -75,9 +76,13 @@ public actor LiveHandlerRegistry: LiveHandlers {
                 fields["fingerprint"] = .string(origin.fingerprint)
             }
             r.client.send(event: "continue", fields, activity: activity)
-            if await answers.wait(ticket).value == true { return r.name }
+            switch await answers.wait(ticket) {
+            case .value(true): return .taken(r.name)
+            case .timedOut: silent.append(r.name)
+            default: break
+            }
         }
-        return nil
+        return .notTaken(silent: silent, waited: answerBudget)
     }
 
     /// The order windows are offered an activity in (indexes into `scenes`): its target content
@@ -92,6 +97,16 @@ public actor LiveHandlerRegistry: LiveHandlers {
             return a < b
         }
     }
+}
+
+/// What became of an activity offered to the live apps registered for its type.
+public enum LiveOffer: Sendable, Equatable {
+    case taken(String)
+    /// None took it; `silent` are those that did not answer within `waited` (named in the failure,
+    /// should nothing else take it: "no handler" misled an app that was too slow).
+    case notTaken(silent: [String], waited: Duration)
+
+    public static let none = LiveOffer.notTaken(silent: [], waited: .zero)
 }
 
 /// The machine an activity came from, as told to the app that takes it.

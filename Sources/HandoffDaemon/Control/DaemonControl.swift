@@ -30,11 +30,13 @@ struct DaemonControl: ControlOperations {
     /// A continue fetches the activity from the other machine before its turn: a client's
     /// continues then wait for the network side by side (scripts/bench-throughput.sh). A refresh
     /// answers a needsSave question that a peer's fetch waits on for at most 500 ms: it must not
-    /// wait behind the client's scene saves.
+    /// wait behind the client's scene saves. A handled answers a `continue` event, which a
+    /// dispatch waits on: a handler that continues an activity itself, on its own connection,
+    /// waited behind its own `continue` request until the answer's budget ran out.
     func place(of request: ControlRequest) -> ControlPlace {
         switch request.op {
         case ContinueRequest.name: .overlapping
-        case RefreshRequest.name: .atOnce
+        case RefreshRequest.name, HandledRequest.name: .atOnce
         default: .inTurn
         }
     }
