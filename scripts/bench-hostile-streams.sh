@@ -12,19 +12,13 @@
 #   disk:     files too large for alpha's receiving disk (48 MiB tmpfs), from beta: 1 TB (sparse),
 #             46 MiB, then 20 MiB; the disk's lowest free space, sampled, beside the reserve kept
 #   scripts/bench-hostile-streams.sh [SECONDS]      (default 10)
-#   HANDOFF_BIN=/path/to/release/bin scripts/bench-hostile-streams.sh   (another build's binaries)
+#   BENCH_BIN=/path/to/release/bin scripts/bench-hostile-streams.sh   (another build's binaries)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 SECONDS_EACH=${1:-10}
 source scripts/lib-daemons.sh
-if [ -n "${HANDOFF_BIN:-}" ]; then
-  export PATH="/opt/swift/usr/bin:$PATH"
-  BIN=$HANDOFF_BIN
-  LOG_LEVEL=notice
-else
-  bench_start handoffd handoffctl
-fi
+bench_start handoffd handoffctl
 # ctl_bg NAME ARGS...: handoffctl in the background as the job itself (its $! is handoffctl's
 # PID, which the end stops).
 ctl_bg() { local name=$1; shift; exec "$BIN/handoffctl" "$@" --socket "$(control_socket "$name")"; }

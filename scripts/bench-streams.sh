@@ -60,31 +60,29 @@ tcp=$(sed -n 's/.* = \([0-9]*\) MB\/s.*/\1/p' "$WORK/tcp.out"); st=$(sed -n 's/^
 awk -v s="$st" -v t="$tcp" 'BEGIN { printf "ratio stream / plain TCP: %.2f\n", s / t }'
 
 echo "== handoffctl send-file, 1 GiB, to handoffctl receive"
-mkdir -p "$WORK/inbox"
 head -c $GiB /dev/urandom > "$WORK/big.bin"
-ctl alpha receive --dir "$WORK/inbox" > "$WORK/receive.out" 2>&1 &
-kids+=($!)
-for _ in $(seq 1 100); do grep -q Receiving "$WORK/receive.out" 2>/dev/null && break; sleep 0.05; done
-ctl beta send-file "$WORK/big.bin" --to alpha --json > "$WORK/send.out"
-secs=$(sed -n 's/.*"seconds" : \([0-9.]*\).*/\1/p' "$WORK/send.out")
-awk -v s="$secs" -v b=$GiB -v t="$tcp" 'BEGIN { printf "send-file to disk: %d bytes in %.3f s = %.0f MB/s, %.2f of plain TCP (process start to exit of the sender)\n", b, s, b / s / 1e6, b / s / 1e6 / t }'
-[ "$(sha256sum < "$WORK/big.bin")" = "$(sha256sum < "$WORK/inbox/big.bin")" ] && echo "sha256 equal" || echo "sha256 DIFFERS"
-rm -f "$WORK/inbox/big.bin"
+# send_file WHERE DIR: big.bin from beta to a `receive` on alpha saving in DIR; the figure, as
+# a ratio to plain TCP, and whether the bytes arrived as they left. The receiver stops after it.
+send_file() {
+  ctl alpha receive --dir "$2" --count 1 > "$WORK/receive-$1.out" 2>&1 &
+  kids+=($!)
+  for _ in $(seq 1 100); do grep -q Receiving "$WORK/receive-$1.out" 2>/dev/null && break; sleep 0.05; done
+  ctl beta send-file "$WORK/big.bin" --to alpha --json > "$WORK/send-$1.out"
+  local secs; secs=$(sed -n 's/.*"seconds" : \([0-9.]*\).*/\1/p' "$WORK/send-$1.out")
+  awk -v w="$1" -v s="$secs" -v b=$GiB -v t="$tcp" 'BEGIN { printf "send-file %s: %d bytes in %.3f s = %.0f MB/s, %.2f of plain TCP (process start to exit of the sender)\n", w, b, s, b / s / 1e6, b / s / 1e6 / t }'
+  [ "$(sha256sum < "$WORK/big.bin")" = "$(sha256sum < "$2/big.bin")" ] && echo "sha256 equal" || echo "sha256 DIFFERS"
+  rm -f "$2/big.bin"
+}
+mkdir -p "$WORK/inbox"
+send_file "to disk" "$WORK/inbox"
 # The disk's own floor: the same bytes written and synced by dd, as receive writes them.
 dd if="$WORK/big.bin" of="$WORK/dd.bin" bs=256K conv=fsync 2>&1 | awk '/copied/ { printf "the disk alone (dd, 256 KiB writes, fsync): %s %s\n", $(NF-1), $NF }'
 rm -f "$WORK/dd.bin"
-# The same into memory (tmpfs): the transfer without the disk.
-kill "${kids[-1]}" 2>/dev/null || true
+# Into memory (tmpfs): the transfer without the disk.
 mkdir -p "$WORK/ram"
 mount -t tmpfs -o size=1200m tmpfs "$WORK/ram"
 RAM=$WORK/ram
-ctl alpha receive --dir "$WORK/ram" > "$WORK/receive-ram.out" 2>&1 &
-kids+=($!)
-for _ in $(seq 1 100); do grep -q Receiving "$WORK/receive-ram.out" 2>/dev/null && break; sleep 0.05; done
-ctl beta send-file "$WORK/big.bin" --to alpha --json > "$WORK/send-ram.out"
-secs=$(sed -n 's/.*"seconds" : \([0-9.]*\).*/\1/p' "$WORK/send-ram.out")
-awk -v s="$secs" -v b=$GiB -v t="$tcp" 'BEGIN { printf "send-file into tmpfs: %d bytes in %.3f s = %.0f MB/s, %.2f of plain TCP\n", b, s, b / s / 1e6, b / s / 1e6 / t }'
-rm -f "$WORK/ram/big.bin"
+send_file "into tmpfs" "$WORK/ram"
 
 echo "== latency, $N trials each (open session)"
 "$BIN/handoff-stream-bench" open "$sock" alpha "$echo_id" "$N"

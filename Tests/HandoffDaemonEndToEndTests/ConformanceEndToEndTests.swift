@@ -42,18 +42,13 @@ struct ConformanceEndToEndTests {
         func events() throws -> [[String: Any]] { (try ask(["op": "events"], answer: "events")["events"] as? [[String: Any]]) ?? [] }
     }
 
-    @Test func aPeerWrittenFromTheDocsPairsContinuesAndIsDialled() async throws {
-        let hosts = try TestHostSet(count: 1)
-        defer { hosts.tearDown() }
-        let a = try DaemonHost(hosts, 1, name: "alpha")
-        try await a.start(waitForAvahi: false)
-        // When it fails, alpha's log says what it did with the Python peer's sessions.
-        var finished = false
-        defer { if !finished { print("alpha's log:\n\(a.log)") } }
-        let py = try PythonPeer(hosts, dir: a.dir)
-        let events = try await EventLog.watch(a)
-
-        // Pairing by address: each side is given the code the other shows.
+    /// A Python peer, named `name`, paired with `a` by address (each side given the code the other
+    /// shows, which both derive alike from the docs), and a session open; `listen`: first
+    /// listening, so that alpha can dial it. The peer and its session's hello.
+    static func pairPython(with a: DaemonHost, _ hosts: TestHostSet, name: String, listen: Bool = false) async throws -> (
+        peer: PythonPeer, hello: JSONLine
+    ) {
+        let py = try PythonPeer(hosts, dir: a.dir, name: name)
         let accept = try a.ctlProcess(["pair", "--accept", "--json", "--timeout", "30"])
         var pyCode: String?
         try await waitUntil("the Python peer reaches alpha's open window", timeout: 10) {
@@ -67,10 +62,22 @@ struct ConformanceEndToEndTests {
         #expect(accept.waitForExit(timeout: 10) == 0, "\(accept.output)")
         let status = try #require(try await a.request("status"))
         #expect(paired.string("paired") == status["fingerprint"])
+        if listen { _ = try py.ask(["op": "listen", "port": 0], answer: "listening") }
+        return (py, try py.ask(["op": "session", "host": "127.0.0.1", "port": 7340], answer: "hello"))
+    }
 
-        // A session: hello, a pushed `changed`, list, fetch, and the `continued` report.
-        _ = try py.ask(["op": "listen", "port": 0], answer: "listening")
-        let hello = try py.ask(["op": "session", "host": "127.0.0.1", "port": 7340], answer: "hello")
+    @Test func aPeerWrittenFromTheDocsPairsContinuesAndIsDialled() async throws {
+        let hosts = try TestHostSet(count: 1)
+        defer { hosts.tearDown() }
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start(waitForAvahi: false)
+        // When it fails, alpha's log says what it did with the Python peer's sessions.
+        var finished = false
+        defer { if !finished { print("alpha's log:\n\(a.log)") } }
+        let events = try await EventLog.watch(a)
+        // Pairing by address (each side given the code the other shows), then a session: hello,
+        // a pushed `changed`, list, fetch, and the `continued` report.
+        let (py, hello) = try await Self.pairPython(with: a, hosts, name: "conformance", listen: true)
         #expect((hello["hello"] as? [String: Any])?["device"] as? String == "alpha")
         let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
         let id = try #require(jsonField(published.output, "activity"))

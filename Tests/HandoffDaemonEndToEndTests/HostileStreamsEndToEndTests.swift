@@ -18,24 +18,7 @@ extension ConformanceEndToEndTests {
     static func pairedWithPython(_ hosts: TestHostSet) async throws -> (DaemonHost, PythonPeer) {
         let a = try DaemonHost(hosts, 1, name: "alpha")
         try await a.start(waitForAvahi: false)
-        return (a, try await pairPython(with: a, hosts, name: "conformance"))
-    }
-
-    /// Another Python peer, named `name`, paired with `a` by address, a session open.
-    static func pairPython(with a: DaemonHost, _ hosts: TestHostSet, name: String) async throws -> PythonPeer {
-        let py = try PythonPeer(hosts, dir: a.dir, name: name)
-        let accept = try a.ctlProcess(["pair", "--accept", "--json", "--timeout", "30"])
-        var pyCode: String?
-        try await waitUntil("the Python peer reaches alpha's open window", timeout: 10) {
-            pyCode = try? py.ask(["op": "pair", "host": "127.0.0.1", "port": 7340], answer: "code").string("code")
-            return pyCode != nil
-        }
-        let alphaCode = try #require(accept.waitForJSON(timeout: 10) { $0.string("code") != nil }?.string("code"))
-        accept.send(try #require(pyCode))
-        _ = try py.ask(["code": alphaCode], answer: "paired")
-        #expect(accept.waitForExit(timeout: 10) == 0, "\(accept.output)")
-        _ = try py.ask(["op": "session", "host": "127.0.0.1", "port": 7340], answer: "hello")
-        return py
+        return (a, try await pairPython(with: a, hosts, name: "conformance").peer)
     }
 
     /// A file sent to carol is carol's: mallory, paired too and told its id, can neither list,
@@ -47,8 +30,8 @@ extension ConformanceEndToEndTests {
         try await a.start(waitForAvahi: false)
         var finished = false
         defer { if !finished { print("alpha's log:\n\(a.log)") } }
-        let carol = try await Self.pairPython(with: a, hosts, name: "carol")
-        let mallory = try await Self.pairPython(with: a, hosts, name: "mallory")
+        let carol = try await Self.pairPython(with: a, hosts, name: "carol").peer
+        let mallory = try await Self.pairPython(with: a, hosts, name: "mallory").peer
         let owner = try await HandoffClient.connect(socketPath: a.socket)
         defer { Task { await owner.close() } }
         var file = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "For carol")
@@ -113,7 +96,8 @@ extension ConformanceEndToEndTests {
         defer { accepting.cancel() }
         func open(_ stream: Int, window: Int) throws {
             let message: [String: Any] = ["type": "streamOpen", "stream": stream, "activity": offered.id.uuidString, "window": window]
-            let reply = try py.ask(["op": "request", "message": message], answer: "reply")["reply"] as? [String: Any]
+            // Answered once alpha's app accepted (handoffd waits up to 10 s for it): more than the usual 10 s.
+            let reply = try py.ask(["op": "request", "message": message, "timeout": 20], answer: "reply", timeout: 25)["reply"] as? [String: Any]
             #expect(reply?["type"] as? String == "streamAccepted", "\(String(describing: reply))")
         }
         let before = Blocking.rss(pid)

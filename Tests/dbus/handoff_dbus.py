@@ -8,8 +8,8 @@ hostile calls a careless or malicious app could make. Prints one JSON object per
                                                 event (Handled) and prints it; exits after SECONDS
     handoff_dbus.py watch SECONDS               Watch(); prints every Event for SECONDS
     handoff_dbus.py register-and-exit TYPE      RegisterHandler, print "registered", exit at once
-    handoff_dbus.py scene-life KEY VALUE        on one connection: ConnectScene, UpdateScene (storage
-                                                {KEY: VALUE}), SceneLaunched, ShowScene, DisconnectScene
+    handoff_dbus.py scene-life KEY VALUE        on one connection: ConnectScene, UpdateScene (the scene's
+                                                storage {KEY: VALUE}), SceneLaunched, ShowScene, DisconnectScene
     handoff_dbus.py hostile                     wrong types, huge strings, a 10,000-call burst
     handoff_dbus.py gnome TERMS...              the GNOME Shell search provider's calls
     handoff_dbus.py krunner QUERY               the KRunner runner's calls
@@ -136,7 +136,8 @@ def main():
         made = call(bus, "ConnectScene", ["", "window"])
         out(made)
         scene = made["ok"]["scene"]
-        for method, args in [("UpdateScene", [scene, {"storage": {sys.argv[2]: sys.argv[3]}}]), ("SceneLaunched", [scene]),
+        storage = {"scene": {sys.argv[2]: sys.argv[3]}, "content": {}}
+        for method, args in [("UpdateScene", [scene, {"storage": storage}]), ("SceneLaunched", [scene]),
                              ("ShowScene", [scene]), ("DisconnectScene", [scene])]:
             out(dict(call(bus, method, args), method=method))
     elif mode == "handler":
