@@ -43,6 +43,21 @@ private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (ino
         #expect((1...10).allSatisfy { store.stored(id)?.scene.storage[SceneKey("n\($0)")] != nil })
     }
 
+    /// A window that saves twice in a row is answered each time as soon as the write is durable:
+    /// the second waited out a write window of a second.
+    @Test func aSaveRightAfterAnotherIsNotHeldForAWindow() async throws {
+        let store = MemorySceneStore()
+        let book = try SceneBook(catalog: library, store: store)
+        let running = Task { try await book.run() }
+        defer { running.cancel() }
+        let id = try await book.connect(nil, role: nil, by: app).0.scene.id
+        try await book.update(id, nav(swift.id))
+        let started = ContinuousClock.now
+        try await book.update(id, nav(salt.id))
+        #expect(ContinuousClock.now - started < .milliseconds(300), "held for \(ContinuousClock.now - started)")
+        #expect(store.stored(id)?.scene.selectedTabID == salt.id)
+    }
+
     @Test func aFailedSaveKeepsThePreviousStateAndTheBookWorksOn() async throws {
         let store = MemorySceneStore()
         let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))

@@ -61,8 +61,8 @@ public enum ControlPlace: Sendable {
     /// ended, and waits for its turn itself before it changes anything (a continue's fetch).
     case overlapping
     /// When read, whatever of the client's still runs: the answer to a question handoffd asked
-    /// it, which someone waits for under a short budget (`refresh`, 500 ms). It changes nothing
-    /// the client's order governs, and behind a `scene-update` (answered once written, at most
-    /// one write a second per scene) it would miss that budget.
+    /// it, which someone waits for under a short budget (`refresh`, 500 ms; `handled`, 5 s). It
+    /// changes nothing the client's order governs, and behind the client's own `continue` or a
+    /// `scene-update` (answered once written) it would miss that budget.
     case atOnce
 }

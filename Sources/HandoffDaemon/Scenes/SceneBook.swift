@@ -10,7 +10,7 @@ import HandoffCore
 import ServiceLifecycle
 
 /// The scenes this machine keeps (UISceneSession): their lifecycle, where a continued activity
-/// lands (SceneSelector), durable debounced saves, and crash-at-launch protection.
+/// lands (SceneSelector), durable saves committed in groups, and crash-at-launch protection.
 ///
 /// Saves: the first change of a scene is written at once; later ones within a second of its last
 /// write wait for the end of that second and are written together, so a scene is written at most
@@ -47,7 +47,11 @@ public actor SceneBook: Service {
     public nonisolated var storeProblem: String? { report.storeProblem }
     private nonisolated let report: (restored: Int, unreadable: [String], storeProblem: String?)
 
-    public init(catalog: any ContentCatalog, store: any SceneStore, debounce: Duration = .seconds(1)) throws {
+    /// `debounce`: the least time between two writes of one scene. None by default: changes
+    /// made while a scene is being written are written together right after it (a group commit),
+    /// so a save is answered as soon as it is durable, never held for a write window (it was a
+    /// second: a window that saved twice in a row waited that long for the second).
+    public init(catalog: any ContentCatalog, store: any SceneStore, debounce: Duration = .zero) throws {
         self.catalog = catalog
         self.store = store
         saves = SaveQueue(debounce: debounce)
@@ -158,9 +162,9 @@ public actor SceneBook: Service {
     // MARK: - Continuation
 
     /// Applies a route: to `preferred` if given (made if new), else to the scene the selector picks.
-    /// The answer does not wait for the write: a continuation is not a save request, and repeated
-    /// continuations into one scene must not wait out its write window. The write starts at once
-    /// when the window allows, else at its end (within a second); SIGTERM writes it before exit.
+    /// The answer does not wait for the write: a continuation is not a save request. The write
+    /// starts at once, or right after the one in progress for that scene; SIGTERM writes it before
+    /// exit.
     public func apply(_ route: Route, from activity: UserActivity, preferred: UUID?, now: Date = Date()) async throws(SceneError) -> UUID {
         let choice: SceneChoice
         if let preferred {
@@ -181,7 +185,7 @@ public actor SceneBook: Service {
         return s.scene.id
     }
 
-    // MARK: - Durable, debounced saves
+    // MARK: - Durable saves, committed in groups
 
     public func run() async throws {
         await withDiscardingTaskGroup { group in
