@@ -66,11 +66,25 @@ struct ConformanceEndToEndTests {
         return (py, try py.ask(["op": "session", "host": "127.0.0.1", "port": 7340], answer: "hello"))
     }
 
+    /// alpha alone in test host 1 (the Python peers reach it on loopback: no advert needed).
+    static func alpha(_ hosts: TestHostSet) async throws -> DaemonHost {
+        let a = try DaemonHost(hosts, 1, name: "alpha")
+        try await a.start(waitForAvahi: false)
+        return a
+    }
+
+    /// An activity of alpha's app that supports continuation streams.
+    static func bookWithStreams(_ title: String) throws -> UserActivity {
+        var activity = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: title)
+        try activity.addUserInfoEntries(["bookID": .string(burningSwift)])
+        activity.supportsContinuationStreams = true
+        return activity
+    }
+
     @Test func aPeerWrittenFromTheDocsPairsContinuesAndIsDialled() async throws {
         let hosts = try TestHostSet(count: 1)
         defer { hosts.tearDown() }
-        let a = try DaemonHost(hosts, 1, name: "alpha")
-        try await a.start(waitForAvahi: false)
+        let a = try await Self.alpha(hosts)
         // When it fails, alpha's log says what it did with the Python peer's sessions.
         var finished = false
         defer { if !finished { print("alpha's log:\n\(a.log)") } }
@@ -125,9 +139,7 @@ struct ConformanceEndToEndTests {
         // resets the stream on both sides; a frame for an unknown stream is answered with a reset.
         let owner = try await HandoffClient.connect(socketPath: a.socket)
         defer { Task { await owner.close() } }
-        var withStreams = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "Streams")
-        try withStreams.addUserInfoEntries(["bookID": .string(Self.burningSwift)])
-        withStreams.supportsContinuationStreams = true
+        let withStreams = try Self.bookWithStreams("Streams")
         _ = try await owner.perform(PublishRequest(activity: withStreams))
         let sid = 12_345
         let open: [String: Any] = ["type": "streamOpen", "stream": sid, "activity": withStreams.id.uuidString, "window": 65_536]

@@ -16,8 +16,7 @@ import Testing
 extension ConformanceEndToEndTests {
     /// alpha, and the Python peer paired with it by address, a session open.
     static func pairedWithPython(_ hosts: TestHostSet) async throws -> (DaemonHost, PythonPeer) {
-        let a = try DaemonHost(hosts, 1, name: "alpha")
-        try await a.start(waitForAvahi: false)
+        let a = try await alpha(hosts)
         return (a, try await pairPython(with: a, hosts, name: "conformance").peer)
     }
 
@@ -26,17 +25,14 @@ extension ConformanceEndToEndTests {
     @Test func anActivityForOneMachineIsNoOtherMachinesToTake() async throws {
         let hosts = try TestHostSet(count: 1)
         defer { hosts.tearDown() }
-        let a = try DaemonHost(hosts, 1, name: "alpha")
-        try await a.start(waitForAvahi: false)
+        let a = try await Self.alpha(hosts)
         var finished = false
         defer { if !finished { print("alpha's log:\n\(a.log)") } }
         let carol = try await Self.pairPython(with: a, hosts, name: "carol").peer
         let mallory = try await Self.pairPython(with: a, hosts, name: "mallory").peer
         let owner = try await HandoffClient.connect(socketPath: a.socket)
         defer { Task { await owner.close() } }
-        var file = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "For carol")
-        try file.addUserInfoEntries(["bookID": .string(Self.burningSwift)])
-        file.supportsContinuationStreams = true
+        let file = try Self.bookWithStreams("For carol")
         let published = try await owner.perform(PublishRequest(activity: file, to: "carol"))
         let carolKey = try carol.ask(["op": "identity"], answer: "fingerprint").string("fingerprint")
         #expect(published.audience == carolKey, "the answer names the machine by its pinned key")
@@ -82,9 +78,7 @@ extension ConformanceEndToEndTests {
         // alpha's app offers an activity with streams; the Python peer fetched it, so it may ask.
         let owner = try await HandoffClient.connect(socketPath: a.socket)
         defer { Task { await owner.close() } }
-        var offered = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "Streams")
-        try offered.addUserInfoEntries(["bookID": .string(Self.burningSwift)])
-        offered.supportsContinuationStreams = true
+        let offered = try Self.bookWithStreams("Streams")
         _ = try await owner.perform(PublishRequest(activity: offered))
         _ = try py.ask(["op": "request", "message": ["type": "fetch", "activity": offered.id.uuidString]], answer: "reply")
         let accepted = NIOLockedValueBox<[HandoffStream]>([])

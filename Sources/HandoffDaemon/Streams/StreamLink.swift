@@ -76,7 +76,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
     func grant(window: UInt32) {
         lock.withLock {
             machine.peerGranted(window: UInt64(window))
-            perform([])
+            settle()
         }
     }
 
@@ -99,7 +99,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
         lock.withLock {
             guard self.session == nil, !ended else { return }
             watch(session)
-            perform([])
+            settle()
         }
     }
 
@@ -111,7 +111,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             deadline?.cancel()
             deadline = nil
             machine.attach()
-            perform([])
+            settle()
             return machine.received
         }
         if let resumed {
@@ -152,14 +152,14 @@ final class StreamLink: StreamSender, @unchecked Sendable {
     func fromApp(_ bytes: UnsafeRawBufferPointer) {
         lock.withLock {
             machine.fromApp(bytes)
-            perform([])
+            settle()
         }
     }
 
     func appEnded() {
         lock.withLock {
             machine.appEnded()
-            perform([])
+            settle()
         }
     }
 
@@ -186,7 +186,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             switch machine.arrived(dataAt: offset, count: bytes.count) {
             case .new(let skip):
                 io.toApp.writeBytes(bytes.dropFirst(skip))
-                perform([])
+                settle()
             case .repeated:
                 break
             case .violated(let actions):
@@ -263,7 +263,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             if !(machine.appInputEnded && machine.finDelivered) {
                 perform(machine.fail(code: "stream-app-closed", message: "the app closed the stream on \(here) before it ended"))
             } else {
-                perform([])
+                settle()
             }
         }
     }
@@ -273,6 +273,10 @@ final class StreamLink: StreamSender, @unchecked Sendable {
     func fail(code: String, message: String) { lock.withLock { perform(machine.fail(code: code, message: message)) } }
 
     // MARK: - Carrying out the machine's actions (lock held; everything queued)
+
+    /// After a change the machine returned no actions for: what is due now (the app's bytes, the
+    /// session's turn, a held read) is still carried out.
+    private func settle() { perform([]) }
 
     private func perform(_ actions: [StreamMachine.Action]) {
         for action in actions {
