@@ -13,6 +13,7 @@ public enum ConnectFailure {
         switch error {
         case let e as LinkError: return e.description
         case let e as PairingRefusal: return e.description
+        case let e as UnresolvedName: return unresolved(e.host)
         case let e as IOError: return reason(errno: e.errnoCode) ?? "\(e)"
         case ChannelError.connectTimeout(let after):
             return
@@ -29,6 +30,7 @@ public enum ConnectFailure {
 
     /// Whether the connection failed because the name gave no address at all.
     public static func isUnresolvedName(_ error: any Error) -> Bool {
+        if error is UnresolvedName { return true }
         guard let e = error as? NIOConnectionError else { return false }
         return e.connectionErrors.isEmpty && (e.dnsAError != nil || e.dnsAAAAError != nil)
     }

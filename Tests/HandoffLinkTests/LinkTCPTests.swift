@@ -39,7 +39,7 @@ func firstPairingRequest(_ node: Node) async -> PairingSession? {
 func rawConnect(to port: Int, from local: String = "127.0.0.1") async throws -> Channel {
     try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .bind(to: try SocketAddress(ipAddress: local, port: 0))
-        .connect(host: "127.0.0.1", port: port).get()
+        .connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: port)).get()
 }
 
 /// Waits until `condition` holds, up to `seconds`.

@@ -187,6 +187,9 @@ public actor SceneBook: Service {
 
     // MARK: - Durable saves, committed in groups
 
+    /// The least time between two writes of one scene (`debounce`).
+    var saveWindow: Duration { saves.debounce }
+
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
