@@ -67,7 +67,7 @@ while time.time() - start < SECONDS:
     if time.time() - start >= SECONDS:
         break
     t = time.time()
-    answer = alpha.request("publish", activity=book_activity(book, f"Timing {i}", str(uuid.uuid4()).upper()), scene=scenes[i % 2])
+    answer = alpha.request("publish", activity=book_activity(book, f"Timing {i}", str(uuid.uuid4()).upper()), scene=scenes[i % 2], keep=True)
     if not answer.get("ok"):
         fail(f"publish on alpha: {answer}")
     publishes.append(t)

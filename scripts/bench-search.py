@@ -124,7 +124,7 @@ def main():
                     "userInfo": {"bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"}, "required": [], "keywords": [],
                     "handoff": True, "search": True, "needsSave": False, "title": "Reading " + word}
         watcher.events.clear()
-        alpha.call("publish", activity=activity)
+        alpha.call("publish", activity=activity, keep=True)
         # The listing: beta's event that alpha's offers changed with this activity in them.
         while True:
             line = json.loads(watcher.f.readline())

@@ -75,7 +75,7 @@ class Machine:
         self.publishes += 1
         scene = self.publish_scenes[self.publishes % 2]
         activity = book_activity(self.book, f"{self.name} {self.counter}", str(uuid.uuid4()).upper())
-        op, result = self.call("publish", activity=activity, scene=scene)
+        op, result = self.call("publish", activity=activity, scene=scene, keep=True)
         if result is not None:
             self.current = activity["id"]
             self.rig.current[self.name] = self.current

@@ -112,7 +112,7 @@ fanout = []
 for r in range(ROUNDS):
     activity = book_activity(book, f"Scale {r}", str(uuid.uuid4()).upper())
     t = now()
-    answer = hub.request("publish", activity=activity, scene=str(uuid.uuid4()).upper())
+    answer = hub.request("publish", activity=activity, scene=str(uuid.uuid4()).upper(), keep=True)
     if not answer.get("ok"):
         fail(f"publish on the hub: {answer}")
     fanout += wait_all(watchers, "remoteActivitiesChanged", t, 10)

@@ -30,10 +30,11 @@ public enum HandoffBusAPI {
             public let optional: Bool
             /// An `a{sv}` input whose entries are the request's fields themselves (a change with
             /// many optional parts: `UpdateScene`'s path, values, activity).
-            public var spread: Bool { name == Mapping.spreadName }
+            public var spread: Bool { name.hasPrefix(Mapping.spreadName) }
         }
 
-        /// The name of an input that `spread`s its entries.
+        /// The name of an input that `spread`s its entries starts with it; the rest is the name
+        /// introspection shows (`*options`: `options`; `*` alone: `changes`).
         public static let spreadName = "*"
 
         public enum Answer: Sendable, Equatable {
@@ -90,8 +91,13 @@ public enum HandoffBusAPI {
             }
         return Mapping(
             // A spread input is shown as `changes`: a map of the request's own fields.
-            method: BusMethod(name, in: inputs.map { BusArgument($0.0 == Mapping.spreadName ? "changes" : $0.0, $0.1) }, out: out), op: op,
+            method: BusMethod(name, in: inputs.map { BusArgument(Self.shownName($0.0), $0.1) }, out: out), op: op,
             fields: inputs.map { Mapping.Field(name: $0.0, optional: $0.optional) }, fixed: fixed, answer: answer)
+    }
+
+    private static func shownName(_ input: String) -> String {
+        guard input.hasPrefix(Mapping.spreadName) else { return input }
+        return input == Mapping.spreadName ? "changes" : String(input.dropFirst())
     }
 
     public static let mappings: [Mapping] = [
@@ -101,6 +107,12 @@ public enum HandoffBusAPI {
         map("ListRemoteActivities", ActivitiesRequest.name, in: [("peer", "s", optional: true)], fixed: ["remote": true], answer: .list),
         map("Publish", PublishRequest.name, in: [("activity", "a{sv}", optional: false), ("scene", "s", optional: true)], answer: .object),
         map("PublishFor", PublishRequest.name, in: [("activity", "a{sv}", optional: false), ("to", "s", optional: false)], answer: .object),
+        // Options as the socket's fields: scene, to, keep (an activity that outlives the caller's
+        // bus name; by default it ends when the caller leaves the bus).
+        map(
+            "PublishWith", PublishRequest.name,
+            in: [("activity", "a{sv}", optional: false), (Mapping.spreadName + "options", "a{sv}", optional: false)],
+            answer: .object),
         map("Resign", ResignRequest.name, in: [("activity", "s", optional: false)]),
         map("Invalidate", InvalidateRequest.name, in: [("activity", "s", optional: false)]),
         map("Refresh", RefreshRequest.name, in: [("token", "s", optional: false), ("activity", "a{sv}", optional: false)]),

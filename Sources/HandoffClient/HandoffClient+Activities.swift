@@ -10,10 +10,11 @@ import HandoffCore
 /// `events` has one reader: use `onContinue` and `onNeedsSave` on separate connections.
 extension HandoffClient {
     /// Makes `activity` current (for `scene`, one per scene); paired machines can continue it.
+    /// It ends when this connection closes (the app quit or crashed), unless `keep`.
     /// Returns a warning when it is larger than Handoff works well with.
     @discardableResult
-    public func becomeCurrent(_ activity: UserActivity, scene: UUID? = nil) async throws(ClientError) -> String? {
-        try await perform(PublishRequest(activity: activity, scene: scene)).warning
+    public func becomeCurrent(_ activity: UserActivity, scene: UUID? = nil, keep: Bool = false) async throws(ClientError) -> String? {
+        try await perform(PublishRequest(activity: activity, scene: scene, keep: keep)).warning
     }
 
     /// Stops offering it; peers stop listing it.

@@ -83,7 +83,8 @@ struct Publish: ParsableCommand {
         } catch {
             throw failure("\(error)", code: ExitStatus.usage)
         }
-        let result = try options.performOnce(PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }))
+        // Kept: this command ends at once, and what it published stays until `resign`.
+        let result = try options.performOnce(PublishRequest(activity: activity, scene: try scene.map { try parseID($0, "--scene") }, keep: true))
         if options.json { return options.printJSON(result.propertyList) }
         // Without its version: an activity counts each change from its making, so a new one read
         // "version 4" (--json has it, for scripts that compare versions).

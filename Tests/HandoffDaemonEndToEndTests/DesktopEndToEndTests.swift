@@ -48,7 +48,7 @@ struct DesktopEndToEndTests {
 
         // Publish on alpha; listed there and, as alpha's offer, on beta.
         let id = UUID()
-        let published = try da.python(["call", "Publish", Self.bookActivity(id), "\"\""]).first
+        let published = try da.python(["call", "PublishWith", Self.bookActivity(id), #"{"keep": true}"#]).first
         #expect((Self.ok(published) as? [String: Any])?["activity"] as? String == id.uuidString, "\(published?.object ?? [:])")
         #expect(Self.items(try da.python(["call", "ListActivities"]).first).contains { $0["activity"] as? String == id.uuidString })
         try await waitUntil("alpha's activity listed on beta", timeout: 10) {
@@ -118,7 +118,7 @@ struct DesktopEndToEndTests {
         // Resign and invalidate on alpha; errors are D-Bus errors with the control socket's words.
         #expect(Self.ok(try da.python(["call", "Resign", "\"\(id.uuidString)\""]).first) != nil)
         let second = UUID()
-        _ = try da.python(["call", "Publish", Self.bookActivity(second), "\"\""])
+        _ = try da.python(["call", "PublishWith", Self.bookActivity(second), #"{"keep": true}"#])
         #expect(Self.ok(try da.python(["call", "Invalidate", "\"\(second.uuidString)\""]).first) != nil)
         let missing = try da.python(["call", "Continue", "\"nobody\"", "\"\(id.uuidString)\"", "\"\""]).first
         #expect(missing?.string("error")?.hasPrefix("org.handoffd.Handoff1.Error.") == true, "\(missing?.object ?? [:])")
@@ -177,7 +177,7 @@ struct DesktopEndToEndTests {
         #expect(lines.contains { $0["registered"] != nil } && lines.first?["ok"] != nil)
         try await waitUntil("the exited handler is dropped", timeout: 10) { try await b.request("status")?["liveHandlers"] == "0" }
         let id = UUID()
-        _ = try da.python(["call", "Publish", Self.bookActivity(id), "\"\""])
+        _ = try da.python(["call", "PublishWith", Self.bookActivity(id), #"{"keep": true}"#])
         try await waitUntil("listed on beta", timeout: 10) {
             Self.items(try db.python(["call", "ListRemoteActivities", "\"alpha\""]).first).contains { $0["activity"] as? String == id.uuidString }
         }
@@ -222,7 +222,7 @@ struct DesktopEndToEndTests {
         defer { pair.stop() }
         let (b, da, db) = (pair.b, pair.da, pair.db)
         let id = UUID()
-        _ = try da.python(["call", "Publish", Self.bookActivity(id, title: "Lantern on the airship"), "\"\""])
+        _ = try da.python(["call", "PublishWith", Self.bookActivity(id, title: "Lantern on the airship"), #"{"keep": true}"#])
         let cli = { () throws -> [String] in
             let out = try b.ctl(["search", "lantern", "--json"]).output
             return (try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }

@@ -60,7 +60,11 @@ final class LoopbackDaemon: Sendable {
         return ended
     }
 
+    /// One request on a connection of its own, closed after it: what it publishes is kept, as
+    /// `handoffctl publish` keeps its own (else it would end with the connection).
     func request(_ op: String, _ args: [String: PropertyListValue] = [:]) async throws -> PropertyListValue? {
+        var args = args
+        if op == "publish", args["keep"] == nil { args["keep"] = true }
         let client = try await HandoffClient.connect(socketPath: control.path)
         do {
             let result = try await client.request(op, args)

@@ -86,18 +86,26 @@ public struct PublishRequest: ControlOperation {
     /// The one paired machine (a name or fingerprint) the activity is for: no other lists,
     /// fetches, is pushed or streams it. Nil: every paired machine.
     public var to: String?
-    public init(activity: UserActivity, scene: UUID? = nil, to: String? = nil) { (self.activity, self.scene, self.to) = (activity, scene, to) }
+    /// Whether the activity outlives the connection that published it. An app's activities end
+    /// with it (quit or crash: the person no longer does it there); a one-shot publisher (the
+    /// CLI, a script acting for something that is not connected) keeps its own, until resigned.
+    public var keep: Bool
+    public init(activity: UserActivity, scene: UUID? = nil, to: String? = nil, keep: Bool = false) {
+        (self.activity, self.scene, self.to, self.keep) = (activity, scene, to, keep)
+    }
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         activity = try f.activity("activity")
         scene = try f.optionalUUID("scene")
         to = try f.optionalString("to").flatMap { $0.isEmpty ? nil : $0 }
+        keep = try f.optionalBool("keep") ?? false
     }
     public var arguments: [String: PropertyListValue] {
         var w = FieldWriter()
         w["activity"] = activity.propertyList
         w.set("scene", scene)
         w.set("to", to)
+        if keep { w["keep"] = true }
         return w.values
     }
 }

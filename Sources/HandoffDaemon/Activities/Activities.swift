@@ -27,8 +27,8 @@ public actor Activities: Service {
     private var advert: Advert
     private var current = CurrentActivities()
     /// The control client that published each activity: asked to refresh it when it needsSave,
-    /// and told when a peer continued it.
-    private var owners: [UUID: ControlClient] = [:]
+    /// and told when a peer continued it. Its activities end when it leaves, unless kept.
+    private var owners: [UUID: (client: ControlClient, keep: Bool)] = [:]
     /// needsSave questions to apps, by token.
     private let refreshes = Waiters<String, UserActivity>()
     /// The activities each peer fetched, whose `continued` report is still due.
@@ -123,9 +123,11 @@ public actor Activities: Service {
     /// becomeCurrent: checks the activity as it will be advertised, makes it current for its scene,
     /// and tells peers (TXT now, open sessions at once).
     /// `audience`: the peer id of the one machine it is for (`publish --to`), nil for all.
-    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?, audience: String? = nil) async throws(ControlError) -> (
-        version: UInt64, size: ActivitySize
-    ) {
+    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?, keep: Bool = true, audience: String? = nil) async throws(ControlError)
+        -> (
+            version: UInt64, size: ActivitySize
+        )
+    {
         let size: ActivitySize
         do throws(ActivityError) {
             size = try configuration.activityTypes.validateForPublishing(activity, at: Date(), sizePolicy: configuration.sizePolicy)
@@ -138,7 +140,7 @@ public actor Activities: Service {
             throw .failed(code: ContinuationFailure(error, type: activity.type).code, message: message)
         }
         for id in current.becomeCurrent(activity, scene: scene, audience: audience, at: Date()) { owners[id] = nil }
-        if let owner { owners[activity.id] = owner }
+        if let owner { owners[activity.id] = (owner, keep) }
         logger.info(
             "activity current",
             metadata: [
@@ -175,12 +177,21 @@ public actor Activities: Service {
 
     /// Tells the app that published the activity (if it is still connected).
     func tellOwner(of activityID: UUID, _ event: String, _ fields: [String: PropertyListValue]) {
-        owners[activityID]?.send(event: event, fields)
+        owners[activityID]?.client.send(event: event, fields)
     }
 
-    func clientLeft(_ client: ControlClient) {
+    /// The app left (quit, crashed): what it published ends with it, as resignCurrent, unless
+    /// published to be kept.
+    func clientLeft(_ client: ControlClient) async {
         refreshes.end(owner: client.key)
-        for (id, owner) in owners where owner.key == client.key { owners[id] = nil }
+        var ended = 0
+        for (id, owner) in owners where owner.client.key == client.key {
+            owners[id] = nil
+            if !owner.keep, current.remove(id) { ended += 1 }
+        }
+        guard ended > 0 else { return }
+        logger.info("activities ended with their app", metadata: ["activity.count": "\(ended)"])
+        await changed()
     }
 
     /// Our advertising key changed (unpairing): the advert rotates, sealed with the new key, so
@@ -246,7 +257,7 @@ public actor Activities: Service {
         guard let entry = current.entry(id: activityID), entry.activity.supportsContinuationStreams,
             given.wasServed(activityID, to: peerID, at: Date())
         else { return nil }
-        return .some(owners[activityID])
+        return .some(owners[activityID]?.client)
     }
 
     /// Whether a peer's `continued` report is believed: it fetched that activity, and reports it once.
@@ -271,7 +282,7 @@ public actor Activities: Service {
     /// Asks the app that published `activity` for its fresh state; PeerRequestHandler bounds the
     /// wait (cancelling it after its budget).
     private func askOwner(_ activity: UserActivity) async -> UserActivity? {
-        guard let owner = owners[activity.id] else { return nil }
+        guard let owner = owners[activity.id]?.client else { return nil }
         let token = UUID.random().canonicalString
         let ticket = refreshes.register(token, owner: owner.key)
         owner.send(event: "needsSave", ["token": .string(token), "activity": .string(activity.id.canonicalString)])

@@ -96,7 +96,7 @@ struct DaemonControl: ControlOperations {
                     audience = trusted
                 }
                 let (version, size) = try await activities.publish(
-                    op.activity, scene: op.scene, owner: client, audience: audience?.identity.id)
+                    op.activity, scene: op.scene, owner: client, keep: op.keep, audience: audience?.identity.id)
                 let warning =
                     size.isAboveWarning
                     ? "the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store"
