@@ -148,6 +148,7 @@ public enum HandoffBusAPI {
             answer: .object),
         map("DisconnectScene", SceneDisconnectRequest.name, in: [("scene", "s", optional: false)]),
         map("DestroyScene", SceneDestroyRequest.name, in: [("scene", "s", optional: false)]),
+        map("ListApps", AppsRequest.name, answer: .list),
         map("DeleteSavedActivities", DeleteSavedRequest.name, in: [("ids", "as", optional: false)], answer: .object),
         // The library Hawk Notes reads, and the machine's pairings.
         map("ListBooks", LibraryBooksRequest.name, answer: .list),

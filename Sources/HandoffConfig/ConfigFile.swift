@@ -26,6 +26,8 @@ struct ConfigFile: Decodable {
         var type: String
         var required_keys: [String]?
         var payload: String?
+        var search: Bool?
+        var streams: Bool?
     }
 
     struct Desktop: Decodable {
@@ -70,6 +72,7 @@ struct ConfigFile: Decodable {
     var streams: Streams?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
+    var app_directories: [String]?
 
     /// The keys whose values are whole numbers (section.key), checked as decimal text first.
     static let integerKeys: Set<String> = [
@@ -90,7 +93,7 @@ struct ConfigFile: Decodable {
             "runtime_directory",
             "log_level",
             "library",
-            "limits", "activity_types", "handlers", "opener", "scene_opener", "desktop", "streams"
+            "limits", "activity_types", "app_directories", "handlers", "opener", "scene_opener", "desktop", "streams"
         ],
         "streams": ["window_bytes", "max_per_peer", "max_total", "resume_seconds", "accept_seconds", "receive_directory"],
         "desktop": ["dbus", "notifications", "notifications_off_for", "search"],
@@ -102,6 +105,6 @@ struct ConfigFile: Decodable {
         ],
         "wide_area": ["domain", "server", "key_file", "poll_seconds"],
         "handlers[]": ["types", "exec", "timeout_seconds"],
-        "activity_types[]": ["type", "required_keys", "payload"]
+        "activity_types[]": ["type", "required_keys", "payload", "search", "streams"]
     ]
 }

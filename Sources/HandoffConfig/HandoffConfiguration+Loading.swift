@@ -236,16 +236,20 @@ extension HandoffConfiguration {
                         ActivityTypeDeclaration(
                             type: try ActivityType(e.type),
                             requiredKeys: Set(e.required_keys ?? []),
-                            payload: e.payload))
+                            payload: e.payload, search: e.search ?? true, streams: e.streams ?? true))
                 } catch {
                     throw .invalid(file: file, key: key, reason: error.description)
                 }
             }
-            // Added to what is always declared (files, the Hawk Notes types): declaring one's own
-            // types here took those away without a word.
+            // Added to what is always declared (files, web pages) and what apps declare: declaring
+            // one's own types here took those away without a word.
             do throws(ActivityError) { activityTypes = try activityTypes.adding(list) } catch {
                 throw .invalid(file: file, key: DeclaredActivityTypes.configKey, reason: error.description)
             }
+            localActivityTypes = list
+        }
+        if let directories = raw.app_directories {
+            appDirectories = try directories.enumerated().map { (i, d) throws(ConfigError) in try absolute(d, "app_directories[\(i)]")! }
         }
         if let entries = raw.handlers {
             var bound = Set<ActivityType>()
@@ -256,9 +260,6 @@ extension HandoffConfiguration {
                     let key = "handlers[\(i)].types[\(j)]"
                     let type: ActivityType
                     do throws(ActivityError) { type = try ActivityType(t) } catch { throw .invalid(file: file, key: key, reason: error.description) }
-                    guard activityTypes.declarations[type] != nil else {
-                        throw .invalid(file: file, key: key, reason: "'\(t)' is not declared under \(DeclaredActivityTypes.configKey)")
-                    }
                     guard bound.insert(type).inserted else { throw .invalid(file: file, key: key, reason: "'\(t)' has two handlers") }
                     types.append(type)
                 }

@@ -44,8 +44,14 @@ public struct HandoffConfiguration: Sendable {
     public var openers: Openers
     public var sizePolicy: ActivitySizePolicy
     public var codecLimits: CodecLimits
-    /// The declared activity types; the Hawk Notes types when the file declares none.
+    /// The activity types declared without apps: the built-in ones and the file's own
+    /// (`activity_types`). The daemon adds what installed apps declare (InstalledApps).
     public var activityTypes: DeclaredActivityTypes
+    /// The file's own declarations (`activity_types`), added after the apps' at every reload.
+    public var localActivityTypes: [ActivityTypeDeclaration] = []
+    /// Where apps' declaration files are read from (`app_directories`; the XDG data directories'
+    /// `handoffd/apps` when absent).
+    public var appDirectories = InstalledApps.defaultDirectories(environment: ProcessInfo.processInfo.environment)
     /// The D-Bus API, notifications and search (docs/DBUS.md).
     public var desktop = DesktopSettings()
     public var streams = StreamSettings()
@@ -69,11 +75,14 @@ public struct HandoffConfiguration: Sendable {
         sizePolicy = .default
         codecLimits = .default
         // The built-in declarations are distinct; HandoffConfigTests checks it.
-        activityTypes = try! DeclaredActivityTypes(HawkNotes.declarations + [FileTransfer.declaration])
+        activityTypes = try! DeclaredActivityTypes(Self.builtInTypes)
     }
 }
 
 extension HandoffConfiguration {
+    /// The types every machine declares, whatever apps are installed.
+    public static let builtInTypes: [ActivityTypeDeclaration] = HawkNotes.declarations + [FileTransfer.declaration, WebBrowsing.declaration]
+
     /// The host name, cut to a valid instance name (63 bytes of whole characters).
     public static var defaultDeviceName: String {
         var name = ProcessInfo.processInfo.hostName

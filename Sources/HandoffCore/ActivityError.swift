@@ -18,6 +18,8 @@ public enum ActivityError: Error, Sendable, Equatable, CustomStringConvertible {
     case payloadTypeMismatch(expected: String, found: String)
     case payloadCorrupt(String)
     case tooLarge(size: Int, limit: Int)
+    /// The activity claims a use (`search`, `streams`) its type's declaration does not allow.
+    case useNotDeclared(String, use: String)
 
     public var description: String {
         switch self {
@@ -34,7 +36,7 @@ public enum ActivityError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notEligibleForHandoff:
             "the activity is not eligible for Handoff; set isEligibleForHandoff to advertise it"
         case .undeclaredType(let type, let configKey):
-            "activity type '\(type)' is not declared on this machine; declare it under '\(configKey)' in the configuration"
+            "activity type '\(type)' is not declared on this machine; install the app that declares it (`handoffctl apps` lists what is declared), or declare it under '\(configKey)' in the configuration"
         case .duplicateDeclaration(let type):
             "activity type '\(type)' is declared twice; keep one declaration"
         case .payloadMissing:
@@ -43,6 +45,8 @@ public enum ActivityError: Error, Sendable, Equatable, CustomStringConvertible {
             "the typed payload is a '\(found)', not the expected '\(expected)'"
         case .payloadCorrupt(let detail):
             "the typed payload cannot be decoded: \(detail)"
+        case .useNotDeclared(let type, let use):
+            "activity type '\(type)' is declared without \(use) (its app's declaration says \(use == "search" ? "Search" : "Streams")=false); leave that off the activity, or declare it"
         case .tooLarge(let size, let limit):
             "the encoded activity is \(size) bytes, above the limit of \(limit) bytes; keep its title, keywords and userInfo small, "
                 + "and carry bulky data over a continuation stream (supportsContinuationStreams) or as a file (`handoffctl send-file`)"

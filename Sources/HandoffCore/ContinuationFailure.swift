@@ -38,7 +38,7 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
         case .noHandler(let type):
             "no handler is registered for '\(type)' and it has no webpage URL; install or start an app that handles it"
         case .undeclaredType(let type):
-            "'\(type)' is not a declared activity type here; declare it under '\(DeclaredActivityTypes.configKey)' in the configuration"
+            "'\(type)' is not a declared activity type here; install the app that declares it (`handoffctl apps`), or declare it under '\(DeclaredActivityTypes.configKey)' in the configuration"
         case .missingRequiredKey(let type, let key):
             "'\(type)' lacks required userInfo key '\(key)'; the sending app must set it"
         case .expired(let type, let date):
@@ -63,7 +63,7 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
         case .undeclaredType: self = .undeclaredType(type: t)
         case .missingRequiredKey(let key): self = .missingRequiredKey(type: t, key: key)
         case .expired(let date): self = .expired(type: t, at: date)
-        case .notEligibleForHandoff: self = .notEligible(type: t)
+        case .notEligibleForHandoff, .useNotDeclared: self = .notEligible(type: t)
         case .tooLarge(let size, let limit): self = .tooLarge(type: t, size: size, limit: limit)
         case .payloadMissing, .payloadTypeMismatch, .payloadCorrupt, .invalidType,
             .unsupportedURLScheme, .reservedUserInfoKey, .duplicateDeclaration:

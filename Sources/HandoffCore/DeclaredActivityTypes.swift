@@ -61,6 +61,9 @@ public struct DeclaredActivityTypes: Sendable {
     ) throws(ActivityError) -> ActivitySize {
         guard activity.isEligibleForHandoff else { throw .notEligibleForHandoff }
         try validate(activity, at: now)
+        let declaration = try declaration(for: activity.type)
+        if activity.isEligibleForSearch, !declaration.search { throw .useNotDeclared(activity.type.rawValue, use: "search") }
+        if activity.supportsContinuationStreams, !declaration.streams { throw .useNotDeclared(activity.type.rawValue, use: "streams") }
         return try activity.measureSize(policy: sizePolicy)
     }
 }

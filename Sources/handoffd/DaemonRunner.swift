@@ -109,6 +109,8 @@ final class DaemonRunner: Sendable {
             do throws(BusFailure) {
                 try await bus.start(desktopSearch: d.search)
                 desktop.append(bus)
+                // Apps declared with DBusActivatable= are started by the bus (docs/APPS.md).
+                if bus.connection.kind == .session { daemon.apps.setBusActivator(bus.activate) }
                 if d.notifications {
                     desktop.append(
                         DesktopNotices(connection: bus.connection, operations: daemon.operations, quietTypes: d.notificationsOffFor, logger: logger))

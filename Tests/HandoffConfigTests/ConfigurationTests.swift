@@ -20,8 +20,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(shipped.stateDirectory == defaults.stateDirectory && shipped.runtimeDirectory == defaults.runtimeDirectory)
         #expect(shipped.logLevel == defaults.logLevel && shipped.link == defaults.link && shipped.control == defaults.control)
         #expect(shipped.execHandlers == defaults.execHandlers && shipped.openers == defaults.openers)
-        // Hawk Notes' types and the files of `handoffctl send-file`.
-        #expect(defaults.activityTypes.types.count == HawkNotes.declarations.count + 1)
+        // What every machine declares: the files of `handoffctl send-file`, web pages, ...
+        #expect(defaults.activityTypes.types == HandoffConfiguration.builtInTypes.map(\.type).sorted())
+        #expect(defaults.activityTypes.declarations[WebBrowsing.type] == WebBrowsing.declaration)
         #expect(defaults.activityTypes.declarations[FileTransfer.type] == FileTransfer.declaration)
     }
 
@@ -138,7 +139,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             ("scene_opener: [hawknotes, --scene]", "scene_opener"),
             ("limits: {max_frame_bytes: 70000}", "limits.max_frame_bytes"),
             ("handlers: [{types: [org.hawknotes.bookDetail], exec: [notes]}]", "handlers[0].exec"),
-            ("handlers: [{types: [org.example.undeclared], exec: [/bin/true]}]", "handlers[0].types[0]"),
+            ("handlers: [{types: [not-a-type], exec: [/bin/true]}]", "handlers[0].types[0]"),
             (
                 "handlers: [{types: [org.hawknotes.bookDetail], exec: [/bin/true]}, {types: [org.hawknotes.bookDetail], exec: [/bin/false]}]",
                 "handlers[1].types[0]"

@@ -69,6 +69,7 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
         offered.withLockedValue { $0.append(activity.id) }
         return accepting.map { .taken($0) } ?? .none
     }
+    func registered(for type: String, within deadline: Duration) async -> Bool { accepting != nil }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct DispatcherTests {
@@ -84,7 +85,7 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
             HawkNotes.declarations + [ActivityTypeDeclaration(type: Self.note), ActivityTypeDeclaration(type: Self.page)])
         let router = ActivityRouter(declared: declared, handlers: try HandlerRegistry(HawkNotes.handlers(library: library)))
         let sceneID = UUID()
-        return Dispatcher(router: router, execHandlers: exec, opener: opener, live: live) { route, _, _ in
+        return Dispatcher(declared: DeclaredTypes(declared), router: router, execHandlers: exec, opener: opener, live: live) { route, _, _ in
             scenes.withLockedValue { $0.append(route) }
             return sceneID
         }

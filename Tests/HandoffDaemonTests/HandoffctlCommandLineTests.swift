@@ -255,7 +255,8 @@ import Testing
 
             let undeclared = try await Self.ctl(a, ["publish", "--type", "org.example.nope"])
             #expect(
-                undeclared.status != 0 && undeclared.output.contains("declared here: org.handoffd.file, org.hawknotes.bookDetail"),
+                undeclared.status != 0
+                    && undeclared.output.contains("declared here: org.handoffd.browsing-web, org.handoffd.file, org.hawknotes.bookDetail"),
                 "\(undeclared.output)")
 
             let lady = try await Self.ctl(a, ["publish", "--character", "lady beatrice"])

@@ -32,6 +32,8 @@ final class LoopbackDaemon: Sendable {
         var c = HandoffConfiguration()
         c.deviceName = name
         c.peerPort = 0
+        // This machine's own installed apps are not the test's.
+        c.appDirectories = []
         configure(&c)
         identity = IdentityKey()
         discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)

@@ -9,7 +9,7 @@ public enum ControlOperationTable {
         ScenesRequest.self, SceneRequest.self, SceneConnectRequest.self, SceneUpdateRequest.self, SceneLaunchedRequest.self,
         SceneDisconnectRequest.self, SceneDestroyRequest.self, DeleteSavedRequest.self,
         LibraryBooksRequest.self, LibraryCharactersRequest.self, SearchRequest.self, SearchOpenRequest.self,
-        StreamOpenRequest.self, StreamAcceptRequest.self, StreamRefuseRequest.self
+        StreamOpenRequest.self, StreamAcceptRequest.self, StreamRefuseRequest.self, AppsRequest.self
     ]
 
     public static var names: [String] { all.map { $0.name } }

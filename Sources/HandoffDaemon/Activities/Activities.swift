@@ -19,8 +19,15 @@ import ServiceLifecycle
 /// rewrites the advert at its schedule's random moments, rotates it when its time is up or the
 /// machine's addresses change, keeps the pairing advert in step with the pairing window, and withdraws
 /// both at shutdown.
+/// What Activities needs of the configuration: the device name, the size rules, the types.
+struct ActivitiesSettings: Sendable {
+    var device: String
+    var sizePolicy: ActivitySizePolicy
+    var declared: DeclaredTypes
+}
+
 public actor Activities: Service {
-    private let configuration: HandoffConfiguration
+    private let settings: ActivitiesSettings
     private let peers: Peers
     private let events: ControlEvents
     private let logger: Logger
@@ -50,8 +57,8 @@ public actor Activities: Service {
     /// yet noticed. It was a second: an idle daemon woke once a second for nothing.
     static let longestPause: Duration = .seconds(10)
 
-    init(configuration: HandoffConfiguration, advert: Advert, peers: Peers, events: ControlEvents, logger: Logger) {
-        self.configuration = configuration
+    init(settings: ActivitiesSettings, advert: Advert, peers: Peers, events: ControlEvents, logger: Logger) {
+        self.settings = settings
         self.advert = advert
         self.peers = peers
         self.events = events
@@ -129,13 +136,14 @@ public actor Activities: Service {
         )
     {
         let size: ActivitySize
+        let declared = settings.declared.current
         do throws(ActivityError) {
-            size = try configuration.activityTypes.validateForPublishing(activity, at: Date(), sizePolicy: configuration.sizePolicy)
+            size = try declared.validateForPublishing(activity, at: Date(), sizePolicy: settings.sizePolicy)
         } catch {
             var message = error.description
             if case .undeclaredType = error {
                 // The types it may take, so that a person need not open the configuration to look.
-                message += " (declared here: \(configuration.activityTypes.types.map(\.rawValue).sorted().joined(separator: ", ")))"
+                message += " (declared here: \(declared.types.map(\.rawValue).sorted().joined(separator: ", ")))"
             }
             throw .failed(code: ContinuationFailure(error, type: activity.type).code, message: message)
         }
@@ -275,7 +283,7 @@ public actor Activities: Service {
     private var requestHandler: PeerRequestHandler {
         let snapshot = current
         return PeerRequestHandler(
-            device: configuration.deviceName, declaredTypes: configuration.activityTypes.types.map(\.rawValue),
+            device: settings.device, declaredTypes: settings.declared.names,
             current: { snapshot }, refresh: { [weak self] in await self?.askOwner($0) })
     }
 

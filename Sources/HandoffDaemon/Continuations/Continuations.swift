@@ -23,6 +23,8 @@ public final class Continuations: Service, Sendable {
     let library: Library
     private let dispatcher: Dispatcher
     let live: LiveHandlerRegistry
+    /// The installed apps: their types, and how to start one to continue an activity.
+    let apps: Apps
     /// Continuation streams between the apps of a continuation.
     let streams: Streams
     private let peers: Peers
@@ -32,20 +34,22 @@ public final class Continuations: Service, Sendable {
     private let reports: (stream: AsyncStream<(PeerMessage, peerID: String)>, continuation: AsyncStream<(PeerMessage, peerID: String)>.Continuation)
 
     init(
-        configuration: HandoffConfiguration, library: Library, handlers: HandlerRegistry, scenes: SceneBook, peers: Peers,
+        configuration: HandoffConfiguration, apps: Apps, library: Library, handlers: HandlerRegistry, scenes: SceneBook, peers: Peers,
         activities: Activities, events: ControlEvents, logger: Logger
     ) {
         self.library = library
+        self.apps = apps
         streams = Streams(settings: configuration.streams, device: configuration.deviceName, peers: peers, activities: activities, logger: logger)
         let live = LiveHandlerRegistry(sceneFacts: { ids in await scenes.liveFacts(ids) })
         self.live = live
         var dispatcher = Dispatcher(
-            router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
+            declared: apps.declared, router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
             execHandlers: configuration.execHandlers, opener: configuration.openers.webpage, live: live,
             applyRoute: { (route, activity, preferred) throws(SceneError) -> UUID in
                 try await scenes.apply(route, from: activity, preferred: preferred)
             })
         dispatcher.sceneOpener = configuration.openers.scene
+        dispatcher.apps = apps
         let environment = ProcessInfo.processInfo.environment
         dispatcher.desktop = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
         self.dispatcher = dispatcher

@@ -29,12 +29,18 @@ public protocol LiveHandlers: Sendable {
     /// The name of the app that accepted, or nil if none is registered for the type or all declined.
     /// `origin`: the machine it came from, told to the app.
     func offer(_ activity: UserActivity, from origin: Origin?) async -> LiveOffer
+    /// Whether a handler is (or, within `deadline`, becomes) registered for `type`.
+    func registered(for type: String, within deadline: Duration) async -> Bool
 }
 
 /// Dispatch on the continuing machine, in this order: the declared-type and activity checks; apps
-/// registered live; the built-in Hawk Notes handlers (route applied to a scene); exec handlers from
-/// the configuration; the webpageURL opener; else a typed failure.
+/// registered live; the app that declares the type, started and then offered it; the built-in
+/// Hawk Notes handlers (route applied to a scene); exec handlers from the configuration; the
+/// webpageURL opener; else a typed failure.
 public struct Dispatcher: Sendable {
+    public let declared: DeclaredTypes
+    /// The installed apps, to start the one that declares a type no running app registered for.
+    public var apps: Apps?
     public let router: ActivityRouter
     public let execHandlers: [ActivityType: ExecHandlerBinding]
     public let opener: [String]
@@ -48,9 +54,10 @@ public struct Dispatcher: Sendable {
     public var desktop = false
 
     public init(
-        router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
+        declared: DeclaredTypes, router: ActivityRouter, execHandlers: [ExecHandlerBinding], opener: [String], live: any LiveHandlers,
         applyRoute: @escaping @Sendable (Route, UserActivity, UUID?) async throws(SceneError) -> UUID
     ) {
+        self.declared = declared
         self.router = router
         var map: [ActivityType: ExecHandlerBinding] = [:]
         for binding in execHandlers { for t in binding.types { map[t] = binding } }
@@ -69,11 +76,18 @@ public struct Dispatcher: Sendable {
         _ activity: UserActivity, preferredScene: UUID? = nil, requester: String? = nil, origin: Origin? = nil, at now: Date = Date()
     ) async -> DispatchOutcome {
         let type = activity.type.rawValue
-        do throws(ActivityError) { try router.declared.validate(activity, at: now) } catch {
+        do throws(ActivityError) { try declared.current.validate(activity, at: now) } catch {
             return .failed(ContinuationFailure(error, type: activity.type))
         }
-        let offered = await live.offer(activity, from: origin)
+        var offered = await live.offer(activity, from: origin)
         if case .taken(let app) = offered { return .continuedByApp(app) }
+        if offered == .none, let apps, let app = apps.launchable(for: activity.type) {
+            switch await launched(app, apps: apps, for: activity, requester: requester, origin: origin) {
+            case .taken(let name): return .continuedByApp(name)
+            case .failed(let failure): return .failed(failure)
+            case .declined(let again): offered = again
+            }
+        }
         if let handler = router.handlers.handler(for: activity.type) {
             let route: Route
             do throws(ContinuationFailure) { route = try handler.route(for: activity) } catch { return .failed(error) }
@@ -107,6 +121,31 @@ public struct Dispatcher: Sendable {
             )
         }
         return .failed(.noHandler(type: type))
+    }
+
+    enum Launched {
+        case taken(String)
+        case declined(LiveOffer)
+        case failed(ContinuationFailure)
+    }
+
+    /// Starts the app that declares the type, waits for it to register, and offers it the activity.
+    func launched(_ app: AppDeclaration, apps: Apps, for activity: UserActivity, requester: String?, origin: Origin?) async -> Launched {
+        let type = activity.type.rawValue
+        if let problem = await apps.launch(app, for: requester) {
+            return .failed(.handlerFailed(type: type, reason: "\(app.name), which declares it, could not be started: \(problem)"))
+        }
+        guard await live.registered(for: type, within: Apps.registerWithin) else {
+            return .failed(
+                .handlerFailed(
+                    type: type,
+                    reason:
+                        "\(app.name) was started to continue it (\(app.launch.map(\.description) ?? "")) and did not register for it within \(Apps.registerWithin.spokenSeconds); see \(app.file)"
+                ))
+        }
+        let offered = await live.offer(activity, from: origin)
+        if case .taken(let name) = offered { return .taken(name) }
+        return .declined(offered)
     }
 
     /// Starts the scene opener in the background (a terminal window stays open as long as the

@@ -33,6 +33,8 @@ public actor LiveHandlerRegistry: LiveHandlers {
 
     private var registrations: [Registration] = []
     private let answers = Waiters<String, Bool>()
+    /// Dispatches waiting for an app started to continue one to register for its type.
+    private let arrivals = Waiters<String, Void>()
     private let answerBudget: Duration
     /// The facts of the registered scenes, from the scenes' owner.
     private let sceneFacts: @Sendable ([UUID]) async -> [UUID: LiveSceneFacts]
@@ -44,7 +46,19 @@ public actor LiveHandlerRegistry: LiveHandlers {
 
     public func register(_ client: ControlClient, name: String, types: [String], scene: UUID? = nil) {
         registrations.append(Registration(client: client, name: name, types: Set(types), scene: scene))
+        for type in Set(types) { _ = arrivals.resumeAll(type, with: ()) }
     }
+
+    /// Whether a handler is registered for `type`, waiting up to `deadline` for one to register
+    /// (an app handoffd has just started).
+    public func registered(for type: String, within deadline: Duration) async -> Bool {
+        if registrations.contains(where: { $0.types.contains(type) }) { return true }
+        if case .value = await arrivals.wait(for: type, deadline: deadline) { return true }
+        return false
+    }
+
+    /// Whether any handler is registered for `type`.
+    public func hasHandler(for type: String) -> Bool { registrations.contains { $0.types.contains(type) } }
 
     /// How many registrations there are (status).
     public var count: Int { registrations.count }
@@ -55,7 +69,10 @@ public actor LiveHandlerRegistry: LiveHandlers {
     }
 
     /// Shutdown: offers waiting for an answer end as declined.
-    public func endAll() { answers.endAll() }
+    public func endAll() {
+        answers.endAll()
+        arrivals.endAll()
+    }
 
     /// The app's answer; false if the token is unknown (answered late, or not ours).
     public func answer(token: String, accepted: Bool) -> Bool { answers.resumeOldest(token, with: accepted) }
@@ -63,6 +80,7 @@ public actor LiveHandlerRegistry: LiveHandlers {
     public func offer(_ activity: UserActivity, from origin: Origin? = nil) async -> LiveOffer {
         var silent: [String] = []
         let candidates = registrations.filter { $0.types.contains(activity.type.rawValue) }
+        if candidates.isEmpty { return .none }
         // Asked only if a candidate shows a scene: the question is a hop to SceneBook.
         let scenes = candidates.compactMap(\.scene)
         let facts = scenes.isEmpty ? [:] : await sceneFacts(scenes)
@@ -106,6 +124,7 @@ public enum LiveOffer: Sendable, Equatable {
     /// should nothing else take it: "no handler" misled an app that was too slow).
     case notTaken(silent: [String], waited: Duration)
 
+    /// No app is registered for the type.
     public static let none = LiveOffer.notTaken(silent: [], waited: .zero)
 }
 

@@ -200,3 +200,17 @@ final class BusOutlet: EventOutlet {
             [.string(name), BusValue(.dictionary(fields))], to: destination)
     }
 }
+
+extension BusDoor {
+    /// Asks the bus to start the service that owns `name` (StartServiceByName): nil once it runs,
+    /// else the bus's reason.
+    public func activate(_ name: String) async -> String? {
+        let answer = await connection.call(
+            "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "StartServiceByName",
+            [.string(name), .uint32(0)], timeout: .seconds(10))
+        switch answer {
+        case .success: return nil
+        case .failure(let failure): return "the session bus could not start \(name): \(failure.message)"
+        }
+    }
+}

@@ -62,6 +62,7 @@ struct DaemonControl: ControlOperations {
         case StatusRequest.name: return try await answer(r) { (_: StatusRequest) in await status() }
         case PeersRequest.name: return try await answer(r) { (_: PeersRequest) in Listing(await peers.views().map(\.info)) }
         case TrustRequest.name: return try await answer(r) { (_: TrustRequest) in Listing(try peers.trusted().map(\.info)) }
+        case AppsRequest.name: return try await answer(r) { (_: AppsRequest) in Listing(daemon.apps.installed.listing) }
         case PairRequest.name:
             return try await answer(r) { (op: PairRequest) in
                 try await pairing.start(

@@ -107,14 +107,13 @@ public final class Daemon: Sendable {
         for record in scenes.unreadable {
             logger.error("a saved scene could not be read and is skipped", metadata: ["scene.record": "\(record)"])
         }
+        let apps = Apps(configuration: configuration, builtIn: HandoffConfiguration.builtInTypes, events: events, logger: logger)
         peers = Peers(
             endpoint: endpoint,
-            settings: PeersSettings(
-                device: configuration.deviceName, types: configuration.activityTypes.types.map(\.rawValue),
-                staticPeers: configuration.staticPeers),
+            settings: PeersSettings(device: configuration.deviceName, declared: apps.declared, staticPeers: configuration.staticPeers),
             discovery: parts.discovery, events: events, logger: logger)
         activities = Activities(
-            configuration: configuration,
+            settings: ActivitiesSettings(device: configuration.deviceName, sizePolicy: configuration.sizePolicy, declared: apps.declared),
             advert: Advert(
                 discovery: parts.discovery, trustStore: parts.trustStore, deviceName: configuration.deviceName,
                 rotationInterval: .seconds(configuration.advertRotationSeconds),
@@ -122,7 +121,7 @@ public final class Daemon: Sendable {
                 owned: parts.zoneKeySecret.map(OwnedNames.init(secret:))),
             peers: peers, events: events, logger: logger)
         continuations = Continuations(
-            configuration: configuration, library: parts.library, handlers: parts.handlers, scenes: scenes,
+            configuration: configuration, apps: apps, library: parts.library, handlers: parts.handlers, scenes: scenes,
             peers: peers, activities: activities, events: events, logger: logger)
         pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
         search = Search(
@@ -174,7 +173,10 @@ public final class Daemon: Sendable {
     var library: Library { continuations.library }
 
     /// In start order; a ServiceGroup stops them in reverse.
-    public var services: [any Service] { [scenes, activities, peers, continuations, pairing, search] }
+    public var services: [any Service] { [scenes, continuations.apps, activities, peers, continuations, pairing, search] }
+
+    /// The installed apps (their files read again when they change).
+    public var apps: Apps { continuations.apps }
 
     /// The control operations, for the control socket.
     public var operations: any ControlOperations { DaemonControl(daemon: self) }

@@ -15,7 +15,8 @@ import ServiceLifecycle
 /// for an advert, how often sessions are pinged.
 struct PeersSettings: Sendable {
     var device: String
-    var types: [String]
+    /// The types this machine declares, told to peers in each hello.
+    var declared: DeclaredTypes
     var staticPeers: [PeerEndpoint] = []
     /// How long a request waits for a paired peer's advert when nothing else says where it is.
     var listingGrace: Duration = .seconds(3)
@@ -49,7 +50,7 @@ public final class Peers: Service, Sendable {
         self.logger = logger
         listing = PeerListing(trustStore: endpoint.trustStore, events: events, logger: logger, listingGrace: settings.listingGrace)
         reach = PeerReach(endpoint: endpoint, settings: settings, events: events, logger: logger)
-        asking = PeerAsking(reach: reach, listing: listing, events: events, types: settings.types)
+        asking = PeerAsking(reach: reach, listing: listing, events: events, declared: settings.declared)
     }
 
     public var links: PeerLinks { reach.links }

@@ -16,22 +16,22 @@ actor PeerAsking {
     private let reach: PeerReach
     private let listing: PeerListing
     private let events: ControlEvents
-    /// The type hashes of the activity types this machine declares (an advert's tokens of other
-    /// types are not expected here).
-    private let declared: Set<[UInt8]>
+    /// The activity types this machine declares (an advert's tokens of other types are not
+    /// expected here).
+    private let declared: DeclaredTypes
     private var remote = RemoteDirectory()
 
-    init(reach: PeerReach, listing: PeerListing, events: ControlEvents, types: [String]) {
+    init(reach: PeerReach, listing: PeerListing, events: ControlEvents, declared: DeclaredTypes) {
         self.reach = reach
         self.listing = listing
         self.events = events
-        declared = Set(types.map(AdvertTXT.typeHash))
+        self.declared = declared
     }
 
     func heartbeat() {}
 
     /// A paired peer's advert was read (`ListingNews.offers`).
-    func offers(_ tokens: [AdvertTXT.Token], peerID: String) { remote.advertRead(tokens, peerID: peerID, declared: declared) }
+    func offers(_ tokens: [AdvertTXT.Token], peerID: String) { remote.advertRead(tokens, peerID: peerID, declared: declared.hashes) }
 
     func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) {
         remote.pushed(items, peerID: peer.id, session: session.serial)

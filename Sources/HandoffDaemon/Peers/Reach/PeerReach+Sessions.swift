@@ -105,7 +105,7 @@ extension PeerReach {
 
     /// Our hello, as a request or as the answer to the peer's.
     func ownHello() -> Hello {
-        Hello(device: settings.device, types: settings.types, port: port == 0 ? nil : Int64(port), addresses: LocalAddresses.shareable())
+        Hello(device: settings.device, types: settings.declared.names, port: port == 0 ? nil : Int64(port), addresses: LocalAddresses.shareable())
     }
 
     /// The answer to a peer's hello: ours, or why the versions do not match.
