@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "HandoffConfig",
             dependencies: [
-                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "CYAML"
+                "HandoffCore", "HandoffContent", "HandoffDiscovery", "CYAML"
             ]),
         // Avahi, seen only by HandoffAvahi: libavahi-common linked, libavahi-client's functions
         // forwarded to libavahi-client.so.3, loaded by the poll thread when it makes the client
@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "HandoffDaemon",
             dependencies: [
-                "HandoffCore", "HandoffContent", "HawkNotes", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink",
+                "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink",
                 "HandoffControl", "HandoffConfig", "CHandoffShims", "HandoffBus", "HandoffBusAPI",
                 "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -201,7 +201,7 @@ let package = Package(
             name: "handoffd",
             dependencies: [
                 "HandoffDaemon", "HandoffAvahi", "HandoffWideArea", "HandoffDiscovery", "HandoffCore", "HandoffState", "HandoffConfig",
-                "HandoffContent", "HawkNotes", "HandoffLink", "HandoffBus", "CHandoffShims",
+                "HandoffContent", "HandoffLink", "HandoffBus", "CHandoffShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"), "HandoffAsync"
@@ -213,7 +213,7 @@ let package = Package(
         .executableTarget(
             name: "handoffctl",
             dependencies: [
-                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "HawkNotes", "CHandoffShims", "HandoffAsync",
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffContent", "CHandoffShims", "HandoffAsync",
                 "HandoffCommandLine", .product(name: "NIOCore", package: "swift-nio")
             ],
             // Released fully static: no dynamic loader, no libc/libm/libgcc_s to map and bind, so

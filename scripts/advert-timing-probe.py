@@ -35,11 +35,11 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from handoff_probe import Conn, book_activity, fail  # noqa: E402
+from handoff_probe import FIRST_BOOK, Conn, book_activity, fail  # noqa: E402
 
 WORK, SECONDS, MEAN = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 alpha = Conn(WORK, "alpha")
-book = alpha.request("library-books")["result"][0]["id"]
+book = FIRST_BOOK
 names = set()
 stop = threading.Event()
 

@@ -21,7 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 paired_hosts
-ctl alpha publish --character "Lady Beatrice" >/dev/null
+hawknotes_publish alpha "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 pa=$(daemon_pid alpha); pb=$(daemon_pid beta)
 

@@ -51,7 +51,7 @@ ctl_bg alpha watch --json > "$WORK/events" &
 kids+=($!)
 
 # beta's continues of an activity of alpha's (a character, routed to a scene on beta).
-ctl alpha publish --character "Lady Beatrice" > /dev/null
+hawknotes_publish alpha "Lady Beatrice" > /dev/null
 lady=$(ctl alpha activities --json | json_field activity)
 until_true 10 "beta lists alpha's activity" bash -c "'$BIN/handoffctl' activities --peer alpha --json --socket '$(control_socket beta)' | grep -q $lady"
 # continues SECONDS OUT: one continue after another for SECONDS, each one's milliseconds to OUT.

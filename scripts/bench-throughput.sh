@@ -16,7 +16,7 @@ SET=tbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 trap end_daemons_and_hosts EXIT
 paired_hosts
-ctl alpha publish --character "Lady Beatrice" >/dev/null
+hawknotes_publish alpha "Lady Beatrice" >/dev/null
 id=$(ctl alpha activities --json | json_field activity)
 pb=$(daemon_pid beta)
 sock="$WORK/beta/run/control.sock"

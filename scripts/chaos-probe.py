@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chaos_workload import DEADLINES, Workload  # noqa: E402
-from handoff_probe import Conn, fail, now  # noqa: E402
+from handoff_probe import FIRST_BOOK, Conn, fail, now  # noqa: E402
 
 WORK, SET, N, LONG = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "long"
 NAMES = [f"n{i}" for i in range(1, N + 1)]
@@ -150,7 +150,7 @@ def daemon_pid(name):
 
 control = {n: Conn(WORK, n) for n in NAMES}
 watchers = {n: Conn(WORK, n, watch=True) for n in NAMES}
-book = control["n1"].request("library-books")["result"][0]["id"]
+book = FIRST_BOOK
 load = Workload(WORK, NAMES, book)
 load.start()
 print(f"chaos: {N} machines, each paired with the {N - 1} others; the workload runs on all", flush=True)

@@ -37,7 +37,7 @@ FORBIDDEN = {
     "HandoffCore": NIO | {"HandoffDaemon", "HandoffLink"},
     "HandoffProtocol": NIO | {"HandoffDaemon", "HandoffLink", "ServiceLifecycle"},
     "HandoffAdvert": NIO | {"HandoffDaemon", "HandoffLink", "ServiceLifecycle"},
-    "HandoffContent": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery"},
+    "HandoffContent": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HawkNotes"},
     # The app's model knows nothing of the network.
     "HawkNotes": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient", "HandoffProtocol", "HandoffAdvert"},
     "HandoffControl": NIO | {"HandoffDaemon", "HandoffLink"},
@@ -51,8 +51,13 @@ FORBIDDEN = {
     "HawkNotesTerminal": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient"},
     "hawknotes": {"HandoffDaemon", "HandoffLink", "HandoffState"},
     # Apps and the CLI reach the daemon only through its doors.
-    "HandoffClient": {"HandoffDaemon", "HandoffLink", "HandoffState"},
-    "handoffctl": {"HandoffDaemon", "HandoffLink", "HandoffState"},
+    "HandoffClient": {"HandoffDaemon", "HandoffLink", "HandoffState", "HawkNotes"},
+    "handoffctl": {"HandoffDaemon", "HandoffLink", "HandoffState", "HawkNotes"},
+    # The platform knows no app's content: Hawk Notes is one app on it (docs/APPS.md).
+    "HandoffDaemon": {"HawkNotes", "HawkNotesApp"},
+    "HandoffConfig": {"HawkNotes", "HawkNotesApp"},
+    "HandoffState": {"HawkNotes", "HawkNotesApp"},
+    "handoffd": {"HawkNotes", "HawkNotesApp"},
     "handoff-advert-bench": {"HandoffDaemon"},
     "handoff-rogue-peer": {"HandoffDaemon"},
     "handoff-continue-bench": {"HandoffDaemon"},

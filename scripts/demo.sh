@@ -72,7 +72,7 @@ step "A: the person views Lady Beatrice in The Burning Swift"
 # A's events from here on: the step that shows A was told waits for that event by its name.
 "$BIN/handoffctl" watch --event userActivityWasContinued --count 1 --socket "$(control_socket alpha)" > "$WORK/events-alpha" &
 watcher=$!
-ctl alpha publish --character "Lady Beatrice"
+hawknotes_publish alpha "Lady Beatrice"
 id=$(ctl alpha activities --json | json_field activity)
 
 step "B: activities offered by paired machines"
@@ -80,12 +80,13 @@ listed_on_b() { ctl beta activities --remote --json | grep -q "$id"; }
 within 10 "B listing A's activity $id" listed_on_b
 ctl beta activities --remote
 
-step "B continues it"
+step "B continues it: handoffd on B starts Hawk Notes (the app that declares the type), which takes it"
+ctl beta apps
 ctl beta continue alpha "$id" | tee "$WORK/continued"
-grep -q "Lady Beatrice" "$WORK/continued" || { echo "demo: B's continue did not reach Lady Beatrice" >&2; exit 1; }
+grep -q "Continued by hawknotes in scene .*Lady Beatrice" "$WORK/continued" || { echo "demo: B's continue did not reach Hawk Notes at Lady Beatrice" >&2; exit 1; }
 
-step "B's scene: routed to the book tab and the character"
-scene=$(ctl beta scenes --json | json_field scene)
+step "B's scene: Hawk Notes' window, at the book and the character"
+scene=$(sed -n 's/.* in scene \([0-9A-F-]*\):.*/\1/p' "$WORK/continued")
 ctl beta scene show "$scene" | tee "$WORK/scene"
 grep -q "Lady Beatrice" "$WORK/scene" || { echo "demo: B's scene does not show Lady Beatrice" >&2; exit 1; }
 

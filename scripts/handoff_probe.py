@@ -162,6 +162,11 @@ def gone(pid, child=None):
         return True
 
 
+# The first book of Hawk Notes' library (config/library.json): its content is the app's own, and
+# handoffd does not list it.
+FIRST_BOOK = "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"
+
+
 def book_activity(book, title, activity_id):
     """A Hawk Notes book-detail activity (the sample library's first type)."""
     return {"handoff": True, "id": activity_id, "keywords": [], "needsSave": False, "required": [],

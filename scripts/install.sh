@@ -3,7 +3,7 @@
 #   /usr/bin/handoffd, /usr/bin/handoffctl, /usr/bin/hawknotes (the Hawk Notes app)
 #   /lib/systemd/system/handoffd.service, /usr/lib/systemd/user/handoffd.service,
 #   /usr/lib/sysusers.d/handoffd.conf (the system user)
-#   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json and handoff-zone-policy.py
+#   /etc/handoffd/handoffd.yaml (kept if it exists), /usr/share/handoffd/library.json, Hawk Notes' app file (/usr/share/handoffd/apps) and handoff-zone-policy.py
 #   man pages, shell completions (bash, zsh, fish), /usr/share/doc/handoffd
 #   the desktop (docs/DBUS.md): D-Bus activation and the system bus policy, the GNOME Shell search
 #   provider, the KRunner runner, Hawk Notes' .desktop entry
@@ -40,6 +40,8 @@ install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.
 install -m 0644 systemd/sysusers.d/handoffd.conf "$D/usr/lib/sysusers.d/handoffd.conf"
 [ -e "$D/etc/handoffd/handoffd.yaml" ] || install -m 0644 config/handoffd.yaml "$D/etc/handoffd/handoffd.yaml"
 install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"
+install -d -m 0755 "$D/usr/share/handoffd/apps"
+install -m 0644 config/apps/org.handoffd.HawkNotes.app "$D/usr/share/handoffd/apps/org.handoffd.HawkNotes.app"
 # For the DNS server of a site with a zone key per machine (docs/DEPLOYMENT.md), not run here
 # (run with python3, which the package does not need).
 install -m 0644 scripts/handoff-zone-policy.py "$D/usr/share/handoffd/handoff-zone-policy.py"

@@ -52,13 +52,15 @@ duration_seconds() {
 # start_daemon INDEX NAME: handoffd on host SET<INDEX>, state and socket under $WORK/NAME.
 start_daemon() {
   local i=$1 name=$2 dir="$WORK/$2"
-  mkdir -p "$dir"
+  mkdir -p "$dir/apps"
+  # Hawk Notes installed, as its package would: started from this build to continue its types.
+  sed "s|^Exec=hawknotes |Exec=$BIN/hawknotes --library $REPO/config/library.json |" "$REPO/config/apps/org.handoffd.HawkNotes.app" > "$dir/apps/org.handoffd.HawkNotes.app"
   cat > "$dir/handoffd.yaml" <<YAML
 device_name: $name
 peer_port: 7340
 state_directory: $dir/state
 runtime_directory: $dir/run
-library: ${LIBRARY:-$REPO/config/library.json}
+app_directories: [$dir/apps]
 log_level: ${LOG_LEVEL:-notice}
 ${DAEMON_EXTRA_CONFIG:-}
 YAML
@@ -79,6 +81,8 @@ YAML
 
 # ctl NAME ARGS...: handoffctl against NAME's daemon.
 ctl() { local name=$1; shift; "$BIN/handoffctl" "$@" --socket "$(control_socket "$name")"; }
+# hawknotes_publish NAME CHARACTER: Hawk Notes on NAME makes "viewing CHARACTER" current (kept).
+hawknotes_publish() { "$BIN/hawknotes" publish --character "$2" --library "$REPO/config/library.json" --socket "$(control_socket "$1")"; }
 control_socket() { echo "$WORK/$1/run/control.sock"; }
 
 # daemon_pid NAME: the handoffd PID (as the daemon reports it; nothing from a daemon that does not
@@ -200,7 +204,7 @@ paired_hosts() {
 # publish_pushed: alpha publishes the activity the push benchmarks push to beta; its id and type
 # in $push_id and $push_type.
 publish_pushed() {
-  ctl alpha publish --character "Lady Beatrice" >/dev/null
+  hawknotes_publish alpha "Lady Beatrice" >/dev/null
   push_id=$(ctl alpha activities --json | json_field activity)
   push_type=$(ctl alpha activities --json | json_field type)
 }

@@ -46,8 +46,8 @@ workload() {
   start_daemon 2 beta
   pair_daemons alpha beta >/dev/null
   for name in alpha beta; do ctl "$name" status >/dev/null; ctl "$name" peers >/dev/null; ctl "$name" trust >/dev/null; done
-  ctl alpha library books >/dev/null
-  ctl alpha publish --character "Lady Beatrice" >/dev/null
+  ctl alpha apps >/dev/null
+  hawknotes_publish alpha "Lady Beatrice" >/dev/null
   local id sock="$WORK/beta/run/control.sock"
   id=$(ctl alpha activities --json | json_field activity)
   ctl beta activities --remote >/dev/null
@@ -62,7 +62,7 @@ workload() {
   start_daemon 1 alpha
   start_daemon 2 beta
   wait_listed beta alpha
-  ctl alpha publish --character "Lady Beatrice" >/dev/null
+  hawknotes_publish alpha "Lady Beatrice" >/dev/null
   id=$(ctl alpha activities --json | json_field activity)
   "$REAL_BIN/handoff-continue-bench" continue "$sock" alpha "$id" 50 open >/dev/null
   ctl alpha scenes >/dev/null

@@ -18,7 +18,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from handoff_probe import Conn as _Conn, book_activity, cpu_seconds, fail, gone, now, rss_mib, stats  # noqa: E402
+from handoff_probe import FIRST_BOOK, Conn as _Conn, book_activity, cpu_seconds, fail, gone, now, rss_mib, stats  # noqa: E402
 
 WORK, N, BIN, HUB_ANCHOR, ROUNDS = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 # CI's short run idles for less than the long rig's minute.
@@ -107,7 +107,7 @@ print(f"{'hub restarted -> all ' + str(len(PEERS)) + ' peers: peerPresent (last 
 
 # 2. The hub publishes: until each peer holds its new list (remoteActivitiesChanged).
 hub = Conn("hub")
-book = hub.request("library-books")["result"][0]["id"]
+book = FIRST_BOOK
 fanout = []
 for r in range(ROUNDS):
     activity = book_activity(book, f"Scale {r}", str(uuid.uuid4()).upper())

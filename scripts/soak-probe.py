@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chaos_workload import DEADLINES, Workload  # noqa: E402
-from handoff_probe import Conn, fail, fd_count, gone, now, rss_mib, status_field  # noqa: E402
+from handoff_probe import FIRST_BOOK, Conn, fail, fd_count, gone, now, rss_mib, status_field  # noqa: E402
 
 WORK, SET, N, BIN, SECONDS = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5])
 NAMES = [f"n{i}" for i in range(1, N + 1)]
@@ -113,7 +113,7 @@ def error_lines():
 
 control = {}
 watchers = [Conn(WORK, n, watch=True) for n in NAMES]
-book = Conn(WORK, "n1").request("library-books")["result"][0]["id"]
+book = FIRST_BOOK
 load = Workload(WORK, NAMES, book)
 load.start()
 print(f"soak: {N} machines working for {SECONDS:.0f} s; a restart every {RESTART_EVERY} s, x paired and unpaired every "

@@ -17,6 +17,12 @@ long handoff_splice(int in, int out, unsigned long len) {
 
 int handoff_set_pipe_size(int fd, int size) { return fcntl(fd, F_SETPIPE_SZ, size); }
 
+#include <spawn.h>
+/* glibc 2.34's: every descriptor from `fd` up closed in the child. */
+int handoff_spawn_close_from(void *actions, int fd) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, fd);
+}
+
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>

@@ -125,6 +125,10 @@ public enum HandoffBusAPI {
             "RegisterHandler", HandleRequest.name,
             in: [("types", "as", optional: false), ("name", "s", optional: true), ("scene", "s", optional: true)]),
         map("Handled", HandledRequest.name, in: [("token", "s", optional: false), ("accepted", "b", optional: false)]),
+        // With the app's scene that took it (told back in the continuation's report).
+        map(
+            "HandledIn", HandledRequest.name,
+            in: [("token", "s", optional: false), ("accepted", "b", optional: false), ("scene", "s", optional: true)]),
         map("Watch", WatchRequest.name),
         map("ListScenes", ScenesRequest.name, answer: .list),
         map("ShowScene", SceneRequest.name, in: [("scene", "s", optional: false)], answer: .object),
@@ -150,9 +154,7 @@ public enum HandoffBusAPI {
         map("DestroyScene", SceneDestroyRequest.name, in: [("scene", "s", optional: false)]),
         map("ListApps", AppsRequest.name, answer: .list),
         map("DeleteSavedActivities", DeleteSavedRequest.name, in: [("ids", "as", optional: false)], answer: .object),
-        // The library Hawk Notes reads, and the machine's pairings.
-        map("ListBooks", LibraryBooksRequest.name, answer: .list),
-        map("ListCharacters", LibraryCharactersRequest.name, in: [("book", "s", optional: false)], answer: .list),
+        // The machine's pairings.
         map("ListTrusted", TrustRequest.name, answer: .list),
         map("Pair", PairRequest.name, in: [("peer", "s", optional: false)], answer: .object),
         map("AcceptPairing", PairAcceptRequest.name, in: [("timeout", "x", optional: false)], answer: .object),

@@ -45,6 +45,21 @@ extension HandoffClient {
         }
     }
 
+    /// As `onContinue`, `handler` saying in which of the app's scenes (windows) it took the
+    /// activity, nil to decline: the continuation's report names that scene on both machines.
+    public func onContinueInScene(
+        _ types: [String], name: String, _ handler: @escaping @Sendable (UserActivity) async -> UUID?
+    ) async throws(ClientError) {
+        _ = try await perform(HandleRequest(types: types, name: name))
+        for await event in events where event.name == "continue" {
+            guard let token = event.fields["token"]?.stringValue, let value = event.fields["activity"],
+                let activity = try? UserActivity(propertyList: value)
+            else { continue }
+            let scene = await handler(activity)
+            _ = try await perform(HandledRequest(token: token, accepted: scene != nil, scene: scene))
+        }
+    }
+
     /// Answers handoffd's needsSave questions (before a peer fetches an activity marked needsSave)
     /// with the app's fresh version. Returns when the connection ends.
     public func onNeedsSave(_ fresh: @escaping @Sendable (UUID) async -> UserActivity?) async throws(ClientError) {

@@ -14,7 +14,6 @@ public struct DaemonArguments: Equatable, Sendable {
     public var runtimeDirectory: String?
     public var deviceName: String?
     public var peerPort: Int?
-    public var library: String?
 
     public init() {}
 
@@ -39,7 +38,6 @@ public struct DaemonArguments: Equatable, Sendable {
         case runtimeDirectory = "runtime-directory"
         case deviceName = "device-name"
         case peerPort = "peer-port"
-        case library
 
         var takesValue: Bool { self != .configOptional && self != .checkConfig }
     }
@@ -76,7 +74,6 @@ public struct DaemonArguments: Equatable, Sendable {
         case .stateDirectory: stateDirectory = value
         case .runtimeDirectory: runtimeDirectory = value
         case .deviceName: deviceName = value
-        case .library: library = value
         case .peerPort:
             guard let port = Int(value!), (0...65535).contains(port) else {
                 throw Failure(message: "'--peer-port' takes a port from 0 to 65535 (0 picks a free one), not '\(value!)'")
@@ -90,19 +87,18 @@ public struct DaemonArguments: Equatable, Sendable {
 
         Exit status: 0 after a clean stop or a valid --check-config; 1 when the configuration, the state directory or the identity key is unusable (the message says which and how to fix it); 64 for a command line it does not take.
 
-        USAGE: handoffd [--config <config>] [--config-optional] [--check-config] [--state-directory <dir>] [--runtime-directory <dir>] [--device-name <name>] [--peer-port <port>] [--library <file>]
+        USAGE: handoffd [--config <config>] [--config-optional] [--check-config] [--state-directory <dir>] [--runtime-directory <dir>] [--device-name <name>] [--peer-port <port>]
 
         OPTIONS:
           --config <config>       The configuration file. A missing file at the default path means built-in defaults.
                                   (default: \(defaultConfigPath))
           --config-optional       A missing --config file means built-in defaults too (the user unit's ~/.config/handoffd/handoffd.yaml).
-          --check-config          Check the configuration and the library, report the first error with its key, and exit.
+          --check-config          Check the configuration, report the first error with its key, and exit.
           --state-directory <dir> Overrides state_directory (identity key, trust store, scenes).
           --runtime-directory <dir>
                                   Overrides runtime_directory (the control socket).
           --device-name <name>    Overrides device_name.
           --peer-port <port>      Overrides peer_port (0 picks a free port).
-          --library <file>        Overrides library (default: the installed one, or config/library.json above a build).
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -127,7 +127,11 @@ extension HandoffConfiguration {
         }
         stateDirectory = try absolute(raw.state_directory, "state_directory") ?? stateDirectory
         runtimeDirectory = try absolute(raw.runtime_directory, "runtime_directory") ?? runtimeDirectory
-        libraryPath = try absolute(raw.library, "library") ?? libraryPath
+        if raw.library != nil {
+            notices.append(
+                "\(file): library is no longer read by handoffd and is ignored: the books are Hawk Notes' own content (hawknotes --library, or HAWKNOTES_LIBRARY)"
+            )
+        }
         if let level = raw.log_level {
             guard Self.logLevels.contains(level) else {
                 throw .invalid(file: file, key: "log_level", reason: "must be one of \(Self.logLevels.joined(separator: ", "))")

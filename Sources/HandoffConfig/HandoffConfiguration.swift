@@ -4,8 +4,6 @@
     import Foundation
 #endif
 import HandoffCore
-import HandoffContent
-import HawkNotes
 import HandoffDiscovery
 
 /// handoffd's settings after loading and checking the configuration file.
@@ -34,8 +32,6 @@ public struct HandoffConfiguration: Sendable {
     public var runtimeDirectory: String
     /// One of trace, debug, info, notice, warning, error, critical.
     public var logLevel: String
-    /// Where the library is read from; nil means the shipped library.
-    public var libraryPath: String?
     public var link: LinkLimits
     public var control: ControlLimits
     /// Exec handlers (dispatch step 3), each bound to declared types.
@@ -71,7 +67,6 @@ public struct HandoffConfiguration: Sendable {
         control = ControlLimits()
         execHandlers = []
         openers = Openers()
-        libraryPath = nil
         sizePolicy = .default
         codecLimits = .default
         // The built-in declarations are distinct; HandoffConfigTests checks it.
@@ -81,7 +76,7 @@ public struct HandoffConfiguration: Sendable {
 
 extension HandoffConfiguration {
     /// The types every machine declares, whatever apps are installed.
-    public static let builtInTypes: [ActivityTypeDeclaration] = HawkNotes.declarations + [FileTransfer.declaration, WebBrowsing.declaration]
+    public static let builtInTypes: [ActivityTypeDeclaration] = [FileTransfer.declaration, WebBrowsing.declaration]
 
     /// The host name, cut to a valid instance name (63 bytes of whole characters).
     public static var defaultDeviceName: String {

@@ -4,11 +4,11 @@
     import Foundation
 #endif
 
-/// Why a route or a restoration activity was not applied to a scene.
+/// Why a change or a restoration activity was not applied to a scene.
 public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
-    case unknownTab(UUID)
-    case itemNotInTab(item: UUID, tab: UUID)
-    case navigationWithoutTab
+    /// A content identifier the scene was given is not one (ContentIdentifier).
+    case badContent(String)
+    case navigationWithoutContent
     case notARestorationActivity(String)
     case malformedRestoration(String)
     /// The scene's new state could not be stored; the previous state is kept.
@@ -17,12 +17,10 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownTab(let id):
-            "tab \(id.canonicalString) is not in the app's content (for Hawk Notes: no such book in the library); the scene keeps its previous tab"
-        case .itemNotInTab(let c, let tab):
-            "\(c.canonicalString) does not belong to the tab \(tab.canonicalString) (for Hawk Notes: the character is not in that book); the navigation is not applied"
-        case .navigationWithoutTab:
-            "a navigation path needs a selected tab"
+        case .badContent(let why):
+            "\(why); the scene keeps what it showed"
+        case .navigationWithoutContent:
+            "a navigation stack needs the content it leads to"
         case .notARestorationActivity(let type):
             "activity '\(type)' is not a scene restoration activity"
         case .malformedRestoration(let detail):

@@ -1,10 +1,10 @@
 import HandoffCore
 
 /// @SceneStorage for one scene: property-list values under scene-wide keys and under
-/// (key, content) pairs. A value stored for one content path is invisible under any other.
+/// (key, content) pairs. A value stored for one content identifier is invisible under any other.
 public struct SceneStorage: Sendable, Equatable {
     private var sceneValues: [String: PropertyListValue] = [:]
-    private var contentValues: [ContentPath: [String: PropertyListValue]] = [:]
+    private var contentValues: [String: [String: PropertyListValue]] = [:]
 
     public init() {}
 
@@ -13,7 +13,7 @@ public struct SceneStorage: Sendable, Equatable {
         set { sceneValues[key.name] = newValue }
     }
 
-    public subscript(key: ContentKey, content: ContentPath) -> PropertyListValue? {
+    public subscript(key: ContentKey, content: String) -> PropertyListValue? {
         get { contentValues[content]?[key.name] }
         set {
             contentValues[content, default: [:]][key.name] = newValue
@@ -23,8 +23,8 @@ public struct SceneStorage: Sendable, Equatable {
 
     public var isEmpty: Bool { sceneValues.isEmpty && contentValues.isEmpty }
 
-    /// Content paths that hold at least one value.
-    public var contents: [ContentPath] { contentValues.keys.sorted { $0.description < $1.description } }
+    /// Content identifiers that hold at least one value.
+    public var contents: [String] { contentValues.keys.sorted() }
 }
 
 extension SceneStorage {
@@ -36,7 +36,7 @@ extension SceneStorage {
             Field.content: .dictionary(
                 Dictionary(
                     uniqueKeysWithValues: contentValues.map {
-                        ($0.key.description, PropertyListValue.dictionary($0.value))
+                        ($0.key, PropertyListValue.dictionary($0.value))
                     }))
         ])
     }
@@ -44,13 +44,10 @@ extension SceneStorage {
     public init(propertyList: PropertyListValue) throws(CodecError) {
         let f = try FieldReader(propertyList)
         sceneValues = try f.dictionary(Field.scene)
-        for (path, values) in try f.dictionary(Field.content) {
-            let content: ContentPath
-            do throws(ContentPathError) { content = try ContentPath(parsing: path) } catch {
-                throw .field(Field.content, problem: error.description)
-            }
+        for (content, values) in try f.dictionary(Field.content) {
+            if let problem = ContentIdentifier.problem(content) { throw .field(Field.content, problem: problem) }
             guard let dict = values.dictionaryValue else {
-                throw .field(Field.content, problem: "values for \(path) are not a dictionary")
+                throw .field(Field.content, problem: "values for \(content) are not a dictionary")
             }
             if !dict.isEmpty { contentValues[content] = dict }
         }

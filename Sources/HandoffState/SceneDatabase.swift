@@ -133,11 +133,9 @@ public final class SceneDatabase: Sendable {
 /// Scenes in the scene database; one row per scene, one transaction per save.
 public final class SQLiteSceneStore: SceneStore, Sendable {
     private let db: SceneDatabase
-    private let catalog: any ContentCatalog
 
-    public init(database: SceneDatabase, catalog: any ContentCatalog) {
+    public init(database: SceneDatabase) {
         db = database
-        self.catalog = catalog
     }
 
     public func loadAll() throws -> (scenes: [StoredScene], unreadable: [String]) {
@@ -151,7 +149,7 @@ public final class SQLiteSceneStore: SceneStore, Sendable {
                     let updated = row["updated"].double
                 else { throw SceneDatabase.DamagedDatabase(detail: "a scene row lacks a column") }
                 let activity = try UserActivity(decoding: Data(blob), limits: StoredScene.codecLimits)
-                let scene = try Scene(restoringFrom: activity, catalog: catalog)
+                let scene = try Scene(restoringFrom: activity)
                 scenes.append(
                     StoredScene(
                         scene: scene, role: role, created: Date(timeIntervalSince1970: created),

@@ -15,8 +15,6 @@ public enum HawkNotes {
     public static let characterDetail = try! ActivityType("org.hawknotes.characterDetail")
     public static let bookDetail = try! ActivityType("org.hawknotes.bookDetail")
     public static let draftNote = try! ActivityType("org.hawknotes.draftNote")
-    /// A scene's restoration activity; local only, never advertised.
-    public static let sceneRestoration = Scene.restorationActivityType
 
     public enum Key {
         public static let bookID = "bookID"

@@ -5,6 +5,7 @@
 #endif
 import HandoffContent
 import HandoffCore
+import HawkNotes
 
 /// A window's state as its scene keeps it in handoffd: the content the scene shows (its selected
 /// book and character, `b|BOOK::c|CHAR`, which is what a continuation routed to the scene sets),
@@ -21,7 +22,7 @@ public struct SceneSnapshot: Sendable, Equatable {
 
     /// The keys, each bound to a book's content path.
     public enum Key {
-        public static let draft = ContentKey.draftText
+        public static let draft = ContentKey("draftText")
         /// `b|BOOK::c|CHAR` of the character open on the book, absent on the book itself.
         public static let path = ContentKey("characterPath")
         public static let cursor = ContentKey("cursor")
@@ -35,7 +36,7 @@ extension AppState {
         var storage = SceneStorage()
         for id in bookIDs {
             let book = books[id] ?? BookState()
-            let at = ContentPath(tabID: id)
+            let at = ContentPath(tabID: id).description
             if !book.draft.isEmpty { storage[SceneSnapshot.Key.draft, at] = .string(book.draft) }
             if let c = book.character { storage[SceneSnapshot.Key.path, at] = .string(ContentPath(tabID: id, itemID: c).description) }
             if book.cursor != 0 { storage[SceneSnapshot.Key.cursor, at] = .integer(Int64(book.cursor)) }
@@ -47,7 +48,7 @@ extension AppState {
     /// Takes what a scene kept. What names no book or character of this library is left out.
     mutating func restore(_ snapshot: SceneSnapshot) {
         for id in bookIDs {
-            let at = ContentPath(tabID: id)
+            let at = ContentPath(tabID: id).description
             var book = BookState()
             book.draft = snapshot.storage[SceneSnapshot.Key.draft, at]?.stringValue ?? ""
             if let text = snapshot.storage[SceneSnapshot.Key.path, at]?.stringValue, let path = try? ContentPath(parsing: text),

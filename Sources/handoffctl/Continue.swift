@@ -102,10 +102,10 @@ func reportOutcome(_ r: ContinuationReport, options: ClientOptions) throws {
         StandardStreams.error("handoffctl: not continued (\(r.code ?? "")): \((r.message ?? "").terminalSafe)\n")
     } else {
         switch r.step ?? "" {
-        case "scene":
-            let character = r.character.map { " > \($0)" } ?? ""
-            print("Continued in scene \(r.scene?.canonicalString ?? ""): \(r.book ?? "")\(character)".terminalSafe)
-        case "app": print("Continued by \((r.handler ?? "").terminalSafe)")
+        case "app":
+            let scene = r.scene.map { " in scene \($0.canonicalString)" } ?? ""
+            let title = r.title.map { ": \($0)" } ?? ""
+            print("Continued by \(r.handler ?? "")\(scene)\(title)".terminalSafe)
         case "exec": print("Continued by command \((r.handler ?? "").terminalSafe)")
         case "webpage": print("Opened \((r.url ?? "").terminalSafe)")
         default: print("Continued")

@@ -94,7 +94,7 @@ struct Handoffctl: ParsableCommand {
         version: "handoffctl \(ProductVersion.current)",
         subcommands: [
             Status.self, Peers.self, Pair.self, Unpair.self, Trust.self, RotateAdvert.self, Activities.self, Publish.self, Resign.self,
-            Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, LibraryCommand.self, Watch.self,
+            Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, Watch.self,
             Connect.self, Disconnect.self, Search.self, StreamCommand.self, SendFile.self, Receive.self, Apps.self
         ])
 }

@@ -17,7 +17,7 @@ struct SceneCommand: AsyncParsableCommand {
     )
 
     static let order = [
-        "scene", "book", "character", "navigation", "content", "role", "created", "updated", "restored",
+        "scene", "content", "title", "navigation", "role", "created", "updated", "restored",
         "discarded", "discardReason", "currentActivity", "storage"
     ]
 
@@ -56,19 +56,19 @@ struct SceneCommand: AsyncParsableCommand {
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "update",
-            abstract: "Change a scene's tab, navigation, storage or current activity; returns once saved durably.")
+            abstract: "Change what a scene shows, its navigation, storage or current activity; returns once saved durably.")
         @OptionGroup var options: ClientOptions
         @Argument(help: "The scene's id.") var scene: String
-        @Option(help: "Select this book tab (id or title; 'none' for no tab).") var book: String?
-        @Option(help: "The navigation path in the tab: characters (ids or names), repeatable.") var path: [String] = []
+        @Option(help: "What the scene shows: the app's content identifier ('' for nothing).") var show: String?
+        @Option(help: "The navigation stack leading there, outermost first (repeatable).") var navigation: [String] = []
         @Option(help: "A storage value key=value (typed as for publish --info), repeatable.") var set: [String] = []
-        @Option(help: "Make --set values content-scoped to this content path (b|<book>::c|<character>).") var content: String?
+        @Option(help: "Make --set values belong to this content identifier.") var content: String?
         @Option(help: "A JSON file with the scene's current activity.") var activityFile: String?
         @Flag(help: "Clear the current activity.") var clearActivity = false
 
         func run() throws {
             var request = SceneUpdateRequest(
-                scene: try parseID(scene, "scene"), book: book, path: path.isEmpty ? nil : path,
+                scene: try parseID(scene, "scene"), content: show, navigation: navigation.isEmpty ? nil : navigation,
                 clearActivity: clearActivity)
             for s in set {
                 do {
@@ -122,9 +122,9 @@ struct SceneCommand: AsyncParsableCommand {
 
         static func show(_ options: ClientOptions) async throws {
             try options.run(ScenesRequest()) { scenes in
-                var t = Table("SCENE", "BOOK", "CHARACTER", "UPDATED")
+                var t = Table("SCENE", "SHOWS", "DOING", "UPDATED")
                 for s in scenes.items {
-                    t.add(s.scene.canonicalString, (s.book ?? "").terminalSafe, (s.character ?? "").terminalSafe, tableDate(s.updated))
+                    t.add(s.scene.canonicalString, (s.content ?? "").terminalSafe, (s.title ?? "").terminalSafe, tableDate(s.updated))
                 }
                 t.print(empty: "No scenes yet.")
             }

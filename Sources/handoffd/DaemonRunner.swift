@@ -51,7 +51,7 @@ final class DaemonRunner: Sendable {
             let sceneDirectory = state.appendingPathComponent("scenes")
             try Self.makeDirectory(sceneDirectory.path, mustBeWritable: false)
             let scenes = try SceneDatabase(directory: sceneDirectory, logger: logger)
-            sceneStore = SQLiteSceneStore(database: scenes, catalog: settings.library)
+            sceneStore = SQLiteSceneStore(database: scenes)
         } catch {
             throw StartupError.state("cannot open the scene database in \(c.stateDirectory): \(error)")
         }
@@ -65,8 +65,8 @@ final class DaemonRunner: Sendable {
             discovery = CombinedDiscovery([link, zone])
             zoneKey = key
         }
-        var parts = try DaemonParts(
-            configuration: c, library: settings.library, identity: identity,
+        var parts = DaemonParts(
+            configuration: c, identity: identity,
             trustStore: try SQLiteTrustStore(database: database), sceneStore: sceneStore,
             discovery: discovery, searchIndex: c.desktop.search ? SQLiteSearchIndex() : nil, logger: logger)
         parts.zoneKeySecret = zoneKey.flatMap { Data(base64Encoded: $0.secret).map { [UInt8]($0) } }

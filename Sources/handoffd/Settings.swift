@@ -4,20 +4,16 @@
     import Foundation
 #endif
 import HandoffConfig
-import HandoffContent
-import HawkNotes
 
 /// Why handoffd cannot start: each says what to fix.
 enum StartupError: Error, CustomStringConvertible {
     case config(String)
-    case library(String)
     case directory(String, String)
     case state(String)
 
     var description: String {
         switch self {
         case .config(let m): m
-        case .library(let m): m
         case .directory(let path, let why):
             "cannot use directory \(path): \(why); create it with mode 0700 for handoffd's user or point the configuration elsewhere"
         case .state(let m): m
@@ -25,12 +21,10 @@ enum StartupError: Error, CustomStringConvertible {
     }
 }
 
-/// The configuration file (or the defaults), command-line overrides, and the library.
+/// The configuration file (or the defaults) and the command-line overrides.
 struct Settings: Sendable {
     var configuration: HandoffConfiguration
     var source: String
-    var library: Library
-    var libraryPath: String
 
     static func load(_ options: DaemonArguments) throws -> Settings {
         var configuration: HandoffConfiguration
@@ -51,22 +45,6 @@ struct Settings: Sendable {
         if let r = options.runtimeDirectory { configuration.runtimeDirectory = r }
         if let n = options.deviceName { configuration.deviceName = n }
         if let p = options.peerPort { configuration.peerPort = p }
-        if let l = options.library { configuration.libraryPath = l }
-        let (library, path) = try loadLibrary(configuration.libraryPath)
-        return Settings(configuration: configuration, source: source, library: library, libraryPath: path)
-    }
-
-    /// The configured library, else the shipped one: installed under /usr/share, or beside the
-    /// binary in a build tree.
-    static func loadLibrary(_ configured: String?) throws -> (Library, String) {
-        let candidates = configured.map { [$0] } ?? Library.candidates(besideBinaryIn: Library.binaryDirectory)
-        for path in candidates where FileManager.default.fileExists(atPath: path) {
-            do { return (try Library(contentsOf: URL(fileURLWithPath: path)), path) } catch {
-                throw StartupError.library("library \(path): \(error.description)")
-            }
-        }
-        throw StartupError.library(
-            "no library found (looked at \(candidates.joined(separator: ", "))); give one with --library FILE, set `library:` in the configuration, or reinstall handoffd"
-        )
+        return Settings(configuration: configuration, source: source)
     }
 }

@@ -11,6 +11,7 @@ import HandoffClient
 import HandoffContent
 import HandoffControl
 import HandoffCore
+import HawkNotes
 import HawkNotesApp
 
 /// A save waiting for the state to settle, the write under way, and whether the scene holds the
@@ -70,8 +71,9 @@ extension AppDriver {
             while save.dirty, let client = daemon.client {
                 save.dirty = false
                 let snapshot = state.snapshot
+                let shown = snapshot.content ?? ContentPath(tabID: state.selectedBook)
                 let update = SceneUpdateRequest(
-                    scene: sceneID, book: state.selectedBook.canonicalString, path: snapshot.content?.itemID.map { [$0.canonicalString] } ?? [],
+                    scene: sceneID, content: shown.description, navigation: shown.itemID == nil ? [] : [shown.description],
                     storage: snapshot.storage.propertyList)
                 do throws(ClientError) { _ = try await client.perform(update) } catch {
                     save.dirty = true

@@ -48,7 +48,7 @@ final class AppDriver {
         let terminal: Terminal
         do { terminal = try Terminal() } catch { throw AppStartError.terminal(error.description) }
         do {
-            guard let choice = try await chooseScene(client, start, terminal) else {
+            guard let choice = try await chooseScene(client, start, terminal, library: library) else {
                 terminal.close()
                 await client.close()
                 return nil
@@ -82,10 +82,11 @@ final class AppDriver {
         case new
     }
 
-    private static func chooseScene(_ client: HandoffClient, _ start: AppStart, _ terminal: Terminal) async throws -> Choice? {
+    private static func chooseScene(_ client: HandoffClient, _ start: AppStart, _ terminal: Terminal, library: Library) async throws -> Choice? {
         if start.newWindow && start.scene == nil { return .new }
         let scenes: [SceneSummary]
-        do { scenes = try await client.perform(ScenesRequest()).items } catch {
+        // Hawk Notes' own windows: other apps keep scenes in handoffd too.
+        do { scenes = try await client.perform(ScenesRequest()).items.filter(isHawkNotes) } catch {
             throw AppStartError.scene("cannot list the saved windows: \(error.description)")
         }
         if let id = start.scene {
@@ -98,7 +99,11 @@ final class AppDriver {
             return .existing(id)
         }
         guard scenes.count > 1 else { return scenes.first.map { .existing($0.scene) } ?? .new }
-        var chooser = SceneChooser(scenes.map { SceneChoice(id: $0.scene, book: $0.book, character: $0.character, updated: $0.updated) })
+        var chooser = SceneChooser(
+            scenes.map { s in
+                let shown = library.names(s.content)
+                return SceneChoice(id: s.scene, book: shown.book, character: shown.character, updated: s.updated)
+            })
         while true {
             let size = terminal.size
             terminal.draw(Screen(chooser: chooser, width: size.columns, height: size.rows))
@@ -124,7 +129,7 @@ final class AppDriver {
                 }
                 detail.summary = try await client.perform(
                     SceneUpdateRequest(
-                        scene: detail.summary.scene, book: path.tabID.canonicalString, path: path.itemID.map { [$0.canonicalString] } ?? []))
+                        scene: detail.summary.scene, content: path.description, navigation: path.itemID == nil ? [] : [path.description]))
             }
             return detail
         } catch {

@@ -17,7 +17,8 @@ struct HawkNotesCommand: AsyncParsableCommand {
         commandName: "hawknotes",
         abstract: "The Hawk Notes library: books and their characters, a window that comes back where it was, continued across machines.",
         discussion: "Keys: ←/→ book, ↑/↓ move, ⏎ open or write the draft, esc back, n new window, c continue, ? help, q quit.",
-        version: "hawknotes \(ProductVersion.current)")
+        version: "hawknotes \(ProductVersion.current)",
+        subcommands: [PublishCharacter.self])
 
     @Option(help: "The control socket (default: $HANDOFF_SOCKET, else /run/handoffd/control.sock).")
     var socket: String?
@@ -34,39 +35,56 @@ struct HawkNotesCommand: AsyncParsableCommand {
     @Option(help: "The library (default: $HAWKNOTES_LIBRARY, else the installed one, else config/library.json above a build).")
     var library: String?
 
+    @Flag(help: "No window: continue Hawk Notes' activities into its saved windows, and exit after 10 s without one (how handoffd starts it).")
+    var background = false
+
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let socketPath = socket ?? environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
-        // Found as handoffd finds it: a build's binaries run from the tree find the tree's.
-        let libraryPath =
-            library ?? environment["HAWKNOTES_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? Library.candidates(besideBinaryIn: Library.binaryDirectory).first { FileManager.default.fileExists(atPath: $0) }
-            ?? "/usr/share/handoffd/library.json"
-        let books: Library
-        do { books = try Library(contentsOf: URL(fileURLWithPath: libraryPath)) } catch {
-            throw fail("the library cannot be read: \(error.description); install handoffd's library or pass --library FILE", code: 2)
+        let socketPath = Self.socketPath(socket)
+        let books = try Self.loadLibrary(library)
+        if background {
+            do { _ = try await Background.run(library: books, socketPath: socketPath, idle: .seconds(10)) } catch let error as AppStartError {
+                throw Self.fail(error.description, code: error.exitCode)
+            }
+            return
         }
         var sceneID: UUID?
         if let scene {
-            guard let id = UUID(uuidString: scene) else { throw fail("--scene \(scene): not a scene id (see `handoffctl scenes`)", code: 64) }
+            guard let id = UUID(uuidString: scene) else { throw Self.fail("--scene \(scene): not a scene id (see `handoffctl scenes`)", code: 64) }
             sceneID = id
         }
         if let content, (try? ContentPath(parsing: content)) == nil {
-            throw fail("--content \(content): not b|BOOK or b|BOOK::c|CHARACTER (a content path, as `handoffctl library characters` shows)", code: 64)
+            throw Self.fail("--content \(content): not b|BOOK or b|BOOK::c|CHARACTER (a content path)", code: 64)
         }
         let start = AppStart(scene: sceneID, newWindow: newWindow || content != nil, content: self.content)
         let started: AppDriver?
         do {
             started = try await AppDriver.start(library: books, socketPath: socketPath, start: start)
         } catch let error as AppStartError {
-            throw fail(error.description, code: error.exitCode)
+            throw Self.fail(error.description, code: error.exitCode)
         }
         guard let driver = started else { return }
         let status = await driver.run()
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func fail(_ message: String, code: Int32) -> ExitCode {
+    /// --socket, else $HANDOFF_SOCKET, else handoffd's.
+    static func socketPath(_ given: String?) -> String {
+        given ?? ProcessInfo.processInfo.environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
+    }
+
+    /// The library: given, else $HAWKNOTES_LIBRARY, else the installed one, else the tree's
+    /// above a build (its binaries run from the tree find it).
+    static func loadLibrary(_ given: String?) throws -> Library {
+        let libraryPath =
+            given ?? ProcessInfo.processInfo.environment["HAWKNOTES_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Library.candidates(besideBinaryIn: Library.binaryDirectory).first { FileManager.default.fileExists(atPath: $0) }
+            ?? "/usr/share/handoffd/library.json"
+        do { return try Library(contentsOf: URL(fileURLWithPath: libraryPath)) } catch {
+            throw fail("the library cannot be read: \(error.description); install handoffd's library or pass --library FILE", code: 2)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> ExitCode {
         StandardStreams.error("hawknotes: \(message)\n")
         return ExitCode(code)
     }

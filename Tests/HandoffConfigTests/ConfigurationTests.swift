@@ -1,6 +1,5 @@
 import Foundation
 import HandoffContent
-import HawkNotes
 import HandoffCore
 import Testing
 @testable import HandoffConfig
@@ -15,7 +14,6 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         #expect(shipped.sizePolicy == defaults.sizePolicy)
         #expect(shipped.codecLimits == defaults.codecLimits)
         #expect(shipped.activityTypes.declarations == defaults.activityTypes.declarations)
-        #expect(shipped.libraryPath == nil)
         #expect(shipped.peerPort == defaults.peerPort && shipped.notices.isEmpty)
         #expect(shipped.stateDirectory == defaults.stateDirectory && shipped.runtimeDirectory == defaults.runtimeDirectory)
         #expect(shipped.logLevel == defaults.logLevel && shipped.link == defaults.link && shipped.control == defaults.control)
@@ -40,7 +38,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
                   - type: org.example.note
                     required_keys: [noteID]
                 """)
-        #expect(c.libraryPath == "/srv/lib.json")
+        // The books are Hawk Notes' own: handoffd says it no longer reads them.
+        #expect(c.notices.contains { $0.contains("library is no longer read by handoffd") })
+        #expect(try HandoffConfiguration(yaml: "app_directories: [/opt/apps]").appDirectories == ["/opt/apps"])
+        #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "app_directories: [relative]") }
         #expect(c.sizePolicy.hardLimit == 1000 && c.codecLimits.maxDepth == 8)
         #expect(c.codecLimits.maxValues == CodecLimits.default.maxValues)
         // Declared types are added to the built-in ones; a type declared nowhere is refused, naming the key.
@@ -302,13 +303,13 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
     }
 }
 
-/// Declaring one's own types in handoffd.yaml took away the built-in ones (files, Hawk Notes'),
+/// Declaring one's own types in handoffd.yaml took away the built-in ones (files, web pages),
 /// without a word: the configuration's types are now added to them.
 @Suite struct DeclaredTypesAddedTests {
     @Test func aLocalTypeAddsToTheBuiltInOnes() throws {
         let c = try HandoffConfiguration(yaml: "activity_types:\n  - type: org.example.reading\n    required_keys: [url]\n")
         let types = Set(c.activityTypes.types.map(\.rawValue))
-        #expect(types.isSuperset(of: ["org.example.reading", "org.handoffd.file", "org.hawknotes.characterDetail", "org.hawknotes.bookDetail"]))
+        #expect(types == ["org.example.reading", "org.handoffd.file", "org.handoffd.browsing-web"])
         #expect(c.activityTypes.declarations[try ActivityType("org.example.reading")]?.requiredKeys == ["url"])
     }
 

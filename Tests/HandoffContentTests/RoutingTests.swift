@@ -12,7 +12,7 @@ import Testing
     var burningSwift: Book { shippedLibrary.book(id: IDs.burningSwift)! }
 
     @Test func typeConstantsShareOnePrefix() {
-        for t in [HawkNotes.characterDetail, HawkNotes.bookDetail, HawkNotes.draftNote, HawkNotes.sceneRestoration] {
+        for t in [HawkNotes.characterDetail, HawkNotes.bookDetail, HawkNotes.draftNote] {
             #expect(t.rawValue.hasPrefix(HawkNotes.typePrefix + "."))
         }
     }

@@ -93,7 +93,7 @@ struct ConformanceEndToEndTests {
         // a pushed `changed`, list, fetch, and the `continued` report.
         let (py, hello) = try await Self.pairPython(with: a, hosts, name: "conformance", listen: true)
         #expect((hello["hello"] as? [String: Any])?["device"] as? String == "alpha")
-        let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Lady Beatrice", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         var told: [String: Any]?
         try await waitUntil("alpha pushes `changed` to the Python peer", timeout: 5) {

@@ -19,7 +19,7 @@ struct ContinuationEndToEndTests {
         let eventsA = try await EventLog.watch(a), eventsB = try await EventLog.watch(b)
 
         // Publish on A; B lists it within a second.
-        let published = try a.ctl(["publish", "--character", "Lady Beatrice", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Lady Beatrice", "--json"])
         try #require(published.status == 0, "\(published.output)")
         let id = try #require(jsonField(published.output, "activity"))
         let listed = try await waitUntil("beta lists the activity", timeout: 1) {
@@ -27,24 +27,29 @@ struct ContinuationEndToEndTests {
         }
         #expect(listed < 1)
 
-        // Continue on B: the scene shows the book's tab and the character; A hears it was continued.
+        // Continue on B: handoffd there starts Hawk Notes (the app that declares the type), which
+        // puts it in a window of its own at the book and the character; A hears it was continued.
         let continued = try b.ctl(["continue", "alpha", id])
         #expect(continued.status == 0)
-        #expect(continued.output.contains("The Burning Swift > Lady Beatrice"), "\(continued.output)")
+        #expect(
+            continued.output.contains("Continued by hawknotes in scene ") && continued.output.contains("Viewing Lady Beatrice in The Burning Swift"),
+            "\(continued.output)")
         let scenes = try #require(try await b.request("scenes")?.arrayValue)
-        let scene = try #require(scenes.first { $0["character"] == "Lady Beatrice" })
-        #expect(scene["book"] == "The Burning Swift")
+        let scene = try #require(scenes.first { $0["title"] == "Viewing Lady Beatrice in The Burning Swift" })
+        #expect(scene["content"]?.hasSuffix("::c|08D82D60-6977-42AA-9C22-AB1A07AE8A19") == true && scene["role"] == "hawknotes")
         let shown = try b.ctl(["scene", "show", scene["scene"]!])
         #expect(shown.output.contains("Lady Beatrice") && shown.output.contains("The Burning Swift"))
         try await eventsA.wait("userActivityWasContinued") { $0["activity"]?.stringValue == id && $0["peer"]?.stringValue == "beta" }
 
         // Push from A: B dispatches it at once and says so.
-        let other = try a.ctl(["publish", "--character", "Tobiah Reed", "--json"])
+        let other = try a.hawknotes(["publish", "--character", "Tobiah Reed", "--json"])
         let otherID = try #require(jsonField(other.output, "activity"))
         let pushed = try a.ctl(["send", otherID, "--to", "beta", "--json"])
         #expect(pushed.status == 0, "\(pushed.output)")
         #expect(jsonField(pushed.output, "outcome") == "continued")
-        try await eventsB.wait("continued") { $0["character"]?.stringValue == "Tobiah Reed" && $0["peer"]?.stringValue == "alpha" }
+        try await eventsB.wait("continued") {
+            $0["activity"]?.stringValue == otherID && $0["handler"]?.stringValue == "hawknotes" && $0["peer"]?.stringValue == "alpha"
+        }
 
         // needsSave: the app that published the draft is asked for fresh state before B gets it.
         let book = try Library(contentsOf: TestHostSet.repositoryRoot.appendingPathComponent("config/library.json")).books[2]
@@ -151,7 +156,8 @@ struct ContinuationEndToEndTests {
         #expect((try? String(contentsOfFile: "\(out)/opened.txt", encoding: .utf8)) == "https://example.org/hawk?x=1")
 
         // Failures: exit 2 on B with the reason, and the same code reported on A.
-        let expiring = try publish(["--character", "Pell", "--expires", "1"])
+        let pell = try a.hawknotes(["publish", "--character", "Pell", "--expires", "1", "--json"])
+        let expiring = try #require(jsonField(pell.output, "activity"), "\(pell.output)")
         let cases: [(String, String)] = [
             (try publish(["--type", "org.example.onlyA"]), "undeclared-type"),
             (try publish(["--type", "org.example.req"]), "missing-required-key"),

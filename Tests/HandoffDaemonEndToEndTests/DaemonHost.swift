@@ -3,6 +3,7 @@ import HandoffClient
 import HandoffControl
 import HandoffCore
 import HandoffTestSupport
+import HawkNotes
 
 /// A real handoffd in a test host: its own configuration, state and runtime directories under
 /// /tmp, reached over its control socket (a file, so the test process can use it from outside
@@ -28,13 +29,17 @@ final class DaemonHost: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         hosts.removeOnTearDown(dir)
-        let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
+        // Hawk Notes installed, as its package would: started from this build to continue its types.
+        try FileManager.default.createDirectory(atPath: dir + "/apps", withIntermediateDirectories: true)
+        let app = try String(contentsOf: TestHostSet.repositoryRoot.appendingPathComponent("config/apps/org.handoffd.HawkNotes.app"), encoding: .utf8)
+            .replacingOccurrences(of: "Exec=hawknotes ", with: "Exec=\(BuiltProducts.path("hawknotes")) --library \(Self.library) ")
+        try app.write(toFile: dir + "/apps/org.handoffd.HawkNotes.app", atomically: true, encoding: .utf8)
         let yaml = """
             device_name: \(name)
             peer_port: 7340
             state_directory: \(dir)/state
             runtime_directory: \(dir)/run
-            library: \(library)
+            app_directories: [\(dir)/apps]
             log_level: info
 
             """ + config
@@ -94,6 +99,19 @@ final class DaemonHost: @unchecked Sendable {
     /// Runs handoffctl against this daemon (from outside the host: only the socket is used).
     func ctl(_ args: [String]) throws -> (status: Int32, output: String) {
         try runCommand([BuiltProducts.path("handoffctl")] + args + ["--socket", socket])
+    }
+
+    static let library = TestHostSet.repositoryRoot.appendingPathComponent("config/library.json").path
+    static let books = try! Library(contentsOf: URL(fileURLWithPath: library))
+
+    /// The character and the book a Hawk Notes scene shows (its content, in Hawk Notes' own
+    /// form: handoffd does not read into it), by name.
+    static func character(_ scene: PropertyListValue?) -> String? { books.names(scene?["content"]).character }
+    static func book(_ scene: PropertyListValue?) -> String? { books.names(scene?["content"]).book }
+
+    /// The Hawk Notes app's command line on this host (`hawknotes publish --character NAME`).
+    func hawknotes(_ args: [String]) throws -> (status: Int32, output: String) {
+        try runCommand([BuiltProducts.path("hawknotes")] + args + ["--library", Self.library, "--socket", socket])
     }
 
     /// Starts a long-running handoffctl (watch, handle, pair --accept) reading its output.

@@ -77,7 +77,9 @@ struct DesktopEndToEndTests {
         defer { watcher.stop() }
         #expect(watcher.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil)
         let continued = Self.ok(try db.python(["call", "Continue", "\"alpha\"", "\"\(id.uuidString)\"", "\"\""]).first) as? [String: Any]
-        #expect(continued?["outcome"] as? String == "continued" && continued?["step"] as? String == "scene", "\(continued ?? [:])")
+        #expect(
+            continued?["outcome"] as? String == "continued" && continued?["step"] as? String == "app"
+                && continued?["handler"] as? String == "hawknotes", "\(continued ?? [:])")
         #expect(watcher.waitForJSON(timeout: 10) { $0.string("event") == "userActivityWasContinued" } != nil)
         if let rid = remote?["id"] as? String {
             let opened = Self.ok(try db.python(["call", "OpenSearchResult", "\"\(rid)\""]).first) as? [String: Any]
@@ -88,7 +90,8 @@ struct DesktopEndToEndTests {
         let scenes = Self.items(try db.python(["call", "ListScenes"]).first)
         let scene = try #require(scenes.first?["scene"] as? String)
         let shown = Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) as? [String: Any]
-        #expect(shown?["book"] as? String == "The Burning Swift")
+        // Hawk Notes' window, at The Burning Swift (its content identifier, its own form).
+        #expect((shown?["content"] as? String)?.hasPrefix("b|E34747BE-30DC-4DD8-B191-BC6C56B9B9A3") == true, "\(shown ?? [:])")
         let saved = try db.python(["call", "SaveSceneStorage", "\"\(scene)\"", #"{"scene": {"draftNote": "from python"}, "content": {}}"#]).first
         #expect(Self.ok(saved) != nil, "\(saved?.object ?? [:])")
         #expect("\(Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) ?? "")".contains("from python"))
@@ -111,8 +114,8 @@ struct DesktopEndToEndTests {
         try await waitUntil("beta discards the scene that crashed twice at launch", timeout: 10) {
             "\(Self.ok(try db.python(["call", "ShowScene", "\"\(scene)\""]).first) ?? "")".contains("discarded")
         }
-        // The library and the pairings, as the socket gives them.
-        #expect(!Self.items(try db.python(["call", "ListBooks"]).first).isEmpty)
+        // The installed apps and the pairings, as the socket gives them.
+        #expect(Self.items(try db.python(["call", "ListApps"]).first).contains { $0["app"] as? String == "org.handoffd.HawkNotes" })
         #expect(Self.items(try db.python(["call", "ListTrusted"]).first).contains { $0["name"] as? String == "alpha" })
 
         // Resign and invalidate on alpha; errors are D-Bus errors with the control socket's words.
@@ -288,7 +291,7 @@ struct DesktopEndToEndTests {
         let scene = UUID().uuidString
         var last = ""
         for name in names {
-            let out = try a.ctl(["publish", "--character", name, "--scene", scene, "--title", name, "--json"])
+            let out = try a.hawknotes(["publish", "--character", name, "--scene", scene, "--title", name, "--json"])
             last = try #require(jsonField(out.output, "activity"), Comment(rawValue: out.output))
         }
         try await waitUntil("dunst shows Lady Beatrice from alpha", timeout: 10) { db.shown.last?.summary == "Lady Beatrice" }
@@ -323,7 +326,7 @@ struct DesktopEndToEndTests {
         try db.run(["dunstctl", "action", "0"])
         let continued = try await events.wait("continued", timeout: 10)
         #expect(
-            continued.fields["step"]?.stringValue == "scene" && continued.fields["character"]?.stringValue == "Lady Beatrice", "\(continued.fields)")
+            continued.fields["step"]?.stringValue == "app" && continued.fields["handler"]?.stringValue == "hawknotes", "\(continued.fields)")
         try await waitUntil("the notification is closed", timeout: 5) { try db.displayed() == 0 }
 
         // Another activity on alpha: a notification; resigned on alpha: closed.
@@ -340,7 +343,7 @@ struct DesktopEndToEndTests {
         try await waitUntil("resigned on alpha: closed on beta", timeout: 10) { try db.displayed() == 0 }
 
         // Continued on beta another way (handoffctl, the app): its notification closes too.
-        let pell = try a.ctl(["publish", "--character", "Pell", "--title", "Pell", "--json"])
+        let pell = try a.hawknotes(["publish", "--character", "Pell", "--title", "Pell", "--json"])
         let pellID = try #require(jsonField(pell.output, "activity"), Comment(rawValue: pell.output))
         try await waitUntil("Pell is shown", timeout: 10) {
             let shown = db.shown.last?.summary == "Pell"

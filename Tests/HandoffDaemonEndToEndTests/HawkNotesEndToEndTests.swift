@@ -36,7 +36,7 @@ struct HawkNotesEndToEndTests {
         // Saved (debounced): handoffd's scene shows the character and holds the other book's draft.
         try await waitUntil("the scene is saved", timeout: 5) {
             let s = try await scene(a)
-            return s?["character"] == "Lady Beatrice" && "\(s?.dictionaryValue?["storage"] ?? [:])".contains("the widow knows")
+            return DaemonHost.character(s) == "Lady Beatrice" && "\(s?.dictionaryValue?["storage"] ?? [:])".contains("the widow knows")
         }
         try await app.kill9()
         try app.launch()
@@ -90,12 +90,13 @@ struct HawkNotesEndToEndTests {
         }
     }
 
-    /// 5. Not running on B: `handoffctl continue` keeps it in a scene; the next `hawknotes` opens at it.
+    /// 5. Not running on B: handoffd starts Hawk Notes without a window (its declaration's Exec=),
+    /// which keeps the continuation in a window's saved state; the next `hawknotes` opens at it.
     @Test func aContinuationWaitsForTheApp() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
         let (a, b) = try await startPaired(hosts)
-        let published = try a.ctl(["publish", "--character", "Tobiah Reed", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Tobiah Reed", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         try await waitUntil("beta lists it", timeout: 10) {
             try await b.request("activities", ["peer": "alpha"])?.arrayValue?.contains { $0["activity"] == id } == true
@@ -107,7 +108,7 @@ struct HawkNotesEndToEndTests {
         try onB.launch()
         try await onB.waitForScreen("Tobiah Reed, continued before the app ran") { $0.contains("Tobiah Reed") && $0.contains("in Salt and Lantern") }
         // A offers both; the window shows Tobiah Reed already, so only the other is offered to it.
-        #expect(try a.ctl(["publish", "--character", "Lady Beatrice"]).status == 0)
+        #expect(try a.hawknotes(["publish", "--character", "Lady Beatrice"]).status == 0)
         let offered = try await onB.waitForScreen("A's other activity offered on B", timeout: 15) {
             $0.contains("is open on alpha") && $0.contains("Lady Beatrice")
         }
@@ -229,10 +230,10 @@ struct HawkNotesEndToEndTests {
         try await second.waitForScreen("window 2 on Master Ansel Frost") { $0.contains("in The Clockmaker's Winter") }
         try await waitUntil("both saved", timeout: 5) {
             let scenes = try await a.request("scenes")?.arrayValue ?? []
-            return Set(scenes.compactMap { $0["character"] }) == ["Lady Beatrice", "Master Ansel Frost"]
+            return Set(scenes.compactMap { DaemonHost.character($0) }) == ["Lady Beatrice", "Master Ansel Frost"]
         }
         let scenes = try #require(try await a.request("scenes")?.arrayValue)
-        let ids = Dictionary(uniqueKeysWithValues: scenes.compactMap { s in s["character"].flatMap { c in s["scene"].map { (c, $0) } } })
+        let ids = Dictionary(uniqueKeysWithValues: scenes.compactMap { s in DaemonHost.character(s).flatMap { c in s["scene"].map { (c, $0) } } })
         try await first.kill9()
         try await second.kill9()
         a.stop()

@@ -110,7 +110,7 @@ struct LifecycleEndToEndTests {
         try hosts.avahi(1, "restart")
         try await waitUntil("alpha's avahi client is back", timeout: 15) { a.log.components(separatedBy: "avahi-daemon reachable").count > 2 }
         let before = eventsB.all.count
-        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         try await waitUntil("beta sees alpha's new TXT", timeout: 5) {
             eventsB.all.dropFirst(before).contains {
@@ -138,7 +138,7 @@ struct LifecycleEndToEndTests {
         try await b.start()
         try await c.start()
         try await pair(a, b)
-        let published = try a.ctl(["publish", "--character", "Greta Lind", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Greta Lind", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
 
         // C is not paired: alpha's advert names nothing it can use, so it can neither list, fetch
@@ -148,7 +148,7 @@ struct LifecycleEndToEndTests {
             #expect(r.status == 1, "\(args)")
             #expect(r.output.contains("no peer named 'alpha'"), "\(r.output)")
         }
-        let cOwn = try c.ctl(["publish", "--character", "Pell", "--json"])
+        let cOwn = try c.hawknotes(["publish", "--character", "Pell", "--json"])
         let cID = try #require(jsonField(cOwn.output, "activity"))
         #expect(try c.ctl(["send", cID, "--to", "alpha"]).status == 1)
         // Nor does alpha show gamma: an advert no paired key recognises is not listed.

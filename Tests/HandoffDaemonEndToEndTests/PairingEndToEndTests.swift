@@ -116,7 +116,7 @@ struct PairingEndToEndTests {
         defer { hosts.tearDown() }
         // beta's new advert comes a random gap after the old one goes, drawn around the rewrite interval.
         let (a, b) = try await startPaired(hosts, configB: DaemonHost.hawkNotesTypes + "advert_rewrite_seconds: 1\n")
-        #expect(try a.ctl(["publish", "--character", "Pell"]).status == 0)
+        #expect(try a.hawknotes(["publish", "--character", "Pell"]).status == 0)
         func searchOnB() throws -> String { try b.ctl(["search", "pell"]).output }
         try await waitUntil("beta's search shows alpha's activity", timeout: 10) { try searchOnB().contains("Viewing Pell") }
         let advertBefore = try #require(await b.request("status")?["advertisedAs"])

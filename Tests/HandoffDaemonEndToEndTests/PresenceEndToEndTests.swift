@@ -62,7 +62,7 @@ struct PresenceEndToEndTests {
         try await pair(a, b, at: addressB)
         try await waitUntil("each present to the other", timeout: 10) { try await bothPresent(a, b) }
 
-        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id])
         #expect(continued.status == 0, "\(continued.output)")
@@ -76,7 +76,7 @@ struct PresenceEndToEndTests {
             try await waitUntil("\(name) present again", timeout: 10) { try await isPresent(other, name) }
         }
         // After the restarts (activities live in memory, with their apps): a new one continues.
-        let next = try a.ctl(["publish", "--character", "Greta Lind", "--json"])
+        let next = try a.hawknotes(["publish", "--character", "Greta Lind", "--json"])
         let nextID = try #require(jsonField(next.output, "activity"))
         let again = try b.ctl(["continue", "alpha", nextID])
         #expect(again.status == 0 && again.output.contains("Greta Lind"), "\(again.output)")
@@ -118,7 +118,7 @@ struct PresenceEndToEndTests {
             return p["present"] == "true" && p["address"]?.hasPrefix(new + ":") == true && p["sessions"] == "1"
         }
         print("presence: reached at the new address after \(took) s")
-        let published = try b.ctl(["publish", "--character", "Greta Lind", "--json"])
+        let published = try b.hawknotes(["publish", "--character", "Greta Lind", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         try await waitUntil("alpha lists beta's new activity", timeout: 5) {
             try a.ctl(["activities", "--peer", "beta", "--json"]).output.contains(id)

@@ -25,7 +25,7 @@ struct PrivacyEndToEndTests {
         try await a.start()
         try await b.start()
         try await pair(a, b)
-        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         // The pairing adverts are gone with the windows: from here on, only private adverts.
         try await waitUntil("the pairing adverts withdrawn", timeout: 10) { !stranger.listed.contains("beta") }
@@ -154,7 +154,7 @@ struct PrivacyEndToEndTests {
         let stranger = try Stranger(hosts, 3)
         let (a, b) = try await startPaired(hosts)
         try await waitUntilListedBothWays(a, b)
-        let published = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id])
         #expect(continued.status == 0 && continued.output.contains("Mira Thale"), "\(continued.output)")

@@ -19,7 +19,8 @@ struct SceneEndToEndTests {
         _ = try await c.request(
             "scene-update",
             [
-                "scene": .string(id), "book": .string(book.id.uuidString), "path": [.string(book.characters[i].id.uuidString)],
+                "scene": .string(id), "content": .string(ContentPath(tabID: book.id, itemID: book.characters[i].id).description),
+                "navigation": [.string(ContentPath(tabID: book.id, itemID: book.characters[i].id).description)],
                 "set": [
                     ["key": "draftText", "content": .string(ContentPath(tabID: book.id).description), "value": .string(draft)],
                     ["key": "scroll", "value": .real(0.5)]
@@ -46,7 +47,7 @@ struct SceneEndToEndTests {
             return out
         }
         let before = try await snapshot()
-        #expect(before.allSatisfy { $0?["character"] != nil })
+        #expect(before.allSatisfy { DaemonHost.character($0) != nil })
 
         a.process?.signal(SIGTERM)
         #expect(a.process?.waitForExit(timeout: 2) == 0)
@@ -149,7 +150,7 @@ struct SceneEndToEndTests {
         // The daemon is up, and the scene is what the last acknowledged save left.
         #expect(try await a.request("status")?["device"] == "alpha")
         let now = try await a.request("scene", ["scene": .string(id)])
-        #expect(now?.dictionaryValue?["book"] == kept?.dictionaryValue?["book"])
+        #expect(now?.dictionaryValue?["content"] == kept?.dictionaryValue?["content"])
         let storage = JSONValue.text(now?.dictionaryValue?["storage"] ?? "")
         #expect(storage.contains("kept"))
         #expect(a.process?.isRunning == true)
@@ -172,13 +173,13 @@ struct SceneEndToEndTests {
         #expect(store?.hasPrefix("read-only") == true, "\(store ?? "-")")
         #expect(try await a.request("scene", ["scene": .string(id)]) == saved)
         do {
-            _ = try await a.request("scene-update", ["scene": .string(id), "book": .string("The Burning Swift")])
+            _ = try await a.request("scene-update", ["scene": .string(id), "content": "b|E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
             Issue.record("a save into a read-only directory was acknowledged")
         } catch let e as ClientError {
             #expect(e.description.contains("not writable"), "\(e)")
         }
         #expect(try await a.request("scene", ["scene": .string(id)]) == saved)
-        let update = try a.ctl(["scene", "update", id, "--book", "The Burning Swift"])
+        let update = try a.ctl(["scene", "update", id, "--show", "b|E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
         #expect(update.status == 1)
     }
 
@@ -232,18 +233,18 @@ struct SceneEndToEndTests {
         try await events.wait("sceneStateDiscarded") { $0["scene"]?.stringValue == crashing }
         let discarded = try await a.request("scene", ["scene": .string(crashing)])
         #expect(discarded?.dictionaryValue?["discarded"] != nil)
-        #expect(discarded?.dictionaryValue?["book"] == nil)
+        #expect(discarded?.dictionaryValue?["content"] == nil)
         #expect(try a.ctl(["scene", "show", crashing]).output.contains("discarded"))
         let kept = try await a.request("scene", ["scene": .string(clean)])
         #expect(kept?.dictionaryValue?["discarded"] == nil)
-        #expect(kept?.dictionaryValue?["book"]?.stringValue == Self.library.books[0].title)
+        #expect(DaemonHost.book(kept) == Self.library.books[0].title)
     }
 
     @Test func aContinuedSceneIsRestoredAfterARestart() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
         let (a, b) = try await startPaired(hosts)
-        let published = try a.ctl(["publish", "--character", "Captain Orrin Vale", "--json"])
+        let published = try a.hawknotes(["publish", "--character", "Captain Orrin Vale", "--json"])
         let id = try #require(jsonField(published.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id, "--json"])
         let scene = try #require(jsonField(continued.output, "scene"))
@@ -251,8 +252,8 @@ struct SceneEndToEndTests {
         b.stop()
         try await b.start()
         let restored = try await b.request("scene", ["scene": .string(scene)])
-        #expect(restored?["character"] == "Captain Orrin Vale")
-        #expect(restored?["book"] == "The Burning Swift")
+        #expect(DaemonHost.character(restored) == "Captain Orrin Vale")
+        #expect(DaemonHost.book(restored) == "The Burning Swift")
     }
 }
 

@@ -140,7 +140,7 @@ struct WideAreaEndToEndTests {
             throw error
         }
         try await waitUntilListedBothWays(a, b)
-        let activity = try a.ctl(["publish", "--character", "Mira Thale", "--json"])
+        let activity = try a.hawknotes(["publish", "--character", "Mira Thale", "--json"])
         let id = try #require(jsonField(activity.output, "activity"))
         let continued = try b.ctl(["continue", "alpha", id])
         #expect(continued.status == 0 && continued.output.contains("Mira Thale"), "\(continued.output)")

@@ -1,6 +1,5 @@
 import Foundation
 import HandoffClient
-import HandoffContent
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
@@ -88,10 +87,7 @@ import Testing
         let d = try await LoopbackDaemon("alpha", on: FakeNetwork()) { $0.appDirectories = [dir] }
         try await withStopping(d) {
             let live = LiveHandlerRegistry()
-            var dispatcher = Dispatcher(
-                declared: d.daemon.apps.declared, router: ActivityRouter(declared: d.daemon.apps.declared.current, handlers: try HandlerRegistry([])),
-                execHandlers: [], opener: ["/bin/true"], live: live
-            ) { _, _, _ in UUID() }
+            var dispatcher = Dispatcher(declared: d.daemon.apps.declared, execHandlers: [], opener: ["/bin/true"], live: live)
             dispatcher.apps = d.daemon.apps
             let started = ContinuousClock.now
             let outcome = await dispatcher.dispatch(try Self.reading())

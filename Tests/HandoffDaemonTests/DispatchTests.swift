@@ -1,15 +1,10 @@
 import Foundation
 import HandoffConfig
-import HandoffContent
-import HawkNotes
 import HandoffCore
 import HandoffTestSupport
 import NIOConcurrencyHelpers
 import Testing
 @testable import HandoffDaemon
-
-let libraryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("config/library.json")
 
 /// Processes in a process group that are not zombies (killed children of a killed shell are
 /// reparented to PID 1, which may reap them late; `kill(-group, 0)` would still count them).
@@ -51,6 +46,21 @@ func scratchFile() -> String { FileManager.default.temporaryDirectory.appendingP
         try await waitUntil("the command's process group to be gone", timeout: 5) { livingMembers(ofGroup: group).isEmpty }
     }
 
+    /// A started command gets stdin, stdout and stderr and nothing else of the daemon's: a
+    /// descriptor without close-on-exec (the peer port's listener) outlived handoffd in an app
+    /// it had started, and the next handoffd could not take the port.
+    @Test func theCommandInheritsNoOtherDescriptor() async throws {
+        let out = scratchFile()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let held = open("/dev/null", O_RDONLY)
+        defer { close(held) }
+        try #require(held > 2)
+        let result = await CommandRunner.run(
+            ["/bin/sh", "-c", "if [ -e /proc/$$/fd/\(held) ]; then echo inherited; else echo closed; fi > \"$0\"", out], timeout: .seconds(10))
+        #expect(result == .exited(0))
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "closed\n")
+    }
+
     @Test func missingProgram() async {
         let result = await CommandRunner.run(["/nonexistent/handler"], timeout: .seconds(1))
         guard case .couldNotStart = result else {
@@ -65,53 +75,39 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
     let accepting: String?
     let offered = NIOLockedValueBox<[UUID]>([])
     init(accepting: String?) { self.accepting = accepting }
-    func offer(_ activity: UserActivity, from origin: Origin?) async -> LiveOffer {
+    func offer(_ activity: UserActivity, from origin: Origin?, preferring: UUID?) async -> LiveOffer {
         offered.withLockedValue { $0.append(activity.id) }
-        return accepting.map { .taken($0) } ?? .none
+        return accepting.map { .taken($0, scene: nil) } ?? .none
     }
     func registered(for type: String, within deadline: Duration) async -> Bool { accepting != nil }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct DispatcherTests {
-    let library = try! Library(contentsOf: libraryURL)
     static let note = try! ActivityType("org.example.note")
     static let page = try! ActivityType("org.example.page")
+    static let reading = try! ActivityType("org.example.reading")
 
-    func dispatcher(
-        live: FakeLive = FakeLive(accepting: nil), exec: [ExecHandlerBinding] = [], opener: [String] = ["/bin/true"],
-        scenes: NIOLockedValueBox<[Route]> = NIOLockedValueBox([])
-    ) throws -> Dispatcher {
-        let declared = try DeclaredActivityTypes(
-            HawkNotes.declarations + [ActivityTypeDeclaration(type: Self.note), ActivityTypeDeclaration(type: Self.page)])
-        let router = ActivityRouter(declared: declared, handlers: try HandlerRegistry(HawkNotes.handlers(library: library)))
-        let sceneID = UUID()
-        return Dispatcher(declared: DeclaredTypes(declared), router: router, execHandlers: exec, opener: opener, live: live) { route, _, _ in
-            scenes.withLockedValue { $0.append(route) }
-            return sceneID
-        }
+    func dispatcher(live: FakeLive = FakeLive(accepting: nil), exec: [ExecHandlerBinding] = [], opener: [String] = ["/bin/true"]) throws -> Dispatcher
+    {
+        let declared = try DeclaredActivityTypes([
+            ActivityTypeDeclaration(type: Self.note), ActivityTypeDeclaration(type: Self.page),
+            ActivityTypeDeclaration(type: Self.reading, requiredKeys: ["url"])
+        ])
+        return Dispatcher(declared: DeclaredTypes(declared), execHandlers: exec, opener: opener, live: live)
     }
 
-    var beatrice: UserActivity {
-        HawkNotes.characterDetailActivity(library.character(id: UUID(uuidString: "08D82D60-6977-42AA-9C22-AB1A07AE8A19")!)!, in: library.books[0])
+    var reading: UserActivity {
+        var a = UserActivity(type: Self.reading, title: "An article")
+        try! a.addUserInfoEntries(["url": "https://example.org/a"])
+        return a
     }
 
     @Test func liveAppsComeFirst() async throws {
         let live = FakeLive(accepting: "notes-app")
-        let scenes = NIOLockedValueBox<[Route]>([])
-        let outcome = try await dispatcher(live: live, scenes: scenes).dispatch(beatrice)
-        #expect(outcome == .continuedByApp("notes-app"))
-        #expect(scenes.withLockedValue { $0.isEmpty })
-    }
-
-    @Test func builtInHandlersRouteToAScene() async throws {
-        let scenes = NIOLockedValueBox<[Route]>([])
-        let outcome = try await dispatcher(scenes: scenes).dispatch(beatrice)
-        guard case .routedToScene(_, let route) = outcome else {
-            Issue.record("got \(outcome)")
-            return
-        }
-        #expect(route.tabID == library.books[0].id && route.navigationPath == [.item(UUID(uuidString: "08D82D60-6977-42AA-9C22-AB1A07AE8A19")!)])
-        #expect(scenes.withLockedValue { $0 } == [route])
+        var a = reading
+        try a.setWebpageURL(URL(string: "https://example.org/a"))
+        #expect(try await dispatcher(live: live).dispatch(a) == .continuedByApp("notes-app", scene: nil))
+        #expect(live.offered.withLockedValue { $0 } == [a.id])
     }
 
     @Test func execHandlerGetsTheActivityAsJSON() async throws {
@@ -146,34 +142,6 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "https://books.example.org/x")
     }
 
-    /// Issue 23: a continuation routed into a scene opens a window there (the scene opener, with
-    /// the scene id), only where a desktop session exists; the outcome is the scene either way.
-    @Test func aRoutedSceneIsOpenedWhereThereIsADesktop() async throws {
-        let out = scratchFile()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        var d = try dispatcher()
-        d.sceneOpener = ["/bin/sh", "-c", "printf %s \"$1\" > \"$0\"", out]
-        guard case .routedToScene(let scene, _) = await d.dispatch(beatrice) else {
-            Issue.record("not routed to a scene")
-            return
-        }
-        #expect(!FileManager.default.fileExists(atPath: out), "no desktop: nothing opened")
-        d.desktop = true
-        guard case .routedToScene(let again, _) = await d.dispatch(beatrice) else {
-            Issue.record("not routed to a scene")
-            return
-        }
-        #expect(again == scene)
-        // The opener runs in the background: its file appears a moment after.
-        try await waitUntil("the scene opener ran", timeout: 5) { (try? String(contentsOfFile: out, encoding: .utf8)) == scene.uuidString }
-        // An app running for the type takes it: nothing is opened.
-        try? FileManager.default.removeItem(atPath: out)
-        d = try dispatcher(live: FakeLive(accepting: "hawknotes"))
-        (d.sceneOpener, d.desktop) = (["/bin/sh", "-c", "printf x > \"$0\"", out], true)
-        #expect(await d.dispatch(beatrice) == .continuedByApp("hawknotes"))
-        #expect(!FileManager.default.fileExists(atPath: out))
-    }
-
     @Test func nothingToContinueWith() async throws {
         #expect(try await dispatcher().dispatch(UserActivity(type: Self.page)) == .failed(.noHandler(type: "org.example.page")))
     }
@@ -184,11 +152,11 @@ final class FakeLive: LiveHandlers, @unchecked Sendable {
         var undeclared = UserActivity(type: try ActivityType("org.other.thing"))
         try undeclared.setWebpageURL(URL(string: "https://example.org"))
         #expect(await d.dispatch(undeclared) == .failed(.undeclaredType(type: "org.other.thing")))
-        var expired = beatrice
+        var expired = reading
         expired.expirationDate = Date(timeIntervalSinceReferenceDate: 0)
-        #expect(await d.dispatch(expired) == .failed(.expired(type: HawkNotes.characterDetail.rawValue, at: Date(timeIntervalSinceReferenceDate: 0))))
-        let missing = UserActivity(type: HawkNotes.bookDetail)
-        #expect(await d.dispatch(missing) == .failed(.missingRequiredKey(type: HawkNotes.bookDetail.rawValue, key: "bookID")))
+        #expect(await d.dispatch(expired) == .failed(.expired(type: Self.reading.rawValue, at: Date(timeIntervalSinceReferenceDate: 0))))
+        let missing = UserActivity(type: Self.reading)
+        #expect(await d.dispatch(missing) == .failed(.missingRequiredKey(type: Self.reading.rawValue, key: "url")))
         #expect(live.offered.withLockedValue { $0.isEmpty })
     }
 }

@@ -110,7 +110,7 @@ import Testing
         (["search", "--limit", "many", "x"], 64, "The value 'many' is invalid for '--limit <limit>'"),
         (["status", "--json=yes"], 64, "The option '--json' does not take any value, but 'yes' was specified."),
         (["send", "x", "--to"], 64, "Missing value for '--to <to>'"),
-        (["publish", "--help"], 0, "USAGE: handoffctl publish <options>"),
+        (["publish", "--help"], 0, "USAGE: handoffctl publish [<options>] --type <type>"),
         (["--generate-completion-script", "zsh"], 0, "#compdef handoffctl"),
         (["--generate-completion-script=fish"], 0, "complete -c handoffctl"),
         (["--experimental-dump-help"], 0, "\"serializationVersion\":0"),
@@ -259,8 +259,12 @@ import Testing
                     && undeclared.output.contains("declared here: org.handoffd.browsing-web, org.handoffd.file, org.hawknotes.bookDetail"),
                 "\(undeclared.output)")
 
-            let lady = try await Self.ctl(a, ["publish", "--character", "lady beatrice"])
+            // Hawk Notes publishes its own (handoffctl knows no app's content).
+            let lady = try await runCommandOffPool([
+                BuiltProducts.path("hawknotes"), "publish", "--character", "lady beatrice", "--socket", a.control.path
+            ])
             #expect(lady.status == 0 && lady.output.contains("Published"), "\(lady.output)")
+            #expect(try await Self.ctl(a, ["search", "beatrice"]).output.contains("Viewing Lady Beatrice in The Burning Swift"))
         }
     }
 }

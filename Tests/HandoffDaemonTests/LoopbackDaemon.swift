@@ -32,14 +32,20 @@ final class LoopbackDaemon: Sendable {
         var c = HandoffConfiguration()
         c.deviceName = name
         c.peerPort = 0
-        // This machine's own installed apps are not the test's.
+        // This machine's own installed apps are not the test's; Hawk Notes' types are declared as
+        // a configuration's activity_types would.
         c.appDirectories = []
+        c.localActivityTypes = HawkNotes.declarations
+        c.activityTypes = try c.activityTypes.adding(HawkNotes.declarations)
+        // An app that continues them: a command that succeeds (the tests here are of the link and
+        // the doors; Hawk Notes' own routing is the app's, tested with it).
+        c.execHandlers = [ExecHandlerBinding(types: HawkNotes.declarations.map(\.type), command: ["/bin/true"], timeoutSeconds: 10)]
         configure(&c)
         identity = IdentityKey()
         discovery = FakeDiscovery(network: network, hostName: name, address: "127.0.0.1", avahiRunning: avahiRunning)
         daemon = try Daemon(
             parts: DaemonParts(
-                configuration: c, library: loopbackLibrary, identity: identity, trustStore: trust,
+                configuration: c, identity: identity, trustStore: trust,
                 sceneStore: MemorySceneStore(), discovery: discovery, searchIndex: c.desktop.search ? SQLiteSearchIndex() : nil,
                 logger: Logger(label: "test.\(name)")))
         // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.

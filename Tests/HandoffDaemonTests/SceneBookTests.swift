@@ -1,26 +1,23 @@
 import Foundation
 import HandoffContent
-import HawkNotes
 import HandoffCore
 import HandoffState
 import Testing
 @testable import HandoffDaemon
 
-private let library = try! Library(
-    contentsOf: URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/library.json"))
-private let swift = library.books[0], salt = library.books[1]
+/// Two pieces of an app's content (its own identifiers; the scenes never read into them).
+private let swift = "doc:swift", salt = "doc:salt"
 private let app = ObjectIdentifier(NSObject())
 
-/// A change that selects a tab (and navigation) of the shipped library.
-private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (inout Scene) throws(SceneError) -> Void {
-    { (s: inout Scene) throws(SceneError) in try s.navigate(toTab: tabID, path: path, catalog: library) }
+/// A change that shows `content` (after `navigation`).
+private func nav(_ content: String, _ navigation: [String] = []) -> @Sendable (inout Scene) throws(SceneError) -> Void {
+    { (s: inout Scene) throws(SceneError) in try s.show(content, navigation: navigation) }
 }
 
 @Suite struct SceneBookTests {
     @Test func savesAreDurableBeforeTheyAreAcknowledgedAndRapidOnesCoalesce() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(300))
+        let book = try SceneBook(store: store, debounce: .milliseconds(300))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let (s, restored) = try await book.connect(nil, role: nil, by: app)
@@ -47,65 +44,65 @@ private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (ino
     /// the second waited out a write window of a second.
     @Test func aSaveRightAfterAnotherIsNotHeldForAWindow() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(catalog: library, store: store)
+        let book = try SceneBook(store: store)
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
         // No write window by default: nothing to wait out between two writes of one scene.
         #expect(await book.saveWindow == .zero)
-        try await book.update(id, nav(swift.id))
-        try await book.update(id, nav(salt.id))
+        try await book.update(id, nav(swift))
+        try await book.update(id, nav(salt))
         // Answered once durable: each save its own write, done when the call returned.
         #expect(store.writeCount == 3)
-        #expect(store.stored(id)?.scene.selectedTabID == salt.id)
+        #expect(store.stored(id)?.scene.content == salt)
     }
 
     @Test func aFailedSaveKeepsThePreviousStateAndTheBookWorksOn() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))
+        let book = try SceneBook(store: store, debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
-        try await book.update(id, nav(swift.id))
+        try await book.update(id, nav(swift))
         store.failNextSaves(1)
         await #expect(throws: SceneError.self) {
-            try await book.update(id, nav(salt.id))
+            try await book.update(id, nav(salt))
         }
-        #expect(await book.scene(id)?.scene.selectedTabID == swift.id)
-        #expect(store.stored(id)?.scene.selectedTabID == swift.id)
-        try await book.update(id, nav(salt.id))
-        #expect(store.stored(id)?.scene.selectedTabID == salt.id)
+        #expect(await book.scene(id)?.scene.content == swift)
+        #expect(store.stored(id)?.scene.content == swift)
+        try await book.update(id, nav(salt))
+        #expect(store.stored(id)?.scene.content == salt)
     }
 
     @Test func twoCrashesAtLaunchWithinAMinuteDiscardTheSavedState() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))
+        let book = try SceneBook(store: store, debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
-        try await book.update(id, nav(swift.id, [.item(swift.characters[0].id)]))
+        try await book.update(id, nav(swift + "#c1", [swift, swift + "#c1"]))
         let t0 = Date()
         // First crash: the state stays.
         let first = ObjectIdentifier(NSObject())
         #expect(try await book.connect(id, role: nil, by: first).restored)
         #expect(await book.connectionDropped(first, now: t0) == [])
-        #expect(await book.scene(id)?.scene.selectedTabID == swift.id)
+        #expect(await book.scene(id)?.scene.content == swift + "#c1")
         // Second within 60 s: discarded, and it says so.
         let second = ObjectIdentifier(NSObject())
         _ = try await book.connect(id, role: nil, by: second)
         #expect(await book.connectionDropped(second, now: t0.addingTimeInterval(30)) == [id])
         let after = try #require(await book.scene(id))
-        #expect(after.scene.selectedTabID == nil)
+        #expect(after.scene.content == nil)
         #expect(after.discarded != nil && after.discardReason?.contains("twice") == true)
         #expect(store.stored(id)?.discarded != nil)
     }
 
     @Test func cleanDisconnectsLaunchesAndSlowCrashesDoNotDiscard() async throws {
-        let book = try SceneBook(catalog: library, store: MemorySceneStore(), debounce: .milliseconds(10))
+        let book = try SceneBook(store: MemorySceneStore(), debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let id = try await book.connect(nil, role: nil, by: app).0.scene.id
-        try await book.update(id, nav(swift.id))
+        try await book.update(id, nav(swift))
         let t0 = Date()
         for (i, end) in ["disconnect", "launched", "disconnect"].enumerated() {
             let c = ObjectIdentifier(NSObject())
@@ -119,16 +116,16 @@ private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (ino
             _ = try await book.connect(id, role: nil, by: c)
             #expect(await book.connectionDropped(c, now: t0.addingTimeInterval(offset)) == [])
         }
-        #expect(await book.scene(id)?.scene.selectedTabID == swift.id)
+        #expect(await book.scene(id)?.scene.content == swift)
     }
 
     @Test func destroyDeletesAndDeleteSavedClearsTheActivity() async throws {
         let store = MemorySceneStore()
-        let book = try SceneBook(catalog: library, store: store, debounce: .milliseconds(10))
+        let book = try SceneBook(store: store, debounce: .milliseconds(10))
         let running = Task { try await book.run() }
         defer { running.cancel() }
         let a = try await book.connect(nil, role: nil, by: app).0.scene.id, b = try await book.connect(nil, role: nil, by: app).0.scene.id
-        var activity = HawkNotes.bookDetailActivity(swift)
+        var activity = UserActivity(type: try ActivityType("org.example.reading"), title: "Reading")
         activity.persistentIdentifier = "reading-swift"
         let saved = activity
         try await book.update(a) { $0.currentActivity = saved }
@@ -151,26 +148,26 @@ private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (ino
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         var scenes: [StoredScene] = []
-        for (i, b) in library.books.enumerated() {
+        for (i, doc) in ["doc:a", "doc:b", "doc:c"].enumerated() {
             var s = Scene()
-            try s.navigate(toTab: b.id, path: [.item(b.characters[i].id)], catalog: library)
-            s.setDraft("draft for \(b.title)", forTab: b.id)
+            try s.show(doc + "#\(i)", navigation: [doc, doc + "#\(i)"])
+            s.storage[ContentKey("draft"), doc] = .string("draft for \(doc)")
             s.storage[SceneKey("scroll")] = .real(0.25 * Double(i + 1))
-            s.currentActivity = HawkNotes.characterDetailActivity(b.characters[i], in: b)
+            s.currentActivity = UserActivity(type: try ActivityType("org.example.reading"), title: "Reading \(doc)")
             scenes.append(
                 StoredScene(scene: s, created: Date(timeIntervalSince1970: 1_800_000_000), updated: Date(timeIntervalSince1970: 1_800_000_100)))
         }
-        let store = SQLiteSceneStore(database: try SceneDatabase(directory: dir), catalog: library)
+        let store = SQLiteSceneStore(database: try SceneDatabase(directory: dir))
         for s in scenes { try await store.save(s) }
         await store.close()
         let mode = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("scenes.sqlite").path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let back = try SQLiteSceneStore(database: try SceneDatabase(directory: dir), catalog: library).loadAll()
+        let back = try SQLiteSceneStore(database: try SceneDatabase(directory: dir)).loadAll()
         #expect(back.unreadable.isEmpty)
         #expect(Set(back.scenes.map(\.scene.id)) == Set(scenes.map(\.scene.id)))
         for s in scenes { #expect(back.scenes.first { $0.scene.id == s.scene.id } == s) }
-        // Two book tabs keep separate drafts (the seed's shared-key bug stays gone).
-        let drafts = back.scenes.map { $0.scene.draft(forTab: $0.scene.selectedTabID!) }
+        // Each content keeps its own draft (the seed's shared-key bug stays gone).
+        let drafts = back.scenes.map { $0.scene.storage[ContentKey("draft"), $0.scene.navigation[0]]?.stringValue }
         #expect(Set(drafts.compactMap { $0 }).count == 3)
     }
 
@@ -183,7 +180,7 @@ private func nav(_ tabID: UUID, _ path: [NavigationItem] = []) -> @Sendable (ino
         let aside = try #require(db.movedAside)
         #expect(aside.contains(".damaged-"))
         #expect(FileManager.default.fileExists(atPath: aside))
-        let store = SQLiteSceneStore(database: db, catalog: library)
+        let store = SQLiteSceneStore(database: db)
         #expect(try store.loadAll().scenes.isEmpty)
         try await store.save(StoredScene(scene: Scene(), created: Date(), updated: Date()))
         #expect(try store.loadAll().scenes.count == 1)

@@ -39,10 +39,9 @@ import Testing
         #expect(throws: Never.self) { try ended.get() }
     }
 
-    @Test func localActivitiesEligibleForSearchAndTheLibrary() async throws {
+    @Test func localActivitiesEligibleForSearch() async throws {
         let (a, b) = try await pairedDaemons(betaAdvertised: true)
         try await withStopping(a, b) {
-            #expect(try await Self.hits(a, "beatr").first?["kind"] == "character")
             let found = try await Self.publish(a, title: "Marginalia", search: true, keywords: ["zephyrine"])
             _ = try await Self.publish(a, title: "Marginalia hidden", search: false)
             try await waitUntil("indexed", timeout: 5) { try await Self.hits(a, "zephyrine").count == 1 }
@@ -77,18 +76,21 @@ import Testing
 
     /// handoffd fills the index once its first dials have ended (Search.run); a search that comes
     /// before that fills it first. No service runs here: only the search itself can have filled it.
-    @Test func aSearchBeforeTheStartsFillFindsTheLibrary() async throws {
+    @Test func aSearchBeforeTheStartsFillFindsThisMachinesActivities() async throws {
         var c = HandoffConfiguration()
         c.deviceName = "early"
         let index = SQLiteSearchIndex()
         let daemon = try Daemon(
             parts: DaemonParts(
-                configuration: c, library: loopbackLibrary, identity: IdentityKey(), trustStore: InMemoryTrustStore(),
+                configuration: c, identity: IdentityKey(), trustStore: InMemoryTrustStore(),
                 sceneStore: MemorySceneStore(), discovery: FakeDiscovery(network: FakeNetwork(), hostName: "early", address: "127.0.0.1"),
                 searchIndex: index, logger: Logger(label: "test.early")))
+        var page = UserActivity(type: WebBrowsing.type, title: "Beatrice's page")
+        page.isEligibleForSearch = true
+        _ = try await daemon.activities.publish(page, scene: nil, owner: nil)
         #expect(try index.count() == 0)
         let hits = try await daemon.search.search("beatr", limit: 5)
-        #expect(hits.first?.kind == "character")
+        #expect(hits.first?.kind == "activity" && hits.first?.title == "Beatrice's page")
         #expect(try index.count() > 0)
     }
 }

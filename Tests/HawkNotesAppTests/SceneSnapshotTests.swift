@@ -29,7 +29,7 @@ import Testing
     @Test func thePathIsStoredAsTodaysScenesSpellIt() {
         var s = AppState(library: library)
         _ = s.reduce(.continued(book: burningSwift.id, character: beatrice.id, draft: nil))
-        let at = ContentPath(tabID: burningSwift.id)
+        let at = ContentPath(tabID: burningSwift.id).description
         #expect(s.snapshot.storage[SceneSnapshot.Key.path, at] == .string("b|\(burningSwift.id.uuidString)::c|\(beatrice.id.uuidString)"))
         #expect(s.snapshot.storage[SceneSnapshot.Key.draft, at] == nil)
     }
@@ -48,12 +48,12 @@ import Testing
 
     @Test func whatNamesNothingHereIsLeftOut() {
         var storage = SceneStorage()
-        let at = ContentPath(tabID: burningSwift.id)
+        let at = ContentPath(tabID: burningSwift.id).description
         // Another book's character on this book, a stranger's content, a negative scroll.
         storage[SceneSnapshot.Key.path, at] = .string(ContentPath(tabID: burningSwift.id, itemID: saltAndLantern.characters[0].id).description)
         storage[SceneSnapshot.Key.scroll, at] = .integer(-4)
         storage[SceneSnapshot.Key.cursor, at] = .integer(99)
-        storage[SceneSnapshot.Key.draft, ContentPath(tabID: UUID())] = .string("not ours")
+        storage[SceneSnapshot.Key.draft, ContentPath(tabID: UUID()).description] = .string("not ours")
         var s = AppState(library: library)
         _ = s.reduce(.restored(SceneSnapshot(content: ContentPath(tabID: UUID()), storage: storage)))
         #expect(s.selectedBook == burningSwift.id)

@@ -31,11 +31,11 @@ IFACE = "org.handoffd.Handoff1"
 SIGNATURES = {
     "Status": "", "ListPeers": "", "ListActivities": "", "ListRemoteActivities": "s",
     "Publish": "a{sv}s", "Resign": "s", "Invalidate": "s", "Refresh": "sa{sv}",
-    "Continue": "sss", "Push": "ss", "RegisterHandler": "asss", "Handled": "sb", "Watch": "",
+    "Continue": "sss", "Push": "ss", "RegisterHandler": "asss", "Handled": "sb", "HandledIn": "sbs", "Watch": "",
     "ListScenes": "", "ShowScene": "s", "SaveSceneStorage": "sa{sv}", "Search": "s",
     "OpenSearchResult": "s", "PublishFor": "a{sv}s", "PublishWith": "a{sv}a{sv}",
     "ConnectScene": "ss", "SceneLaunched": "s", "UpdateScene": "sa{sv}", "DisconnectScene": "s", "DestroyScene": "s",
-    "DeleteSavedActivities": "as", "ListBooks": "", "ListCharacters": "s", "ListTrusted": "", "Pair": "s",
+    "DeleteSavedActivities": "as", "ListApps": "", "ListTrusted": "", "Pair": "s",
     "AcceptPairing": "x", "ConfirmPairing": "sbs", "Unpair": "s", "Connect": "s", "Disconnect": "s", "RotateAdvert": "",
 }
 

@@ -3,6 +3,8 @@
 
 /* glibc declares pipe2 only under _GNU_SOURCE, which Swift's Glibc module does not set. */
 int handoff_pipe2_cloexec(int fds[2]);
+/* A posix_spawn_file_actions_t (passed as a pointer) closes every descriptor from `fd` up. */
+int handoff_spawn_close_from(void *actions, int fd);
 
 /* A non-blocking NETLINK_ROUTE socket in the link and address groups, or -1 (errno set). */
 int handoff_netlink_open(void);

@@ -231,9 +231,9 @@ public struct ContinuationReport: ControlObject, Equatable {
     public var peer: String
     public var handler: String?
     public var scene: UUID?
+    /// The activity's targetContentIdentifier, and its title.
     public var content: String?
-    public var book: String?
-    public var character: String?
+    public var title: String?
     public var url: String?
     /// `continue` only: whether a session with the peer was open ("open") or made ("new").
     public var session: String?
@@ -254,8 +254,7 @@ public struct ContinuationReport: ControlObject, Equatable {
         w.set("handler", handler)
         w.set("scene", scene)
         w.set("content", content)
-        w.set("book", book)
-        w.set("character", character)
+        w.set("title", title)
         w.set("url", url)
         w.set("session", session)
         return w.object
@@ -267,10 +266,10 @@ public struct ContinuationReport: ControlObject, Equatable {
         (code, message, step, type) = (
             try f.optionalString("code"), try f.optionalString("message"), try f.optionalString("step"), try f.optionalString("type")
         )
-        (handler, scene, content, book) = (
-            try f.optionalString("handler"), try f.optionalUUID("scene"), try f.optionalString("content"), try f.optionalString("book")
+        (handler, scene, content, title) = (
+            try f.optionalString("handler"), try f.optionalUUID("scene"), try f.optionalString("content"), try f.optionalString("title")
         )
-        (character, url, session) = (try f.optionalString("character"), try f.optionalString("url"), try f.optionalString("session"))
+        (url, session) = (try f.optionalString("url"), try f.optionalString("session"))
     }
 }
 
@@ -307,13 +306,22 @@ public struct HandledRequest: ControlOperation {
     public static let name = "handled"
     public var token: String
     public var accepted: Bool
-    public init(token: String, accepted: Bool) { (self.token, self.accepted) = (token, accepted) }
+    /// The app's scene (window) that took it, told back in the continuation's report.
+    public var scene: UUID?
+    public init(token: String, accepted: Bool, scene: UUID? = nil) { (self.token, self.accepted, self.scene) = (token, accepted, scene) }
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         token = try f.string("token")
         accepted = try f.optionalBool("accepted") ?? false
+        scene = try f.optionalUUID("scene")
     }
-    public var arguments: [String: PropertyListValue] { ["token": .string(token), "accepted": .bool(accepted)] }
+    public var arguments: [String: PropertyListValue] {
+        var w = FieldWriter()
+        w.set("token", token)
+        w["accepted"] = .bool(accepted)
+        w.set("scene", scene)
+        return w.values
+    }
 }
 
 /// `watch`: this connection receives every event.

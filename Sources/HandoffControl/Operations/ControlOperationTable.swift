@@ -8,7 +8,7 @@ public enum ControlOperationTable {
         ContinueRequest.self, SendRequest.self, HandleRequest.self, HandledRequest.self, WatchRequest.self,
         ScenesRequest.self, SceneRequest.self, SceneConnectRequest.self, SceneUpdateRequest.self, SceneLaunchedRequest.self,
         SceneDisconnectRequest.self, SceneDestroyRequest.self, DeleteSavedRequest.self,
-        LibraryBooksRequest.self, LibraryCharactersRequest.self, SearchRequest.self, SearchOpenRequest.self,
+        SearchRequest.self, SearchOpenRequest.self,
         StreamOpenRequest.self, StreamAcceptRequest.self, StreamRefuseRequest.self, AppsRequest.self
     ]
 

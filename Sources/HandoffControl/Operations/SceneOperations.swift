@@ -19,14 +19,13 @@ public struct SceneSummary: ControlObject, Equatable {
     public var role: String
     public var created: Date
     public var updated: Date
-    /// The selected book's title, the last character shown, the content path.
-    public var book: String?
-    public var character: String?
+    /// What the window shows (its app's content identifier), and its current activity's title.
     public var content: String?
+    public var title: String?
 
-    public init(scene: UUID, role: String, created: Date, updated: Date, book: String?, character: String?, content: String?) {
+    public init(scene: UUID, role: String, created: Date, updated: Date, content: String?, title: String?) {
         (self.scene, self.role, self.created, self.updated) = (scene, role, created, updated)
-        (self.book, self.character, self.content) = (book, character, content)
+        (self.content, self.title) = (content, title)
     }
 
     public var object: PropertyListValue { fields.object }
@@ -37,9 +36,8 @@ public struct SceneSummary: ControlObject, Equatable {
         w.set("role", role)
         w.set("created", created)
         w.set("updated", updated)
-        w.set("book", book)
-        w.set("character", character)
         w.set("content", content)
+        w.set("title", title)
         return w
     }
 
@@ -47,7 +45,7 @@ public struct SceneSummary: ControlObject, Equatable {
         let f = try Fields(object)
         self.init(
             scene: try f.uuid("scene"), role: try f.string("role"), created: try f.date("created"), updated: try f.date("updated"),
-            book: try f.optionalString("book"), character: try f.optionalString("character"), content: try f.optionalString("content"))
+            content: try f.optionalString("content"), title: try f.optionalString("title"))
     }
 }
 
@@ -65,7 +63,7 @@ public struct SceneRequest: ControlOperation {
 /// threw its state away; from `scene-connect`, whether it was restored and its restoration activity.
 public struct SceneDetail: ControlObject, Equatable {
     public var summary: SceneSummary
-    /// The characters shown, in order.
+    /// The app's navigation stack, outermost first (content identifiers).
     public var navigation: [String]
     public var storage: PropertyListValue
     public var discarded: Date?
@@ -144,10 +142,10 @@ public struct SceneUpdateRequest: ControlOperation {
     }
 
     public var scene: UUID
-    /// A book's id or title, or "none".
-    public var book: String?
-    /// Character ids or names.
-    public var path: [String]?
+    /// What the window shows now (a content identifier of the app's), "" for nothing; with
+    /// `navigation`, the stack that leads there (outermost first). Absent: unchanged.
+    public var content: String?
+    public var navigation: [String]?
     public var set: [Value]
     /// The whole storage.
     public var storage: PropertyListValue?
@@ -156,18 +154,18 @@ public struct SceneUpdateRequest: ControlOperation {
     public var clearActivity: Bool
 
     public init(
-        scene: UUID, book: String? = nil, path: [String]? = nil, set: [Value] = [], storage: PropertyListValue? = nil,
+        scene: UUID, content: String? = nil, navigation: [String]? = nil, set: [Value] = [], storage: PropertyListValue? = nil,
         activity: UserActivity? = nil, clearActivity: Bool = false
     ) {
-        (self.scene, self.book, self.path, self.set, self.storage) = (scene, book, path, set, storage)
+        (self.scene, self.content, self.navigation, self.set, self.storage) = (scene, content, navigation, set, storage)
         (self.activity, self.clearActivity) = (activity, clearActivity)
     }
 
     public init(request: ControlRequest) throws(ControlError) {
         let f = request.fields
         scene = try f.uuid("scene")
-        book = try f.optionalString("book")
-        path = f.values["path"] == nil ? nil : try f.strings("path")
+        content = try f.optionalString("content")
+        navigation = f.values["navigation"] == nil ? nil : try f.strings("navigation")
         storage = f.values["storage"]
         clearActivity = f.values["activity"]?.stringValue == "none"
         activity = f.values["activity"] == nil || clearActivity ? nil : try f.activity("activity")
@@ -183,8 +181,8 @@ public struct SceneUpdateRequest: ControlOperation {
     public var arguments: [String: PropertyListValue] {
         var w = FieldWriter()
         w.set("scene", scene)
-        w.set("book", book)
-        if let path { w["path"] = .array(path.map(PropertyListValue.string)) }
+        w.set("content", content)
+        if let navigation { w["navigation"] = .array(navigation.map(PropertyListValue.string)) }
         if !set.isEmpty {
             w["set"] = .array(
                 set.map { v in

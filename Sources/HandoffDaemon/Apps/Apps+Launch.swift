@@ -29,8 +29,9 @@ extension Apps {
     func launch(_ app: AppDeclaration, for requester: String?) async -> String? {
         switch app.launch {
         case .command(let argv):
-            // The shell that starts it ends at once: the command runner waits for nothing.
-            let detached = ["/bin/sh", "-c", "\"$@\" </dev/null >/dev/null 2>&1 &", "sh"] + argv
+            // The shell that starts it ends at once: the command runner waits for nothing. The app
+            // finds this handoffd through HANDOFF_SOCKET, as every client does.
+            let detached = ["/bin/sh", "-c", "\"$@\" </dev/null >/dev/null 2>&1 &", "sh", "/usr/bin/env", "HANDOFF_SOCKET=" + controlSocket] + argv
             let result = await CommandRunner.run(detached, timeout: .seconds(10), for: requester)
             return result.succeeded ? nil : "\(argv[0]) \(result)"
         case .busName(let name):

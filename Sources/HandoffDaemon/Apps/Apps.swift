@@ -18,6 +18,8 @@ public final class Apps: Service, Sendable {
     /// How often the directories are looked at: a stat of each and of each file, a few a second.
     static let lookEvery: Duration = .seconds(1)
     private let directories: [String]
+    /// This handoffd's control socket, told to the apps it starts.
+    let controlSocket: String
     private let builtIn: [ActivityTypeDeclaration]
     private let local: [ActivityTypeDeclaration]
     let declared: DeclaredTypes
@@ -28,6 +30,7 @@ public final class Apps: Service, Sendable {
 
     init(configuration: HandoffConfiguration, builtIn: [ActivityTypeDeclaration], events: ControlEvents, logger: Logger) {
         directories = configuration.appDirectories
+        controlSocket = configuration.runtimeDirectory + "/control.sock"
         self.builtIn = builtIn
         local = configuration.localActivityTypes
         self.events = events

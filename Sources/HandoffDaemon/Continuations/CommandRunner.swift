@@ -147,6 +147,9 @@ public enum CommandRunner {
         posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing of the daemon's beyond those three: a descriptor without close-on-exec (the
+        // peer port's listener was one) outlived handoffd in a started app, and held the port.
+        _ = handoff_spawn_close_from(&actions, 3)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }

@@ -4,9 +4,7 @@
     import Foundation
 #endif
 import HandoffConfig
-import HandoffContent
 import HandoffProtocol
-import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffLink
@@ -16,11 +14,9 @@ import ServiceLifecycle
 /// Continuation on both sides: `continue` (fetch from the origin, dispatch here, report back),
 /// `send` (push to a peer, which dispatches it), a peer's push dispatched here, and the origin
 /// learning what became of its activity. Dispatch is the Dispatcher's one pass over live apps,
-/// the built-in handlers and scenes, exec handlers and the opener. `run()` sends the reports to
+/// the app that declares the type, exec handlers and the opener. `run()` sends the reports to
 /// origins, so that a continuation's answer never waits for them.
 public final class Continuations: Service, Sendable {
-    /// The app content continuations are routed into (also what the control operations list).
-    let library: Library
     private let dispatcher: Dispatcher
     let live: LiveHandlerRegistry
     /// The installed apps: their types, and how to start one to continue an activity.
@@ -34,24 +30,16 @@ public final class Continuations: Service, Sendable {
     private let reports: (stream: AsyncStream<(PeerMessage, peerID: String)>, continuation: AsyncStream<(PeerMessage, peerID: String)>.Continuation)
 
     init(
-        configuration: HandoffConfiguration, apps: Apps, library: Library, handlers: HandlerRegistry, scenes: SceneBook, peers: Peers,
-        activities: Activities, events: ControlEvents, logger: Logger
+        configuration: HandoffConfiguration, apps: Apps, scenes: SceneBook, peers: Peers, activities: Activities, events: ControlEvents,
+        logger: Logger
     ) {
-        self.library = library
         self.apps = apps
         streams = Streams(settings: configuration.streams, device: configuration.deviceName, peers: peers, activities: activities, logger: logger)
         let live = LiveHandlerRegistry(sceneFacts: { ids in await scenes.liveFacts(ids) })
         self.live = live
         var dispatcher = Dispatcher(
-            declared: apps.declared, router: ActivityRouter(declared: configuration.activityTypes, handlers: handlers),
-            execHandlers: configuration.execHandlers, opener: configuration.openers.webpage, live: live,
-            applyRoute: { (route, activity, preferred) throws(SceneError) -> UUID in
-                try await scenes.apply(route, from: activity, preferred: preferred)
-            })
-        dispatcher.sceneOpener = configuration.openers.scene
+            declared: apps.declared, execHandlers: configuration.execHandlers, opener: configuration.openers.webpage, live: live)
         dispatcher.apps = apps
-        let environment = ProcessInfo.processInfo.environment
-        dispatcher.desktop = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
         self.dispatcher = dispatcher
         self.peers = peers
         self.activities = activities
@@ -83,7 +71,7 @@ public final class Continuations: Service, Sendable {
             "peer": .string(peer), "activity": .string(activity.id.canonicalString),
             "type": .string(activity.type.rawValue)
         ]
-        fields.merge(outcome.fields(library: library)) { $1 }
+        fields.merge(outcome.fields) { $1 }
         switch outcome {
         case .failed(let failure):
             logger.notice(
@@ -122,7 +110,7 @@ public final class Continuations: Service, Sendable {
         if let trusted = peer.trusted {
             reports.continuation.yield((.continued(activityID: activity.id, version: activity.version, outcome: outcome.remote), trusted.identity.id))
         }
-        var report = outcome.report(activity: activityID, peer: peer.name, library: library)
+        var report = outcome.report(activity: activity, peer: peer.name)
         report.type = activity.type.rawValue
         report.session = wasOpen ? "open" : "new"
         return report
@@ -189,7 +177,6 @@ extension DispatchOutcome {
     var step: String {
         switch self {
         case .continuedByApp: "app"
-        case .routedToScene: "scene"
         case .continuedByCommand: "exec"
         case .openedWebpage: "webpage"
         case .failed: "none"
@@ -197,17 +184,14 @@ extension DispatchOutcome {
     }
 
     /// As the answer to `continue`.
-    func report(activity: UUID, peer: String, library: Library) -> ContinuationReport {
-        var r = ContinuationReport(outcome: (remote == .continued ? "continued" : "failed"), activity: activity, peer: peer)
+    func report(activity: UserActivity, peer: String) -> ContinuationReport {
+        var r = ContinuationReport(outcome: (remote == .continued ? "continued" : "failed"), activity: activity.id, peer: peer)
         if case .failed(let f) = self { (r.code, r.message) = (f.code, f.description) }
         r.step = step
+        r.title = activity.title
+        r.content = activity.targetContentIdentifier
         switch self {
-        case .continuedByApp(let name): r.handler = name
-        case .routedToScene(let scene, let route):
-            r.scene = scene
-            r.content = route.contentPath.description
-            r.book = library.book(id: route.tabID)?.title ?? route.tabID.canonicalString
-            if case .item(let c)? = route.navigationPath.last { r.character = library.character(id: c)?.name }
+        case .continuedByApp(let name, let scene): (r.handler, r.scene) = (name, scene)
         case .continuedByCommand(let command): r.handler = command.joined(separator: " ")
         case .openedWebpage(let url): r.url = url.absoluteString
         case .failed: break
@@ -216,18 +200,13 @@ extension DispatchOutcome {
     }
 
     /// As the fields of events.
-    func fields(library: Library) -> [String: PropertyListValue] {
+    var fields: [String: PropertyListValue] {
         var d = remote.fields
         d["step"] = .string(step)
         switch self {
-        case .continuedByApp(let name): d["handler"] = .string(name)
-        case .routedToScene(let scene, let route):
-            d["scene"] = .string(scene.canonicalString)
-            d["content"] = .string(route.contentPath.description)
-            d["book"] = .string(library.book(id: route.tabID)?.title ?? route.tabID.canonicalString)
-            if case .item(let c)? = route.navigationPath.last, let character = library.character(id: c) {
-                d["character"] = .string(character.name)
-            }
+        case .continuedByApp(let name, let scene):
+            d["handler"] = .string(name)
+            if let scene { d["scene"] = .string(scene.canonicalString) }
         case .continuedByCommand(let command): d["handler"] = .string(command.joined(separator: " "))
         case .openedWebpage(let url): d["url"] = .string(url.absoluteString)
         case .failed: break

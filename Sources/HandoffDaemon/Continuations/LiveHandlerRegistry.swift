@@ -32,7 +32,8 @@ public actor LiveHandlerRegistry: LiveHandlers {
     }
 
     private var registrations: [Registration] = []
-    private let answers = Waiters<String, Bool>()
+    /// Each offer's answer: taken (and in which of the app's scenes) or not.
+    private let answers = Waiters<String, (accepted: Bool, scene: UUID?)>()
     /// Dispatches waiting for an app started to continue one to register for its type.
     private let arrivals = Waiters<String, Void>()
     private let answerBudget: Duration
@@ -75,16 +76,17 @@ public actor LiveHandlerRegistry: LiveHandlers {
     }
 
     /// The app's answer; false if the token is unknown (answered late, or not ours).
-    public func answer(token: String, accepted: Bool) -> Bool { answers.resumeOldest(token, with: accepted) }
+    public func answer(token: String, accepted: Bool, scene: UUID? = nil) -> Bool { answers.resumeOldest(token, with: (accepted, scene)) }
 
-    public func offer(_ activity: UserActivity, from origin: Origin? = nil) async -> LiveOffer {
+    /// `preferring`: the window the person asked for (`continue --scene`), offered it first.
+    public func offer(_ activity: UserActivity, from origin: Origin? = nil, preferring: UUID? = nil) async -> LiveOffer {
         var silent: [String] = []
         let candidates = registrations.filter { $0.types.contains(activity.type.rawValue) }
         if candidates.isEmpty { return .none }
         // Asked only if a candidate shows a scene: the question is a hop to SceneBook.
         let scenes = candidates.compactMap(\.scene)
         let facts = scenes.isEmpty ? [:] : await sceneFacts(scenes)
-        for i in Self.order(scenes: candidates.map(\.scene), target: activity.targetContentIdentifier, facts: facts) {
+        for i in Self.order(scenes: candidates.map(\.scene), target: activity.targetContentIdentifier, facts: facts, preferring: preferring) {
             let r = candidates[i]
             let token = UUID.random().canonicalString
             let ticket = answers.register(token, owner: r.key, deadline: answerBudget)
@@ -95,7 +97,7 @@ public actor LiveHandlerRegistry: LiveHandlers {
             }
             r.client.send(event: "continue", fields, activity: activity)
             switch await answers.wait(ticket) {
-            case .value(true): return .taken(r.name)
+            case .value(let answer) where answer.accepted: return .taken(r.name, scene: answer.scene ?? r.scene)
             case .timedOut: silent.append(r.name)
             default: break
             }
@@ -103,10 +105,13 @@ public actor LiveHandlerRegistry: LiveHandlers {
         return .notTaken(silent: silent, waited: answerBudget)
     }
 
-    /// The order windows are offered an activity in (indexes into `scenes`): its target content
-    /// shown first, then the one changed last, then those without a scene as they registered.
-    static func order(scenes: [UUID?], target: String?, facts: [UUID: LiveSceneFacts]) -> [Int] {
+    /// The order windows are offered an activity in (indexes into `scenes`): the one asked for,
+    /// then its target content shown, then the one changed last, then those without a scene as
+    /// they registered.
+    static func order(scenes: [UUID?], target: String?, facts: [UUID: LiveSceneFacts], preferring: UUID? = nil) -> [Int] {
         scenes.indices.sorted { a, b in
+            let pa = preferring != nil && scenes[a] == preferring, pb = preferring != nil && scenes[b] == preferring
+            if pa != pb { return pa }
             let fa = scenes[a].flatMap { facts[$0] }, fb = scenes[b].flatMap { facts[$0] }
             let ma = target != nil && fa?.content == target, mb = target != nil && fb?.content == target
             if ma != mb { return ma }
@@ -119,7 +124,8 @@ public actor LiveHandlerRegistry: LiveHandlers {
 
 /// What became of an activity offered to the live apps registered for its type.
 public enum LiveOffer: Sendable, Equatable {
-    case taken(String)
+    /// An app took it, in this scene of its own when it said (or registered with one).
+    case taken(String, scene: UUID?)
     /// None took it; `silent` are those that did not answer within `waited` (named in the failure,
     /// should nothing else take it: "no handler" misled an app that was too slow).
     case notTaken(silent: [String], waited: Duration)

@@ -4,39 +4,38 @@
     import Foundation
 #endif
 import HandoffContent
-import HawkNotes
 import HandoffControl
 import HandoffCore
 
 extension DaemonControl {
     /// The scene lifecycle operations (docs/CONTROL.md, "Scenes").
     func sceneRoute(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
-        let scenes = self.scenes, library = self.library
+        let scenes = self.scenes
         switch r.op {
-        case ScenesRequest.name: return try await answer(r) { (_: ScenesRequest) in Listing(await scenes.all.map { $0.summary(library: library) }) }
+        case ScenesRequest.name: return try await answer(r) { (_: ScenesRequest) in Listing(await scenes.all.map { $0.summary }) }
         case SceneRequest.name:
             return try await answer(r) { (op: SceneRequest) in
                 guard let s = await scenes.scene(op.scene) else {
                     throw ControlError.failed(code: "not-found", message: "no scene \(op.scene.canonicalString) (see `handoffctl scenes`)")
                 }
-                return s.detail(library: library)
+                return s.detail
             }
         case SceneConnectRequest.name:
             return try await answer(r) { (op: SceneConnectRequest) in
                 let (s, restored) = try await scenes.connect(op.scene, role: op.role, by: client.key)
-                var d = s.detail(library: library)
+                var d = s.detail
                 d.restored = restored
                 d.restorationActivity = s.scene.restorationActivity()
                 return d
             }
         case SceneUpdateRequest.name:
             return try await answer(r) { (op: SceneUpdateRequest) in
-                let change = try SceneChange(op, library: library)
+                let change = try SceneChange(op)
                 let s = try await scenes.update(op.scene) { @Sendable (scene: inout Scene) throws(SceneError) in
-                    try change.apply(to: &scene, library: library)
+                    try change.apply(to: &scene)
                 }
                 // The summary, not the storage: an acknowledgement should not carry the whole scene back.
-                return s.summary(library: library)
+                return s.summary
             }
         case SceneLaunchedRequest.name:
             return try await answer(r) { (op: SceneLaunchedRequest) in
@@ -79,16 +78,16 @@ extension SceneError: ControlFailure {
     public var message: String { description }
 }
 
-/// What `scene-update` changes: the current activity, storage values, the tab and navigation.
+/// What `scene-update` changes: the current activity, storage values, what the window shows.
 struct SceneChange: Sendable {
     var activity: UserActivity?
     var clearActivity = false
     var storage: SceneStorage?
-    var set: [(key: String, content: ContentPath?, value: PropertyListValue?)] = []
-    var book: UUID??
-    var path: [UUID]?
+    var set: [(key: String, content: String?, value: PropertyListValue?)] = []
+    var content: String??
+    var navigation: [String]?
 
-    init(_ r: SceneUpdateRequest, library: Library) throws(ControlError) {
+    init(_ r: SceneUpdateRequest) throws(ControlError) {
         activity = r.activity
         clearActivity = r.clearActivity
         if let v = r.storage {
@@ -97,35 +96,16 @@ struct SceneChange: Sendable {
             }
         }
         for (i, entry) in r.set.enumerated() {
-            var content: ContentPath?
-            if let text = entry.content {
-                do throws(ContentPathError) { content = try ContentPath(parsing: text) } catch {
-                    throw .badArgument(name: "set[\(i)].content", reason: error.description)
-                }
+            if let text = entry.content, let problem = ContentIdentifier.problem(text) {
+                throw .badArgument(name: "set[\(i)].content", reason: problem)
             }
-            set.append((entry.key, content, entry.value))
+            set.append((entry.key, entry.content, entry.value))
         }
-        if let b = r.book {
-            if b == "none" {
-                book = .some(nil)
-            } else {
-                guard let id = UUID(canonical: b) ?? library.books.first(where: { $0.title == b })?.id else {
-                    throw .badArgument(name: "book", reason: "no book '\(b)' in the library")
-                }
-                book = .some(id)
-            }
-        }
-        if let p = r.path {
-            path = try p.map { (text: String) throws(ControlError) -> UUID in
-                guard let id = UUID(canonical: text) ?? library.books.flatMap(\.characters).first(where: { $0.name == text })?.id else {
-                    throw .badArgument(name: "path", reason: "entries must be character ids or names of the library")
-                }
-                return id
-            }
-        }
+        if let c = r.content { content = .some(c.isEmpty ? nil : c) }
+        navigation = r.navigation
     }
 
-    func apply(to scene: inout Scene, library: Library) throws(SceneError) {
+    func apply(to scene: inout Scene) throws(SceneError) {
         if clearActivity { scene.currentActivity = nil }
         if let activity { scene.currentActivity = activity }
         if let storage { scene.storage = storage }
@@ -136,17 +116,11 @@ struct SceneChange: Sendable {
                 scene.storage[SceneKey(entry.key)] = entry.value
             }
         }
-        if book != nil || path != nil {
-            let tab = book ?? scene.selectedTabID
-            try scene.navigate(
-                toTab: tab,
-                path: (path
-                    ?? (book != nil
-                        ? []
-                        : scene.navigationPath.compactMap {
-                            if case .item(let c) = $0 { return c } else { return nil }
-                        }))
-                    .map(NavigationItem.item), catalog: library)
+        if content != nil || navigation != nil {
+            // Content alone keeps the stack only if it still leads there: a new content without a
+            // stack is shown on its own.
+            let shown = content ?? scene.content
+            try scene.show(shown, navigation: navigation ?? (content == nil ? scene.navigation : []))
         }
     }
 }

@@ -5,12 +5,11 @@
 #endif
 import HandoffControl
 import HandoffCore
-import HawkNotes
 
 extension DaemonControl {
     /// `search-open`: a result continued here. A paired machine's activity is fetched and
-    /// continued like `continue`; this machine's activity, a window's activity, a book or a
-    /// character is routed here as a continuation would be (to the live app, the scene, a handler).
+    /// continued like `continue`; this machine's activity or a window's is dispatched here as a
+    /// continuation would be (to the live app, the app that declares it, a handler).
     func openResult(_ id: String) async throws(ControlError) -> ContinuationReport {
         guard let target = SearchItems.target(id) else {
             throw .badArgument(name: "result", reason: "'\(id)' is not a search result id (see `handoffctl search QUERY --json`)")
@@ -18,8 +17,7 @@ extension DaemonControl {
         let here = daemon.configuration.deviceName
         let continuations = daemon.continuations
         func local(_ activity: UserActivity, scene: UUID?) async -> ContinuationReport {
-            var report = await continuations.dispatch(activity, from: here, preferredScene: scene).report(
-                activity: activity.id, peer: here, library: library)
+            var report = await continuations.dispatch(activity, from: here, preferredScene: scene).report(activity: activity, peer: here)
             report.type = activity.type.rawValue
             return report
         }
@@ -34,17 +32,9 @@ extension DaemonControl {
             guard let activity = stored.scene.currentActivity else {
                 throw .failed(
                     code: "nothing-to-open",
-                    message: "that window is doing nothing it could be continued with; open it with `hawknotes --scene \(id.canonicalString)`")
+                    message: "that window is doing nothing it could be continued with; open it in its app")
             }
             return await local(activity, scene: id)
-        case .book(let id):
-            guard let book = library.book(id: id) else { throw Self.gone(id) }
-            return await local(HawkNotes.bookDetailActivity(book), scene: nil)
-        case .character(let bookID, let characterID):
-            guard let book = library.book(id: bookID), let c = book.characters.first(where: { $0.id == characterID }) else {
-                throw Self.gone(characterID)
-            }
-            return await local(HawkNotes.characterDetailActivity(c, in: book), scene: nil)
         }
     }
 

@@ -8,7 +8,6 @@
 #endif
 import HandoffContent
 import HandoffProtocol
-import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffLink
@@ -21,7 +20,6 @@ struct DaemonControl: ControlOperations {
     var peers: Peers { daemon.peers }
     var activities: Activities { daemon.activities }
     var scenes: SceneBook { daemon.scenes }
-    var library: Library { daemon.library }
 
     func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
         do throws(ControlError) { return .success(try await route(request, client, turn)) } catch { return .failure(error) }
@@ -135,7 +133,7 @@ struct DaemonControl: ControlOperations {
             }
         case HandledRequest.name:
             return try await answer(r) { (op: HandledRequest) in
-                guard await continuations.live.answer(token: op.token, accepted: op.accepted) else {
+                guard await continuations.live.answer(token: op.token, accepted: op.accepted, scene: op.scene) else {
                     throw ControlError.failed(code: "not-found", message: "no continuation with this token is waiting (it was answered late)")
                 }
                 return Done()
@@ -148,8 +146,6 @@ struct DaemonControl: ControlOperations {
         case SearchRequest.name:
             return try await answer(r) { (op: SearchRequest) in Listing(try await daemon.search.search(op.query, limit: Int(op.limit))) }
         case SearchOpenRequest.name: return try await answer(r) { (op: SearchOpenRequest) in try await openResult(op.result) }
-        case LibraryBooksRequest.name: return try await answer(r) { (_: LibraryBooksRequest) in Listing(library.books.map(\.info)) }
-        case LibraryCharactersRequest.name: return try await answer(r) { (op: LibraryCharactersRequest) in try characters(of: op.book) }
         case StreamOpenRequest.name, StreamAcceptRequest.name, StreamRefuseRequest.name: return try routeStreams(r)
         default: return try await sceneRoute(r, client)
         }
@@ -227,18 +223,6 @@ struct DaemonControl: ControlOperations {
         // In the order the peers are listed, whichever answered first.
         return answers.flatMap { $0 }
     }
-
-    private func characters(of text: String) throws(ControlError) -> Listing<CharacterInfo> {
-        guard let book = library.books.first(where: { $0.id.canonicalString.lowercased() == text.lowercased() || $0.title == text }) else {
-            throw .failed(code: "not-found", message: "no book '\(text)' in the library (see `handoffctl library books`)")
-        }
-        return Listing(
-            book.characters.map { c in
-                CharacterInfo(
-                    id: c.id, name: c.name, description: c.description, book: book.id,
-                    content: ContentPath(tabID: book.id, itemID: c.id).description)
-            })
-    }
 }
 
 extension PeerRequestError: ControlFailure {
@@ -279,27 +263,13 @@ extension CurrentActivities.Entry {
     }
 }
 
-extension Book {
-    var info: BookInfo { BookInfo(id: id, title: title, tagline: tagline, characters: Int64(characters.count)) }
-}
-
 extension StoredScene {
-    func summary(library: Library) -> SceneSummary {
-        var character: String?
-        if case .item(let c)? = scene.navigationPath.last { character = library.character(id: c)?.name }
-        return SceneSummary(
-            scene: scene.id, role: role, created: created, updated: updated,
-            book: scene.selectedTabID.map { library.book(id: $0)?.title ?? $0.canonicalString }, character: character,
-            content: scene.contentPath?.description)
+    var summary: SceneSummary {
+        SceneSummary(scene: scene.id, role: role, created: created, updated: updated, content: scene.content, title: scene.currentActivity?.title)
     }
 
-    func detail(library: Library) -> SceneDetail {
-        var d = SceneDetail(
-            summary: summary(library: library),
-            navigation: scene.navigationPath.compactMap { item in
-                if case .item(let c) = item { return library.character(id: c)?.name ?? c.canonicalString }
-                return nil
-            }, storage: scene.storage.propertyList)
+    var detail: SceneDetail {
+        var d = SceneDetail(summary: summary, navigation: scene.navigation, storage: scene.storage.propertyList)
         d.discarded = discarded
         d.discardReason = discardReason
         d.currentActivity = scene.currentActivity.map { ($0.id, $0.type.rawValue, $0.title ?? "") }

@@ -6,7 +6,6 @@
 import HandoffAdvert
 import HandoffConfig
 import HandoffContent
-import HawkNotes
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
@@ -19,13 +18,10 @@ import ServiceLifecycle
 /// temporary directories.
 public struct DaemonParts: Sendable {
     public var configuration: HandoffConfiguration
-    public var library: Library
     public var identity: IdentityKey
     public var trustStore: any TrustStore
     public var sceneStore: any SceneStore
     public var discovery: any Discovery
-    /// The built-in handlers (the Hawk Notes ones in handoffd).
-    public var handlers: HandlerRegistry
     /// The search index's store; nil: search is off.
     public var searchIndex: (any SearchIndex)?
     /// The secret of this machine's zone key (`wide_area:`): advert names then carry its tag, so
@@ -34,17 +30,14 @@ public struct DaemonParts: Sendable {
     public var logger: Logger
 
     public init(
-        configuration: HandoffConfiguration, library: Library, identity: IdentityKey, trustStore: any TrustStore,
-        sceneStore: any SceneStore, discovery: any Discovery, handlers: HandlerRegistry? = nil, searchIndex: (any SearchIndex)? = nil,
-        logger: Logger
-    ) throws {
+        configuration: HandoffConfiguration, identity: IdentityKey, trustStore: any TrustStore,
+        sceneStore: any SceneStore, discovery: any Discovery, searchIndex: (any SearchIndex)? = nil, logger: Logger
+    ) {
         self.configuration = configuration
-        self.library = library
         self.identity = identity
         self.trustStore = trustStore
         self.sceneStore = sceneStore
         self.discovery = discovery
-        self.handlers = try handlers ?? HandlerRegistry(HawkNotes.handlers(library: library))
         self.searchIndex = searchIndex
         self.logger = logger
     }
@@ -96,7 +89,7 @@ public final class Daemon: Sendable {
             logger: parts.logger)
         events = ControlEvents()
         let started = ContinuousClock.now
-        scenes = try SceneBook(catalog: parts.library, store: parts.sceneStore)
+        scenes = try SceneBook(store: parts.sceneStore)
         let took = ContinuousClock.now - started
         logger.notice(
             "scenes restored",
@@ -121,11 +114,11 @@ public final class Daemon: Sendable {
                 owned: parts.zoneKeySecret.map(OwnedNames.init(secret:))),
             peers: peers, events: events, logger: logger)
         continuations = Continuations(
-            configuration: configuration, apps: apps, library: parts.library, handlers: parts.handlers, scenes: scenes,
+            configuration: configuration, apps: apps, scenes: scenes,
             peers: peers, activities: activities, events: events, logger: logger)
         pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
         search = Search(
-            index: parts.searchIndex, library: parts.library, activities: activities, peers: peers, scenes: scenes, events: events, logger: logger)
+            index: parts.searchIndex, activities: activities, peers: peers, scenes: scenes, events: events, logger: logger)
         for notice in configuration.notices { logger.warning("\(notice)") }
         if let notice = Self.deviceNameNotice(configuration.deviceName) { logger.warning("\(notice)") }
     }
@@ -168,9 +161,6 @@ public final class Daemon: Sendable {
                 "identity.fingerprint": "\(peers.fingerprint)"
             ])
     }
-
-    /// The app content (owned by Continuations, which routes into it).
-    var library: Library { continuations.library }
 
     /// In start order; a ServiceGroup stops them in reverse.
     public var services: [any Service] { [scenes, continuations.apps, activities, peers, continuations, pairing, search] }

@@ -5,12 +5,11 @@
 #endif
 import HandoffAsync
 import HandoffContent
-import HawkNotes
 import HandoffCore
 import ServiceLifecycle
 
-/// The scenes this machine keeps (UISceneSession): their lifecycle, where a continued activity
-/// lands (SceneSelector), durable saves committed in groups, and crash-at-launch protection.
+/// The scenes this machine keeps for its apps (UISceneSession): their lifecycle, durable saves
+/// committed in groups, and crash-at-launch protection. What a scene shows is its app's.
 ///
 /// Saves: the first change of a scene is written at once; later ones within a second of its last
 /// write wait for the end of that second and are written together, so a scene is written at most
@@ -22,13 +21,11 @@ public actor SceneBook: Service {
     public static let crashWindow: TimeInterval = 60
     public static let crashesBeforeDiscard = 2
 
-    private let catalog: any ContentCatalog
     private let store: any SceneStore
     /// What the store holds.
     private var durable: [UUID: StoredScene] = [:]
     /// The newest state asked for (equal to `durable` unless a save is pending).
     private var latest: [UUID: StoredScene] = [:]
-    private var activeSceneID: UUID?
 
     private var saves: SaveQueue
     /// Callers waiting for a write (by scene and batch), for a write window, or for every write to end.
@@ -51,8 +48,7 @@ public actor SceneBook: Service {
     /// made while a scene is being written are written together right after it (a group commit),
     /// so a save is answered as soon as it is durable, never held for a write window (it was a
     /// second: a window that saved twice in a row waited that long for the second).
-    public init(catalog: any ContentCatalog, store: any SceneStore, debounce: Duration = .zero) throws {
-        self.catalog = catalog
+    public init(store: any SceneStore, debounce: Duration = .zero) throws {
         self.store = store
         saves = SaveQueue(debounce: debounce)
         let loaded = try store.loadAll()
@@ -60,7 +56,6 @@ public actor SceneBook: Service {
         latest = durable
         report = (loaded.scenes.count, loaded.unreadable, store.readOnlyReason)
         drains = AsyncStream.makeStream(of: UUID.self)
-        activeSceneID = durable.values.max { $0.updated < $1.updated }?.scene.id
     }
 
     public var all: [StoredScene] { latest.values.sorted { ($0.created, $0.scene.id.canonicalString) < ($1.created, $1.scene.id.canonicalString) } }
@@ -71,7 +66,7 @@ public actor SceneBook: Service {
     /// is offered to first).
     public func liveFacts(_ ids: [UUID]) -> [UUID: LiveSceneFacts] {
         var facts: [UUID: LiveSceneFacts] = [:]
-        for id in ids { if let s = latest[id] { facts[id] = LiveSceneFacts(content: s.scene.contentPath?.description, updated: s.updated) } }
+        for id in ids { if let s = latest[id] { facts[id] = LiveSceneFacts(content: s.scene.content, updated: s.updated) } }
         return facts
     }
 
@@ -84,9 +79,8 @@ public actor SceneBook: Service {
         StoredScene, restored: Bool
     ) {
         if let id, let s = latest[id] {
-            let restored = s.scene.selectedTabID != nil || !s.scene.storage.isEmpty || s.scene.currentActivity != nil
+            let restored = s.scene.content != nil || !s.scene.storage.isEmpty || s.scene.currentActivity != nil
             if restored { launches.launching[id] = client }
-            activeSceneID = id
             return (s, restored)
         }
         let s = StoredScene(scene: Scene(id: id ?? UUID()), role: role ?? "window", created: now, updated: now)
@@ -122,7 +116,6 @@ public actor SceneBook: Service {
         latest[id] = nil
         launches.launching[id] = nil
         launches.crashes[id] = nil
-        if activeSceneID == id { activeSceneID = nil }
     }
 
     /// A control connection went away. Scenes it was restoring that never reported `launched`
@@ -159,32 +152,6 @@ public actor SceneBook: Service {
         return n
     }
 
-    // MARK: - Continuation
-
-    /// Applies a route: to `preferred` if given (made if new), else to the scene the selector picks.
-    /// The answer does not wait for the write: a continuation is not a save request. The write
-    /// starts at once, or right after the one in progress for that scene; SIGTERM writes it before
-    /// exit.
-    public func apply(_ route: Route, from activity: UserActivity, preferred: UUID?, now: Date = Date()) async throws(SceneError) -> UUID {
-        let choice: SceneChoice
-        if let preferred {
-            choice = latest[preferred] == nil ? .newScene : .existing(preferred)
-        } else {
-            choice = SceneSelector.choose(
-                targetContentIdentifier: activity.targetContentIdentifier, route: route,
-                scenes: all.map(\.scene), activeSceneID: activeSceneID)
-        }
-        var s: StoredScene
-        switch choice {
-        case .existing(let id): s = latest[id]!
-        case .newScene: s = StoredScene(scene: Scene(id: preferred ?? UUID()), created: now, updated: now)
-        }
-        try s.scene.apply(route, from: activity, catalog: catalog)
-        s.updated = now
-        schedule(s)
-        return s.scene.id
-    }
-
     // MARK: - Durable saves, committed in groups
 
     /// The least time between two writes of one scene (`debounce`).
@@ -204,7 +171,6 @@ public actor SceneBook: Service {
         let id = s.scene.id
         let previous = latest[id]
         latest[id] = s
-        activeSceneID = id
         let ticket = waits.register(.written(id, batch: saves.batch(of: id)))
         enqueue(s)
         switch await waits.wait(ticket) {
@@ -221,7 +187,6 @@ public actor SceneBook: Service {
     /// Queues a write without waiting for it.
     private func schedule(_ s: StoredScene) {
         latest[s.scene.id] = s
-        activeSceneID = s.scene.id
         enqueue(s)
     }
 

@@ -6,18 +6,16 @@
 import HandoffContent
 import HandoffControl
 import HandoffCore
-import HawkNotes
 import Logging
 import ServiceLifecycle
 
-/// The search index kept current (docs/CONTROL.md, "Search"): the library's books and characters
-/// at start, this machine's activities eligible for search when they change, each paired
+/// The search index kept current (docs/CONTROL.md, "Search"): this machine's activities eligible
+/// for search when they change, each paired
 /// machine's current activities when it tells us of them (dropped when it goes absent or is
 /// unpaired), and the scenes when asked after they changed. Only paired machines' activities
 /// enter it: a stranger's advert names nothing we could index.
 actor Search: Service {
     private let index: (any SearchIndex)?
-    private let library: Library
     private let activities: Activities
     private let peers: Peers
     private let scenes: SceneBook
@@ -30,13 +28,11 @@ actor Search: Service {
     /// applied), and the peers being read: one read at a time each, then one more if it changed.
     private var reads: [String: Int] = [:]
     private var reading: [String: Bool] = [:]
-    /// Whether the library and this machine's activities were put in (`fillOnce`).
+    /// Whether this machine's activities were put in (`fillOnce`).
     private var filled = false
 
-    init(index: (any SearchIndex)?, library: Library, activities: Activities, peers: Peers, scenes: SceneBook, events: ControlEvents, logger: Logger)
-    {
+    init(index: (any SearchIndex)?, activities: Activities, peers: Peers, scenes: SceneBook, events: ControlEvents, logger: Logger) {
         self.index = index
-        self.library = library
         self.activities = activities
         self.peers = peers
         self.scenes = scenes
@@ -54,7 +50,7 @@ actor Search: Service {
         events.watch(feed.client)
         // Filled once the first dials have ended (or 100 ms passed), as the Avahi client starts:
         // a restarted daemon's first handshakes are what its peers wait on, and this is CPU
-        // (the index made, the library's items added) that nothing needs before a search.
+        // (the index made, this machine's activities added) that nothing needs before a search.
         await peers.firstDialsEnded()
         await fillOnce()
         for peer in await peers.views() where peer.trusted != nil && peer.present { indexRemote(peer.name) }
@@ -91,17 +87,16 @@ actor Search: Service {
         }
     }
 
-    /// The library and this machine's activities, the first time it is asked: at start, or by a
+    /// This machine's activities, the first time it is asked: at start, or by a
     /// search that came first.
     private func fillOnce() async {
         guard !filled else { return }
         filled = true
-        replace("library", SearchItems.library(library))
         await indexLocal()
     }
 
     private func indexLocal() async {
-        replace("local", SearchItems.local(await activities.entries, library: library))
+        replace("local", SearchItems.local(await activities.entries))
     }
 
     /// Reads a peer's activities apart from the events (asking over the link may take a while;
@@ -140,7 +135,7 @@ actor Search: Service {
         let stamp = (all.count, all.map(\.updated).max())
         guard stamp != scenesIndexed else { return }
         scenesIndexed = stamp
-        replace("scenes", SearchItems.scenes(all, library: library))
+        replace("scenes", SearchItems.scenes(all))
     }
 
     private func replace(_ source: String, _ items: [SearchItem]) {

@@ -6,30 +6,14 @@
 import HandoffContent
 import HandoffCore
 import HandoffProtocol
-import HawkNotes
 
 /// What each source puts into the search index, and what a result's id names. Ids:
-/// `activity:UUID` (current here), `remote:PEER/UUID`, `scene:UUID`, `book:UUID`,
-/// `character:BOOK/CHARACTER`.
+/// `activity:UUID` (current here), `remote:PEER/UUID`, `scene:UUID`. An app's own content is
+/// found through what it publishes as eligible for search.
 enum SearchItems {
-    static func library(_ library: Library) -> [SearchItem] {
-        library.books.flatMap { book in
-            [
-                SearchItem(
-                    id: "book:" + book.id.canonicalString, source: "library", kind: "book", title: book.title, keywords: book.tagline,
-                    body: book.synopsis + "\n" + book.notes, detail: book.tagline)
-            ]
-                + book.characters.map { c in
-                    SearchItem(
-                        id: "character:\(book.id.canonicalString)/\(c.id.canonicalString)", source: "library", kind: "character", title: c.name,
-                        keywords: book.title, body: c.description, detail: "a character of \(book.title)")
-                }
-        }
-    }
-
     /// This machine's current activities that their apps made eligible for search
     /// (`isEligibleForSearch`, Apple's meaning): title, keywords, and the type as detail.
-    static func local(_ entries: [CurrentActivities.Entry], library: Library) -> [SearchItem] {
+    static func local(_ entries: [CurrentActivities.Entry]) -> [SearchItem] {
         entries.filter { $0.activity.isEligibleForSearch }.map { e in
             SearchItem(
                 id: "activity:" + e.activity.id.canonicalString, source: "local", kind: "activity",
@@ -49,14 +33,13 @@ enum SearchItems {
         }
     }
 
-    /// Each window: its book and character, and the text it keeps (drafts).
-    static func scenes(_ scenes: [StoredScene], library: Library) -> [SearchItem] {
+    /// Each window: what it is doing (its current activity's title), and the text it keeps (drafts).
+    static func scenes(_ scenes: [StoredScene]) -> [SearchItem] {
         scenes.filter { $0.discarded == nil }.map { s in
-            var title = s.scene.selectedTabID.flatMap { library.book(id: $0)?.title } ?? "A window"
-            if case .item(let c)? = s.scene.navigationPath.last, let name = library.character(id: c)?.name { title += " — " + name }
-            return SearchItem(
-                id: "scene:" + s.scene.id.canonicalString, source: "scenes", kind: "scene", title: title,
-                keywords: s.scene.currentActivity?.title ?? "", body: texts(in: s.scene.storage.propertyList).joined(separator: "\n"),
+            SearchItem(
+                id: "scene:" + s.scene.id.canonicalString, source: "scenes", kind: "scene", title: s.scene.currentActivity?.title ?? "A window",
+                keywords: s.scene.currentActivity?.keywords.sorted().joined(separator: " ") ?? "",
+                body: texts(in: s.scene.storage.propertyList).joined(separator: "\n"),
                 detail: "a \(s.role) on this machine", updated: s.updated)
         }
     }
@@ -82,8 +65,6 @@ enum SearchItems {
         case activity(UUID)
         case remote(peer: String, activity: UUID)
         case scene(UUID)
-        case book(UUID)
-        case character(book: UUID, character: UUID)
     }
 
     static func target(_ id: String) -> Target? {
@@ -97,9 +78,7 @@ enum SearchItems {
         switch kind {
         case "activity": return UUID(canonical: rest).map(Target.activity)
         case "scene": return UUID(canonical: rest).map(Target.scene)
-        case "book": return UUID(canonical: rest).map(Target.book)
         case "remote": return pair().flatMap { $0.0.isEmpty ? nil : .remote(peer: $0.0, activity: $0.1) }
-        case "character": return pair().flatMap { p in UUID(canonical: p.0).map { .character(book: $0, character: p.1) } }
         default: return nil
         }
     }
