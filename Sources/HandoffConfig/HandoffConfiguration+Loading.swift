@@ -144,13 +144,10 @@ extension HandoffConfiguration {
             }
             openers.webpage = opener
         }
-        if let opener = raw.scene_opener {
-            guard opener.isEmpty || opener.first?.hasPrefix("/") == true else {
-                throw .invalid(
-                    file: file, key: "scene_opener",
-                    reason: "must be a command with an absolute path, such as [/usr/bin/x-terminal-emulator, -e, /usr/bin/hawknotes, --scene]")
-            }
-            openers.scene = opener
+        if raw.scene_opener != nil {
+            notices.append(
+                "\(file): scene_opener is no longer used and is ignored: handoffd starts the app that declares an activity's type to continue it (its Exec=, docs/APPS.md)"
+            )
         }
         if let st = raw.streams {
             func within(_ v: Int?, _ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {

@@ -167,10 +167,6 @@ public struct DesktopSettings: Sendable, Equatable {
 public struct Openers: Sendable, Equatable {
     /// The webpageURL fallback (dispatch step 4): the URL is appended as the last argument.
     public var webpage = ["/usr/bin/xdg-open"]
-    /// Run when a continuation was routed into a scene and no app running took it, where a desktop
-    /// session exists (DISPLAY or WAYLAND_DISPLAY set for handoffd): the scene id is appended
-    /// (e.g. [/usr/bin/x-terminal-emulator, -e, /usr/bin/hawknotes, --scene]). Empty: none.
-    public var scene: [String] = []
 
     public init() {}
 }

@@ -41,6 +41,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
         // The books are Hawk Notes' own: handoffd says it no longer reads them.
         #expect(c.notices.contains { $0.contains("library is no longer read by handoffd") })
         #expect(try HandoffConfiguration(yaml: "app_directories: [/opt/apps]").appDirectories == ["/opt/apps"])
+        #expect(try HandoffConfiguration(yaml: "scene_opener: [/usr/bin/x]").notices.contains { $0.contains("scene_opener is no longer used") })
         #expect(throws: ConfigError.self) { try HandoffConfiguration(yaml: "app_directories: [relative]") }
         #expect(c.sizePolicy.hardLimit == 1000 && c.codecLimits.maxDepth == 8)
         #expect(c.codecLimits.maxValues == CodecLimits.default.maxValues)
@@ -137,7 +138,6 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
             ("state_directory: relative/dir", "state_directory"),
             ("log_level: loud", "log_level"),
             ("opener: [xdg-open]", "opener"),
-            ("scene_opener: [hawknotes, --scene]", "scene_opener"),
             ("limits: {max_frame_bytes: 70000}", "limits.max_frame_bytes"),
             ("handlers: [{types: [org.hawknotes.bookDetail], exec: [notes]}]", "handlers[0].exec"),
             ("handlers: [{types: [not-a-type], exec: [/bin/true]}]", "handlers[0].types[0]"),

@@ -20,10 +20,12 @@ public final class Apps: Service, Sendable {
     private let directories: [String]
     /// This handoffd's control socket, told to the apps it starts.
     let controlSocket: String
-    private let builtIn: [ActivityTypeDeclaration]
-    private let local: [ActivityTypeDeclaration]
+    /// What is declared besides the apps: handoffd's own types and the configuration's.
+    private let declaredHere: (builtIn: [ActivityTypeDeclaration], local: [ActivityTypeDeclaration])
     let declared: DeclaredTypes
     private let state: NIOLockedValueBox<(installed: InstalledApps, signature: [String])>
+    /// Called when the declared types changed (Peers says hello again on every session).
+    let onTypesChanged = NIOLockedValueBox<(@Sendable () async -> Void)?>(nil)
     let activator = NIOLockedValueBox<BusActivator?>(nil)
     private let events: ControlEvents
     private let logger: Logger
@@ -31,13 +33,12 @@ public final class Apps: Service, Sendable {
     init(configuration: HandoffConfiguration, builtIn: [ActivityTypeDeclaration], events: ControlEvents, logger: Logger) {
         directories = configuration.appDirectories
         controlSocket = configuration.runtimeDirectory + "/control.sock"
-        self.builtIn = builtIn
-        local = configuration.localActivityTypes
+        declaredHere = (builtIn, configuration.localActivityTypes)
         self.events = events
         self.logger = logger
         let signature = InstalledApps.signature(of: directories)
         let installed = InstalledApps.load(from: directories, builtIn: builtIn)
-        declared = DeclaredTypes(installed.declaredTypes(builtIn: builtIn, local: local))
+        declared = DeclaredTypes(installed.declaredTypes(builtIn: builtIn, local: configuration.localActivityTypes))
         state = NIOLockedValueBox((installed, signature))
         report(installed)
     }
@@ -57,9 +58,11 @@ public final class Apps: Service, Sendable {
     func reloadIfChanged() {
         let signature = InstalledApps.signature(of: directories)
         guard signature != state.withLockedValue({ $0.signature }) else { return }
-        let installed = InstalledApps.load(from: directories, builtIn: builtIn)
-        declared.replace(installed.declaredTypes(builtIn: builtIn, local: local))
+        let installed = InstalledApps.load(from: directories, builtIn: declaredHere.builtIn)
+        let before = declared.names
+        declared.replace(installed.declaredTypes(builtIn: declaredHere.builtIn, local: declaredHere.local))
         state.withLockedValue { $0 = (installed, signature) }
+        if declared.names != before, let tell = onTypesChanged.withLockedValue({ $0 }) { Task { await tell() } }
         report(installed)
         events.broadcast("appsChanged", ["count": .integer(Int64(installed.apps.count)), "problems": .integer(Int64(installed.problems.count))])
     }

@@ -91,7 +91,9 @@ public enum CommandRunner {
     /// display, nothing that hands it the daemon's sockets or agents.
     public static let passedEnvironment: Set<String> = [
         "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR",
-        "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS"
+        "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS", "XDG_DATA_HOME",
+        // An app started to continue an activity reaches handoffd (and its desktop) over the session bus.
+        "DBUS_SESSION_BUS_ADDRESS"
     ]
     public static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
 

@@ -117,6 +117,7 @@ public final class Daemon: Sendable {
             configuration: configuration, apps: apps, scenes: scenes,
             peers: peers, activities: activities, events: events, logger: logger)
         pairing = Pairing(endpoint: endpoint, peers: peers, activities: activities, events: events, logger: logger)
+        apps.onTypesChanged.withLockedValue { [peers] in $0 = { await peers.declaredTypesChanged() } }
         search = Search(
             index: parts.searchIndex, activities: activities, peers: peers, scenes: scenes, events: events, logger: logger)
         for notice in configuration.notices { logger.warning("\(notice)") }

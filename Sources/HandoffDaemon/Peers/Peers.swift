@@ -150,6 +150,9 @@ public final class Peers: Service, Sendable {
     func remoteInvalidated(_ activityID: UUID, by peer: PeerIdentity) async { await asking.remoteInvalidated(activityID, by: peer) }
     func activities(of peer: PeerView) async throws(ControlError) -> [ActivitySummary] { try await asking.activities(of: peer) }
     func tellChanged(_ items: [ActivitySummary]) async { await asking.tellChanged(items) }
+
+    /// Our declared types changed: peers are told in a new hello on each open session.
+    func declaredTypesChanged() async { await reach.greetAgain() }
     func tellInvalidated(_ activityID: UUID) async { await asking.tellInvalidated(activityID) }
 
     func request(_ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage) async throws(ControlError)

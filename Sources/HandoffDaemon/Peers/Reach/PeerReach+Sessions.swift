@@ -125,6 +125,15 @@ extension PeerReach {
         _ = session.post(bytes)
     }
 
+    /// The types this machine declares changed (an app installed or removed): every open session
+    /// says hello again, so that peers offer and push what it now continues (what a peer offers
+    /// another is only of the types that one declared in its last hello).
+    func greetAgain() async {
+        for peerID in await links.connectedPeerIDs {
+            for session in await links.sessions(of: peerID) { await greet(session) }
+        }
+    }
+
     /// The side that opens a session says hello first; the answer says what the peer continues.
     func greet(_ session: LinkSession) async {
         do throws(PeerRequestError) {
