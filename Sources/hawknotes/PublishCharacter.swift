@@ -17,11 +17,11 @@ struct PublishCharacter: AsyncParsableCommand {
         commandName: "publish", abstract: "Make \"viewing a character\" current on this machine, without a window; kept until resigned.")
 
     @Option(help: "The character (its name or id).") var character: String
-    @Option(help: "The window (scene id) it belongs to; one current activity per window.") var scene: String?
     @Option(help: "Its title (default: \"Viewing CHARACTER in BOOK\").") var title: String?
     @Option(help: "Expires after this many seconds.") var expires: Double?
     @Flag(help: "Print the answer as JSON.") var json = false
-    /// hawknotes' own --socket and --library.
+    /// hawknotes' own --socket, --library and --scene (the window it belongs to: one current
+    /// activity per window).
     @ParentCommand var app: HawkNotesCommand
 
     func run() async throws {
@@ -35,7 +35,7 @@ struct PublishCharacter: AsyncParsableCommand {
         if let title { activity.title = title }
         if let expires { activity.expirationDate = Date().addingTimeInterval(expires) }
         var sceneID: UUID?
-        if let scene {
+        if let scene = app.scene {
             guard let id = UUID(uuidString: scene) else { throw HawkNotesCommand.fail("--scene \(scene): not a scene id", code: 64) }
             sceneID = id
         }

@@ -54,6 +54,7 @@ final class DaemonHost: @unchecked Sendable {
             required_keys: [bookID]
           - type: org.hawknotes.draftNote
             required_keys: [bookID, draftText]
+          - type: org.example.streamed
 
         """
 

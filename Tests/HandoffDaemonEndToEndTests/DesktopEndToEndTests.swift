@@ -133,8 +133,9 @@ struct DesktopEndToEndTests {
         // OpenStream; alpha's app (HandoffClient, SCM_RIGHTS) echoes it back.
         let origin = try await HandoffClient.connect(socketPath: pair.a.socket)
         defer { Task { await origin.close() } }
-        var streamed = UserActivity(type: try ActivityType("org.hawknotes.bookDetail"), title: "Streamed")
-        try streamed.addUserInfoEntries(["bookID": "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"])
+        // A type of the test's own: Hawk Notes, started on beta by the continuation above, is
+        // registered for its own types and would take a Hawk Notes activity first.
+        var streamed = UserActivity(type: try ActivityType("org.example.streamed"), title: "Streamed")
         streamed.supportsContinuationStreams = true
         _ = try await origin.perform(PublishRequest(activity: streamed))
         let echoing = Task {
@@ -147,7 +148,7 @@ struct DesktopEndToEndTests {
             }
         }
         defer { echoing.cancel() }
-        let streamer = try db.pythonProcess(["stream-handler", "org.hawknotes.bookDetail", "20"])
+        let streamer = try db.pythonProcess(["stream-handler", "org.example.streamed", "20"])
         defer { streamer.stop() }
         #expect(streamer.waitForJSON(timeout: 10) { $0["ok"] != nil } != nil, "RegisterHandler answered")
         try await waitUntil("the streamed activity listed on beta", timeout: 10) {
