@@ -5,7 +5,7 @@ import PackageDescription
 // concrete arguments written by the compiler: made at run time instead, on first use, each is
 // demangled and its requirements checked by a search through all of the binary's conformance
 // records, and in a process that lives for one command every use is a first one
-// (docs/ARCHITECTURE.md, "handoffctl's start"). Not for handoffd: its restart and its push
+// (docs/PERFORMANCE.md, "handoffctl's start"). Not for handoffd: its restart and its push
 // did not move with it (bench-presence, bench-edges), and it starts once.
 let prespecialized: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-prespecialize-generic-metadata"], .when(configuration: .release))]
 
@@ -207,7 +207,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), "HandoffAsync"
             ], exclude: ["symbol-order.txt"]),
         // handoffctl's command line: declarations with ArgumentParser's names, read by reflecting
-        // the one command that runs (docs/ARCHITECTURE.md, "handoffctl's start"). Pure: no I/O.
+        // the one command that runs (docs/PERFORMANCE.md, "handoffctl's start"). Pure: no I/O.
         .target(name: "HandoffCommandLine", swiftSettings: prespecialized),
         // The command line: one file per subcommand, all through HandoffClient.
         .executableTarget(
@@ -217,7 +217,7 @@ let package = Package(
                 "HandoffCommandLine", .product(name: "NIOCore", package: "swift-nio")
             ],
             // Released fully static: no dynamic loader, no libc/libm/libgcc_s to map and bind, so
-            // every command starts 0.75 ms sooner (docs/ARCHITECTURE.md, "Start-up"). It looks up
+            // every command starts 0.75 ms sooner (docs/PERFORMANCE.md, "handoffctl's start"). It looks up
             // no users, groups or hosts (NSS would need glibc's own version at run time).
             swiftSettings: prespecialized,
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),

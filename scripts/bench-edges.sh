@@ -43,7 +43,7 @@ python3 scripts/bench-launch.py "$N" \
   "nsenter alone (/bin/true), start -> exit" "${in_alpha[@]}" /bin/true
 # The same commands launched by a process already in the test host: a person's shell on a machine
 # enters no namespace per command. On this VM nsenter added 1.6-2.4 ms to each launch (medians,
-# the rows below; docs/ARCHITECTURE.md, "handoffctl's start"). Interleaved with the same command
+# the rows below; docs/PERFORMANCE.md, "handoffctl's start"). Interleaved with the same command
 # through nsenter, from the same launcher, so that the difference is nsenter's, in one sitting.
 "${in_alpha[@]}" python3 "$REPO/scripts/bench-launch.py" "$N" \
   "in the test host: handoffctl status" "$BIN/handoffctl" status --socket "$sock" :: \

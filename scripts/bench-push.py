@@ -29,7 +29,7 @@ The handler is a process of its own that stamps each read and hands the stamp ov
 which the pusher sleeps: a handler thread in the pusher's process, with the pusher polling for
 its stamp every 0.2 ms, took the CPU and the interpreter's lock from the daemons and the handler
 while they worked, and the clock started before the request's JSON was made (0.86-0.90 ->
-0.69-0.74 ms, one build, one sitting: docs/ARCHITECTURE.md, "Threads and blocking").
+0.69-0.74 ms, one build, one sitting: docs/PERFORMANCE.md, "Threads and blocking").
 """
 import json
 import os

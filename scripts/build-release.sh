@@ -3,7 +3,7 @@
 #   scripts/build-release.sh [PRODUCT...]    (default: handoffd handoffctl)
 #   scripts/build-release.sh --bin-path      prints the directory holding the binaries
 #
-# Why these flags (docs/ARCHITECTURE.md, "Memory"): most of handoffd's RSS is file-backed code,
+# Why these flags (docs/PERFORMANCE.md, "Memory"): most of handoffd's RSS is file-backed code,
 # and Linux maps it 64 KiB at a time around each touched page. So:
 #   --static-swift-stdlib          the Swift runtime, Foundation and ICU are linked in, and only
 #                                  what is used is loaded (no dynamic symbol lookups into them);

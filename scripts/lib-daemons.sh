@@ -25,7 +25,7 @@ bench_start() {
 # evict_page_cache FILE...: FILE's pages out of the page cache (written back first), so that a
 # daemon maps its binary as read from disk. A binary just built or copied sits in the page cache
 # in large folios, and a fault maps a whole folio: the same handoffd measured ~1 MiB more idle RSS
-# from a fresh copy than from a copy run before (docs/ARCHITECTURE.md, "Memory").
+# from a fresh copy than from a copy run before (docs/PERFORMANCE.md, "Memory").
 evict_page_cache() {
   python3 - "$@" <<'PY'
 import os, sys

@@ -1,6 +1,6 @@
 /// What a command declares: the part of swift-argument-parser's API handoffctl uses, read with
 /// one reflection of the command that runs instead of ArgumentParser's walk over the whole tree
-/// (docs/ARCHITECTURE.md, "handoffctl's start": that walk was half of every command's start).
+/// (docs/PERFORMANCE.md, "handoffctl's start": that walk was half of every command's start).
 /// The names are ArgumentParser's so a command reads the same; the behaviour is the subset we
 /// use: long options named after their properties, flags, positionals, option groups.
 

@@ -12,7 +12,7 @@ import HandoffCore
 /// restarted handoffd reads its library before it dials its peers, and JSONDecoder's first use
 /// ran code nothing else at start runs, and made the runtime look up conformances for each
 /// Decodable type, each a walk over all of the binary's conformance records
-/// (docs/ARCHITECTURE.md, "handoffctl's start" and what follows it).
+/// (docs/PERFORMANCE.md, "handoffctl's start" and what follows it).
 private struct LibraryFile {
     struct BookEntry {
         let id: String, title: String, imagePrefix: String, tagline: String, synopsis: String

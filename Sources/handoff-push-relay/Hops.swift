@@ -12,7 +12,7 @@ import NIOPosix
 /// jobs the loop was handed meanwhile ("jobs K rounds N"). The loop runs jobs on the generic
 /// executor, so a free actor is entered and left in place: K is N, one a wake-up. Run as NIO
 /// runs a job given to its own executor, a woken task could enter no actor in place, and each
-/// hop was a job of its own (a push paid 34 on the pusher's side: docs/ARCHITECTURE.md, "Threads
+/// hop was a job of its own (a push paid 34 on the pusher's side: docs/PERFORMANCE.md, "Threads
 /// and blocking").
 enum Hops {
     static func count(_ n: Int) {

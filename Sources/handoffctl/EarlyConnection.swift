@@ -5,7 +5,7 @@ import Synchronization
 /// The control connection of a one-shot command, opened before its command line is parsed
 /// (`HandoffClient.OnceConnection`): handoffd admits it on its own threads while the command
 /// line is read here, and the request then meets a connection already served instead of
-/// waiting behind its admission, 0.3 ms on the test hosts (docs/ARCHITECTURE.md, "handoffctl's start").
+/// waiting behind its admission, 0.3 ms on the test hosts (docs/PERFORMANCE.md, "handoffctl's start").
 enum EarlyConnection {
     private static let slot = Mutex<HandoffClient.OnceConnection?>(nil)
 

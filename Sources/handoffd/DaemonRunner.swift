@@ -183,7 +183,7 @@ struct Readiness: Service {
         let avahi = await daemon.waitForAvahi(timeout: .seconds(5))
         notifier.notify("READY=1\nSTATUS=" + (avahi ? "advertising" : "waiting for avahi-daemon"))
         logger.info("ready", metadata: ["control.socket": "\(socket)", "avahi.up": "\(avahi)"])
-        // Start-up is over: the binary's pages only it touched go back (docs/ARCHITECTURE.md, "Memory").
+        // Start-up is over: the binary's pages only it touched go back (docs/PERFORMANCE.md, "Memory").
         let released = handoff_release_startup_pages()
         logger.debug("start-up pages released", metadata: ["bytes": "\(released)"])
         let nap = Nap()
