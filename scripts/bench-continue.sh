@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-300}
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl handoff-continue-bench
+bench_start handoffd handoffctl hawknotes handoff-continue-bench
 SET=cbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 echo_pid=""

@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-40}
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl handoff-push-relay
+bench_start handoffd handoffctl hawknotes handoff-push-relay
 SET=ebench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 trap end_daemons_and_hosts EXIT

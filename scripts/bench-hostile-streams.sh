@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 SECONDS_EACH=${1:-10}
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl
+bench_start handoffd handoffctl hawknotes
 # ctl_bg NAME ARGS...: handoffctl in the background as the job itself (its $! is handoffctl's
 # PID, which the end stops).
 ctl_bg() { local name=$1; shift; exec "$BIN/handoffctl" "$@" --socket "$(control_socket "$name")"; }

@@ -21,7 +21,7 @@ ROUNDS=${3:-3}
 [[ "$PUSHES" =~ ^[1-9][0-9]*$ && "$TOP" =~ ^[0-9]+$ && "$ROUNDS" =~ ^[1-9][0-9]*$ ]] ||
   { echo "usage: bench-push-work.sh [PUSHES] [TOP] [ROUNDS]" >&2; exit 2; }
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl
+bench_start handoffd handoffctl hawknotes
 command -v valgrind >/dev/null || apt-get install -y -q valgrind >/dev/null
 SET=pwork
 WORK=$(mktemp -d /tmp/handoffd-pushwork.XXXXXX)

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 T=${1:-10}
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl handoff-continue-bench
+bench_start handoffd handoffctl hawknotes handoff-continue-bench
 SET=tbench
 WORK=$(mktemp -d /tmp/handoffd-bench.XXXXXX)
 trap end_daemons_and_hosts EXIT

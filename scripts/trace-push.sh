@@ -21,7 +21,7 @@ for a in "$@"; do
 done
 command -v perf >/dev/null || apt-get install -y -q linux-perf >/dev/null
 source scripts/lib-daemons.sh
-bench_start handoffd handoffctl
+bench_start handoffd handoffctl hawknotes
 SET=tpush
 WORK=$(mktemp -d /tmp/handoffd-tracepush.XXXXXX)
 TRACEFS=/sys/kernel/tracing
