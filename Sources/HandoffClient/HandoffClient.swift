@@ -88,6 +88,36 @@ public final class HandoffClient: Sendable {
     public func request(
         _ op: String, _ arguments: [String: PropertyListValue] = [:], within bound: Duration? = nil
     ) async throws(ClientError) -> PropertyListValue? {
+        let (id, ticket) = try enqueue(op, arguments, within: bound)
+        return try await answer(id, ticket)
+    }
+
+    /// A request written, whose answer is awaited later (`queue`).
+    public struct Pending<Op: ControlOperation>: Sendable {
+        let client: HandoffClient
+        let id: Int64
+        let ticket: Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket
+
+        /// Its typed answer.
+        public func answer() async throws(ClientError) -> Op.Result {
+            let value = try await client.answer(id, ticket)
+            do throws(ControlError) { return try Op.Result(propertyList: value) } catch {
+                throw .badResponse("\(Op.name): \(error.description)")
+            }
+        }
+    }
+
+    /// Writes one operation now and returns at once; its answer is awaited with `answer()`.
+    /// Operations queued one after another go out, and take effect, in that order: a window's
+    /// save, then the `handled` that names the window, without waiting for the save's disk.
+    public func queue<Op: ControlOperation>(_ operation: Op) throws(ClientError) -> Pending<Op> {
+        let (id, ticket) = try enqueue(Op.name, operation.arguments, within: operation.answerWithin)
+        return Pending(client: self, id: id, ticket: ticket)
+    }
+
+    private func enqueue(
+        _ op: String, _ arguments: [String: PropertyListValue], within bound: Duration?
+    ) throws(ClientError) -> (Int64, Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket) {
         let line = { (id: Int64) in ControlRequest(id: id, op: op, arguments: arguments).line }
         // The id, its wait and the write's place in the loop's queue are one step, so that ids go
         // out in the order they are given and "an earlier request is unanswered" (`expire`)
@@ -115,6 +145,12 @@ public final class HandoffClient: Sendable {
         }
         let (id, ticket) = try sent.get()
         if let bound { channel.eventLoop.scheduleTask(in: TimeAmount(bound)) { [self] in expire(id, ticket, op: op, bound: bound) } }
+        return (id, ticket)
+    }
+
+    fileprivate func answer(
+        _ id: Int64, _ ticket: Waiters<Int64, Result<PropertyListValue?, ClientError>>.Ticket
+    ) async throws(ClientError) -> PropertyListValue? {
         switch await answers.wait(ticket) {
         case .value(let result): return try result.get()
         default: throw state.withLockedValue { $0.refusal } ?? .connectionLost

@@ -23,9 +23,35 @@ enum Background {
         let mapping = ActivityMapping(library: library)
         let last = LastActivity()
         let handling = Task {
-            try? await client.onContinueInScene(ActivityMapping.types, name: DaemonLink.handlerName) { activity in
-                await last.touch()
-                return await Self.route(activity, mapping: mapping, client: client)
+            do throws(ClientError) {
+                var windows = try await client.perform(ScenesRequest()).items.filter(isHawkNotes).map { ($0.scene, $0.content, $0.updated) }
+                _ = try await client.perform(HandleRequest(types: ActivityMapping.types, name: DaemonLink.handlerName))
+                for await event in client.events where event.name == "continue" {
+                    await last.touch()
+                    guard let token = event.fields["token"]?.stringValue, let value = event.fields["activity"],
+                        let activity = try? UserActivity(propertyList: value),
+                        case .continued(let book, let character, let draft)? = try? mapping.input(continuing: activity)
+                    else {
+                        _ = try? await client.perform(HandledRequest(token: token(event), accepted: false))
+                        continue
+                    }
+                    let shown = ContentPath(tabID: book, itemID: character)
+                    let scene = try await window(for: shown, among: windows, client: client)
+                    // The window's save, then the answer that names it, written one after the
+                    // other: handoffd holds the change before the other machine hears it was
+                    // taken, and that answer does not wait for the save's disk (as before, when
+                    // handoffd routed it itself, its write followed the answer).
+                    let saved = try client.queue(change(activity, shown: shown, draft: draft, in: scene))
+                    _ = try await client.perform(HandledRequest(token: token, accepted: true, scene: scene))
+                    do throws(ClientError) { _ = try await saved.answer() } catch {
+                        if error == .connectionLost { throw error }
+                        StandardStreams.error("hawknotes: could not keep the continued activity in its window: \(error.description)\n")
+                    }
+                    windows.removeAll { $0.0 == scene }
+                    windows.append((scene, shown.description, Date()))
+                }
+            } catch {
+                StandardStreams.error("hawknotes: \(error.description)\n")
             }
             // handoffd went away: nothing more will come.
             await last.end()
@@ -39,36 +65,33 @@ enum Background {
         return 0
     }
 
+    private static func token(_ event: ControlEvent) -> String { event.fields["token"]?.stringValue ?? "" }
+
     /// The window it lands in: one showing its content, else one on its book, else the one used
-    /// last, else a new one; the scene is changed as the window would change it. Nil: declined.
-    static func route(_ activity: UserActivity, mapping: ActivityMapping, client: HandoffClient) async -> UUID? {
-        guard case .continued(let book, let character, let draft)? = try? mapping.input(continuing: activity) else { return nil }
-        let shown = ContentPath(tabID: book, itemID: character)
-        do throws(ClientError) {
-            let mine = try await client.perform(ScenesRequest()).items.filter(isHawkNotes)
-            let bookPrefix = ContentPath(tabID: book).description
-            let scene =
-                mine.first { $0.content == shown.description }?.scene
-                ?? mine.first { $0.content?.hasPrefix(bookPrefix) == true }?.scene
-                ?? mine.max { $0.updated < $1.updated }?.scene
-            let id: UUID
-            if let scene {
-                id = scene
-            } else {
-                id = try await client.perform(SceneConnectRequest(role: "hawknotes")).summary.scene
-                _ = try await client.perform(SceneDisconnectRequest(scene: id))
-            }
-            var update = SceneUpdateRequest(
-                scene: id, content: shown.description, navigation: character == nil ? [] : [shown.description], activity: activity)
-            if let draft {
-                update.set.append(.init(key: SceneSnapshot.Key.draft.name, value: .string(draft), content: ContentPath(tabID: book).description))
-            }
-            _ = try await client.perform(update)
-            return id
-        } catch {
-            StandardStreams.error("hawknotes: could not keep the continued activity in a window: \(error.description)\n")
-            return nil
+    /// last, else a new one.
+    static func window(
+        for shown: ContentPath, among windows: [(UUID, String?, Date)], client: HandoffClient
+    ) async throws(ClientError) -> UUID {
+        let bookPrefix = ContentPath(tabID: shown.tabID).description
+        if let s = windows.first(where: { $0.1 == shown.description }) ?? windows.first(where: { $0.1?.hasPrefix(bookPrefix) == true })
+            ?? windows.max(by: { $0.2 < $1.2 })
+        {
+            return s.0
         }
+        let id = try await client.perform(SceneConnectRequest(role: "hawknotes")).summary.scene
+        _ = try await client.perform(SceneDisconnectRequest(scene: id))
+        return id
+    }
+
+    /// The window's scene changed as the open window would change it: the book and character
+    /// shown, the draft kept for the book, the activity current.
+    static func change(_ activity: UserActivity, shown: ContentPath, draft: String?, in scene: UUID) -> SceneUpdateRequest {
+        var update = SceneUpdateRequest(
+            scene: scene, content: shown.description, navigation: shown.itemID == nil ? [] : [shown.description], activity: activity)
+        if let draft {
+            update.set.append(.init(key: SceneSnapshot.Key.draft.name, value: .string(draft), content: ContentPath(tabID: shown.tabID).description))
+        }
+        return update
     }
 }
 
