@@ -90,7 +90,8 @@ struct ContinueBench {
         let b = try await HandoffClient.connect(socketPath: socketB)
         let watcher = try await HandoffClient.connect(socketPath: socketB)
         _ = try await watcher.request("watch")
-        let book = try await a.request("library-books")?.arrayValue?.first?.dictionaryValue?["id"] ?? ""
+        // The first book of Hawk Notes' library (config/library.json): its content is the app's.
+        let book: PropertyListValue = "E34747BE-30DC-4DD8-B191-BC6C56B9B9A3"
         let scene = PropertyListValue.string(UUID().canonicalString)
         func listed(_ id: String) async throws -> Bool {
             try await b.request("activities", ["peer": .string(peerOnB)])?.arrayValue?.contains { $0.dictionaryValue?["activity"]?.stringValue == id }
@@ -177,7 +178,7 @@ struct ContinueBench {
             _ = try await client.request(
                 "scene-update",
                 [
-                    "scene": .string(id), "book": "The Burning Swift",
+                    "scene": .string(id), "content": "b|E34747BE-30DC-4DD8-B191-BC6C56B9B9A3",
                     "set": [["key": "notes", "value": .string(text)]]
                 ])
             let e = ContinuousClock.now - start

@@ -27,7 +27,7 @@ struct ExampleAppEndToEndTests {
         let (a, b, da) = (pair.a, pair.b, pair.da)
         for host in [a, b] { try Self.install(on: host) }
         for host in [a, b] {
-            try await waitUntil("\(host.name) reads the app's file", timeout: 5) {
+            try await waitUntil("\(host.name) reads the app's file", timeout: 15) {
                 try host.ctl(["apps"]).output.contains("org.example.ReadingList")
             }
         }

@@ -34,7 +34,7 @@ import Testing
                 .write(to: URL(fileURLWithPath: dir + "/org.example.ReadingList.app"))
             try Data("[Handoff App]\nName=Broken\nColour=red\n[Activity org.example.broken]\n".utf8).write(
                 to: URL(fileURLWithPath: dir + "/org.example.Broken.app"))
-            _ = try await waitUntil("the app's type is declared", timeout: 5) {
+            _ = try await waitUntil("the app's type is declared", timeout: 15) {
                 (try? await a.request("publish", ["activity": try Self.reading().propertyList])) != nil
             }
             let listed = try await a.request("apps")?.arrayValue?.compactMap(\.dictionaryValue) ?? []
@@ -48,7 +48,7 @@ import Testing
                     ])
             // Removed: the type is no longer declared.
             try FileManager.default.removeItem(atPath: dir + "/org.example.ReadingList.app")
-            _ = try await waitUntil("the type goes with its app", timeout: 5) {
+            _ = try await waitUntil("the type goes with its app", timeout: 15) {
                 (try? await a.request("publish", ["activity": try Self.reading().propertyList])) == nil
             }
         }

@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffAsync
 import HandoffConfig
 import HandoffControl
 import HandoffCore
@@ -15,8 +16,10 @@ import ServiceLifecycle
 /// ones and the configuration's. A file with a problem is left out and named, with its line, in
 /// the log and in `handoffctl apps`.
 public final class Apps: Service, Sendable {
-    /// How often the directories are looked at: a stat of each and of each file, a few a second.
-    static let lookEvery: Duration = .seconds(1)
+    /// How often the directories are looked at (a stat of each and of each file), on the event
+    /// loop's timer: Task.sleep's timer woke Dispatch's threads (7 threads idle instead of 5), and
+    /// a look a second was most of an idle daemon's wake-ups.
+    static let lookEvery: Duration = .seconds(5)
     private let directories: [String]
     /// This handoffd's control socket, told to the apps it starts.
     let controlSocket: String
@@ -29,6 +32,7 @@ public final class Apps: Service, Sendable {
     let activator = NIOLockedValueBox<BusActivator?>(nil)
     private let events: ControlEvents
     private let logger: Logger
+    private let nap = Nap()
 
     init(configuration: HandoffConfiguration, builtIn: [ActivityTypeDeclaration], events: ControlEvents, logger: Logger) {
         directories = configuration.appDirectories
@@ -46,11 +50,14 @@ public final class Apps: Service, Sendable {
     public var installed: InstalledApps { state.withLockedValue { $0.installed } }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: Self.lookEvery)
-                self.reloadIfChanged()
+        let nap = self.nap
+        await withGracefulShutdownHandler {
+            while !nap.hasEnded && !Task.isCancelled {
+                await nap.sleep(for: Self.lookEvery)
+                if !nap.hasEnded { self.reloadIfChanged() }
             }
+        } onGracefulShutdown: {
+            nap.end()
         }
     }
 

@@ -168,7 +168,7 @@ struct DaemonControl: ControlOperations {
             avahi: avahi.isUp ? "up" : "down", port: Int64(await peers.port),
             peersListed: Int64(views.filter { $0.discovered != nil }.count), peersPresent: Int64(views.filter(\.present).count),
             peersPaired: Int64(views.filter { $0.trusted != nil }.count), activities: Int64(await activities.entries.count),
-            scenes: Int64(await scenes.all.count), sceneStore: scenes.storeProblem.map { "read-only: \($0)" } ?? "ok",
+            scenes: Int64(await scenes.count), sceneStore: scenes.storeProblem.map { "read-only: \($0)" } ?? "ok",
             sceneWritesFailed: Int64(await scenes.failedWrites), pairingLocked: daemon.pairing.isLocked,
             uptimeSeconds: (ContinuousClock.now - daemon.startedAt).components.seconds, pid: Int64(getpid()),
             wideArea: await peers.wideArea.map {

@@ -25,7 +25,10 @@ public actor SceneBook: Service {
     /// What the store holds.
     private var durable: [UUID: StoredScene] = [:]
     /// The newest state asked for (equal to `durable` unless a save is pending).
-    private var latest: [UUID: StoredScene] = [:]
+    private var latest: [UUID: StoredScene] = [:] { didSet { revision &+= 1 } }
+    /// Counts the changes to `latest`: what has changed since a reader last looked, without
+    /// reading them all (Search asks at every query).
+    public private(set) var revision = 0
 
     private var saves: SaveQueue
     /// Callers waiting for a write (by scene and batch), for a write window, or for every write to end.
@@ -58,7 +61,14 @@ public actor SceneBook: Service {
         drains = AsyncStream.makeStream(of: UUID.self)
     }
 
-    public var all: [StoredScene] { latest.values.sorted { ($0.created, $0.scene.id.canonicalString) < ($1.created, $1.scene.id.canonicalString) } }
+    /// Oldest first. Each id's text made once, not at each comparison: with 10,000 scenes the sort
+    /// made 280,000 of them, 40 ms, and `status` asked for it.
+    public var all: [StoredScene] {
+        latest.values.map { ($0, $0.scene.id.canonicalString) }.sorted { ($0.0.created, $0.1) < ($1.0.created, $1.1) }.map(\.0)
+    }
+
+    /// How many scenes there are.
+    public var count: Int { latest.count }
 
     public func scene(_ id: UUID) -> StoredScene? { latest[id] }
 

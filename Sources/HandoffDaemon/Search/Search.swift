@@ -22,8 +22,8 @@ actor Search: Service {
     private let events: ControlEvents
     private let feed = EventFeed(names: Search.watched)
     private let logger: Logger
-    /// The scenes as last indexed (their count and newest update).
-    private var scenesIndexed: (Int, Date?) = (-1, nil)
+    /// The scenes' revision as last indexed.
+    private var scenesIndexed = -1
     /// Each peer's latest read of its activities (a read that a newer one outlived is not
     /// applied), and the peers being read: one read at a time each, then one more if it changed.
     private var reads: [String: Int] = [:]
@@ -131,11 +131,10 @@ actor Search: Service {
 
     /// The scenes, re-read when one changed since they were last indexed.
     private func indexScenesIfChanged() async {
-        let all = await scenes.all
-        let stamp = (all.count, all.map(\.updated).max())
-        guard stamp != scenesIndexed else { return }
-        scenesIndexed = stamp
-        replace("scenes", SearchItems.scenes(all))
+        let revision = await scenes.revision
+        guard revision != scenesIndexed else { return }
+        scenesIndexed = revision
+        replace("scenes", SearchItems.scenes(await scenes.all))
     }
 
     private func replace(_ source: String, _ items: [SearchItem]) {
