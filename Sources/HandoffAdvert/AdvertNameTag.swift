@@ -1,6 +1,6 @@
 @preconcurrency import Crypto
 
-/// Private advert names that a paired machine can pick out before resolving them (issue 27).
+/// Private advert names that a paired machine can pick out before resolving them.
 /// Resolving an instance costs queries every machine on the link must read; resolving every
 /// advert to try the keys on its TXT made a link of N machines resolve N x N adverts after each
 /// round of rotations (2,450 at N = 50, which saturated the avahi-daemons for a minute). So a

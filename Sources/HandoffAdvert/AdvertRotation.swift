@@ -1,4 +1,4 @@
-/// The private advert's names (issue 15): a new random instance name and SRV host name, a new
+/// The private advert's names: a new random instance name and SRV host name, a new
 /// sequence and new salts at every rotation, so that nothing an observer saw before a rotation
 /// links to what it sees after. When rotations and rewrites happen is `AdvertSchedule`'s. Pure
 /// state, kept by the daemon with its advert.

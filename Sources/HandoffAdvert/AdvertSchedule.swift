@@ -2,8 +2,8 @@
     import Glibc  // log(3), for the exponential draws
 #endif
 
-/// When the private advert changes, chosen so that its timing says nothing about the person
-/// (issue 28). An observer who watches one advert must not see when an activity becomes current,
+/// When the private advert changes, chosen so that its timing says nothing about the person.
+/// An observer who watches one advert must not see when an activity becomes current,
 /// and must not link an old name to its successor by when one leaves and the other comes.
 ///
 /// - **Rewrites** (a new TXT with the current sealed state, whether or not it changed) come at the

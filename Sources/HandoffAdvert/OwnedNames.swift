@@ -1,7 +1,7 @@
 @preconcurrency import Crypto
 
 /// Advert names that a DNS server can tell belong to one machine's zone key, and that nobody else
-/// can link (issue 28, part 2). With `wide_area:` each machine may hold a zone key of its own; a
+/// can link. With `wide_area:` each machine may hold a zone key of its own; a
 /// name is then 10 random characters and a 6-character tag, the first 30 bits of
 /// HMAC-SHA256(zone key secret, "handoffd zone name v1:" + those 10), in the same 32 letters and
 /// digits as every advert name. The server's policy (scripts/handoff-zone-policy.py, BIND's

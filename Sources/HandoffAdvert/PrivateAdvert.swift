@@ -6,7 +6,7 @@
 #endif
 import HandoffDiscovery
 
-/// The private advert's TXT (issue 15): what anyone on the network reads is a format version and
+/// The private advert's TXT: what anyone on the network reads is a format version and
 /// opaque bytes that change with every record:
 ///   v  the format (2; the discovery layer adds it, HandoffTXT)
 ///   n  the record's random salt (16 bytes, base64url)

@@ -34,7 +34,7 @@ public protocol ServiceBrowser: AnyObject, Sendable {
     /// The instances whose TXT changes matter (the paired peers' adverts): those are watched, every
     /// other one is resolved once. Watching each advert on a link of N machines is N x N
     /// long-lived queriers, each asking again 1, 2, 4, ... s after it starts: at N = 50, after
-    /// every machine's rotation, 2,450 of them saturated the link's avahi-daemons (issue 27).
+    /// every machine's rotation, 2,450 of them saturated the link's avahi-daemons.
     func follow(_ names: Set<String>)
     /// Which newly listed instances to resolve (until told, every one): resolving costs queries
     /// that every machine on the link reads, so a daemon resolves only the names its paired peers'

@@ -1,5 +1,5 @@
 /// The one key the discovery layer itself owns in every handoffd TXT record: the format version.
-/// Nothing else is in the clear (issue 15): no sequence, no clock. Which of two coexisting
+/// Nothing else is in the clear: no sequence, no clock. Which of two coexisting
 /// records is newer is for the layer above to tell, from what is sealed inside them.
 public enum HandoffTXT {
     public static let versionKey = "v"

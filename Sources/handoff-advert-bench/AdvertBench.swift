@@ -2,7 +2,7 @@ import Foundation
 import HandoffAdvert
 import HandoffDiscovery
 
-/// Figures for the private advert (issue 15): TXT size before and after, and the CPU a paired
+/// Figures for the private advert: TXT size before and after, and the CPU a paired
 /// machine spends recognising a record with 1, 10 and 50 paired keys (the record's owner last,
 /// and a stranger's record, which is checked against every key).
 @main
@@ -38,7 +38,7 @@ struct AdvertBench {
         }
     }
 
-    /// The record as issue 14 published it (txtvers and seq from the discovery layer, then pv, fp,
+    /// The record as the first adverts published it (txtvers and seq from the discovery layer, then pv, fp,
     /// ag, n and one sealed token per activity), rebuilt here only to measure its size.
     static func legacyRecord(tokens: [AdvertTXT.Token], key: AdvertisingKey) throws -> TXTRecord {
         let salt = AdvertisingKey.randomSalt()

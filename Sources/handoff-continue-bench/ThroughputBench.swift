@@ -2,7 +2,7 @@ import Foundation
 import HandoffClient
 import HandoffCore
 
-/// Throughput at load (issue 27): requests kept in flight for a fixed time, each answer followed
+/// Throughput at load: requests kept in flight for a fixed time, each answer followed
 /// at once by the next request, and the latency of each at that load.
 ///   handoff-continue-bench throughput SOCKET PEER ACTIVITY SECONDS IN-FLIGHT
 ///     continues of PEER's activity over one control connection (one client), so over one

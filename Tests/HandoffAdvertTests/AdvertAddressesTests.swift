@@ -3,7 +3,7 @@ import HandoffCore
 import HandoffDiscovery
 import Testing
 
-/// Issue 16: an advert that came through an Avahi reflector carries the other link's IPv6
+/// An advert that came through an Avahi reflector carries the other link's IPv6
 /// link-local addresses, which mean nothing here.
 @Suite struct AdvertAddressesTests {
     let local = [InterfaceAddress(text: "10.221.5.1", interfaceIndex: 2, isIPv6: false, prefixLength: 24)]

@@ -1,7 +1,7 @@
 import HandoffAdvert
 import Testing
 
-/// Issue 27: a private advert's name ends with a tag its paired peers' keys recognise, so that a
+/// A private advert's name ends with a tag its paired peers' keys recognise, so that a
 /// machine resolves only its paired peers' adverts.
 @Suite struct AdvertNameTagTests {
     let key = AdvertisingKey(generation: 1, key: Array(0..<32))

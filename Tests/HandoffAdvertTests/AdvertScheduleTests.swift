@@ -2,7 +2,7 @@ import HandoffAdvert
 import HandoffTestSupport
 import Testing
 
-/// Issue 28: the advert's rewrites and rotations come at moments that say nothing about the person.
+/// The advert's rewrites and rotations come at moments that say nothing about the person.
 @Suite struct AdvertScheduleTests {
     func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 

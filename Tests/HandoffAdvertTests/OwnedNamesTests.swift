@@ -1,7 +1,7 @@
 import HandoffAdvert
 import Testing
 
-/// Issue 28, part 2: advert names that the DNS server can tell belong to one zone key.
+/// Advert names that the DNS server can tell belong to one zone key.
 @Suite struct OwnedNamesTests {
     let key = OwnedNames(secret: Array(0..<32))
     let other = OwnedNames(secret: [UInt8](repeating: 0, count: 32))

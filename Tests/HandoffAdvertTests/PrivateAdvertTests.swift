@@ -4,7 +4,7 @@ import HandoffDiscovery
 
 import Testing
 
-/// Issue 15 (first part): the private record's codec. What a stranger reads changes entirely
+/// The private record's codec. What a stranger reads changes entirely
 /// with every record; a paired machine recognises it by key and opens it.
 @Suite struct PrivateAdvertTests {
     static let tokens = [

@@ -13,7 +13,7 @@ struct AvahiDiscoveryEndToEndTests {
         #expect(seen?.peer?["port"] as? Int == 5123)
         #expect(seen?.peerTXT["fp"] == "abc")
         #expect(seen?.peerTXT["v"] == "2")
-        // Nothing clocked or counted in the clear (issue 15): the layer adds only the version.
+        // Nothing clocked or counted in the clear: the layer adds only the version.
         #expect(seen?.peerTXT.keys.sorted() == ["fp", "v"])
         #expect(seen?.peer?["host"] as? String == "\(hosts.host(1)).local")
         // Both families arrive, IPv4 first, IPv6 link-local with its interface.

@@ -228,7 +228,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
     }
 }
 
-/// Found by fuzz-config (issue 11's campaign): explicit keys let a 2.5 KB file take Yams 19 s
+/// Found by fuzz-config (a campaign): explicit keys let a 2.5 KB file take Yams 19 s
 /// (its duplicate-key check compares list and mapping keys recursively). They are refused first.
 @Suite struct ExplicitKeyTests {
     @Test(arguments: ["? [a, b]\n: 1\n", "limits:\n  ? max_frame_bytes\n  : 4096\n", "x: {? a: b}\n", "- ? k\n  : v\n"])

@@ -42,7 +42,7 @@ import Testing
     }
 }
 
-/// The framer before issue 27's change, one byte at a time: the reference the test compares with.
+/// A framer that reads one byte at a time: the reference the test compares with.
 private struct ByteFramer {
     let maxLine: Int
     var pending: [UInt8] = []
@@ -87,8 +87,8 @@ private struct ByteFramer {
         #expect(back == ["v": value])
     }
 
-    /// NaN used to be carried; it is not equal to itself, so a value holding it never round-trips
-    /// (issue 11, item 12): every reader now refuses it, with the reason.
+    /// NaN is not equal to itself, so a value holding it never round-trips: every reader
+    /// refuses it, with the reason.
     @Test func writerSortsKeysAndNaNIsRefused() throws {
         #expect(JSONValue.text(["b": 1, "a": 2, "$": "x"]) == #"{"$":"x","a":2,"b":1}"#)
         #expect(throws: JSONValue.Problem.self) { try JSONValue.parse(JSONWriter.encode(["v": .real(.nan)])) }

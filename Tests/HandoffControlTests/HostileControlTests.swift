@@ -4,7 +4,7 @@ import HandoffTestSupport
 import Testing
 @testable import HandoffControl
 
-/// Issue 11, items 0, 10, 11 and 12: what a local client (or a peer's values relayed in events)
+/// What a local client (or a peer's values relayed in events)
 /// could do to the control JSON.
 @Suite struct HostileControlTests {
     /// Item 0: this line made ICU die with SIGFPE inside ISO8601DateFormatter, killing handoffd

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 @testable import HandoffCore
 
-/// Issue 26: the addresses are read once per reported change while a watcher runs.
+/// The addresses are read once per reported change while a watcher runs.
 @Suite struct InterfaceAddressCacheTests {
     final class Reader: Sendable {
         let reads = Mutex(0)

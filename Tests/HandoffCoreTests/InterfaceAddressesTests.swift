@@ -1,7 +1,7 @@
 import HandoffCore
 import Testing
 
-/// The address a zone advert lists (issue 28): the one this machine sends from toward the server.
+/// The address a zone advert lists: the one this machine sends from toward the server.
 @Suite struct InterfaceAddressesTests {
     @Test func theSourceTowardAnAddressIsTheRoutingTablesChoice() {
         #expect(InterfaceAddresses.source(toward: "127.0.0.1") == "127.0.0.1")

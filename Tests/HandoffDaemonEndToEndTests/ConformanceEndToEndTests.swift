@@ -5,7 +5,7 @@ import HandoffCore
 import HandoffTestSupport
 import Testing
 
-/// Issue 30: a second implementation of the peer side, written in Python from docs/LINK.md,
+/// A second implementation of the peer side, written in Python from docs/LINK.md,
 /// docs/PROTOCOL.md and docs/ENCODING.md with Debian's Noise library (scripts/conformance-peer.py),
 /// against a real handoffd: if the docs leave something out, this peer cannot do its part.
 @Suite(

@@ -186,7 +186,7 @@ func pair(_ a: DaemonHost, _ b: DaemonHost, at address: String? = nil) async thr
 /// Until each of the two daemons lists the other (20 s each).
 func waitUntilListedBothWays(_ a: DaemonHost, _ b: DaemonHost) async throws {
     // A start may rotate the advert once while the addresses settle, and a rotation's new advert
-    // comes after a random gap of up to 11 s by default (issue 28).
+    // comes after a random gap of up to 11 s by default.
     for (host, peer) in [(a, b), (b, a)] {
         try await waitUntil("\(host.name) lists \(peer.name)", timeout: 20) { try await host.lists(peer.name) }
     }

@@ -5,7 +5,7 @@ import HandoffCore
 import HandoffTestSupport
 import Testing
 
-/// Issue 24: handoffd on the desktop, with real parts in test hosts: a session bus
+/// handoffd on the desktop, with real parts in test hosts: a session bus
 /// (dbus-daemon), a client written in Python from docs/DBUS.md, dunst under Xvfb as the
 /// notification server, and gdbus/python calling the GNOME Shell and KRunner interfaces.
 @Suite(

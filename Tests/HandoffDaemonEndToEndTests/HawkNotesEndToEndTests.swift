@@ -5,7 +5,7 @@ import HandoffCore
 import HandoffTestSupport
 import Testing
 
-/// Issue 23: the Hawk Notes app in real terminals (tmux in test hosts), with real handoffd and
+/// The Hawk Notes app in real terminals (tmux in test hosts), with real handoffd and
 /// avahi-daemon: it comes back where it was, continues what another machine offers, and keeps
 /// what the person typed while handoffd is away.
 @Suite(

@@ -2,7 +2,7 @@ import Foundation
 import HandoffTestSupport
 import Testing
 
-/// Issue 11, item 1, end to end through `handoffctl pair --accept`: a man in the middle chose the
+/// End to end through `handoffctl pair --accept`: a man in the middle chose the
 /// name shown beside the code and drew a fake fingerprint and code with it.
 @Suite(
     .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
@@ -68,7 +68,7 @@ struct PairingEndToEndTests {
         #expect(lines[(codeLine + 1)...].allSatisfy { $0.hasPrefix("Paired with ") }, "\(lines)")
     }
 
-    /// Issue 30, part 3: a stranger that polls the port answers the window first, under the name
+    /// A stranger that polls the port answers the window first, under the name
     /// the person expects. The person types the code the machine they mean shows: the stranger's
     /// differs, it is refused, nothing is pinned, and the same `pair --accept` takes the next
     /// attempt. Before, `pair --accept --yes` pinned the stranger.

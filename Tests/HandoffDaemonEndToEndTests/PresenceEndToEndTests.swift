@@ -5,7 +5,7 @@ import HandoffCore
 import HandoffTestSupport
 import Testing
 
-/// Issue 14: presence comes from the authenticated link. Real handoffd and avahi-daemon processes
+/// Presence comes from the authenticated link. Real handoffd and avahi-daemon processes
 /// in test hosts; on the routed ones no multicast passes, so only the link can find the peer.
 @Suite(
     .serialized, .timeLimit(.minutes(5)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))

@@ -6,7 +6,7 @@ import HandoffCore
 import HandoffTestSupport
 import Testing
 
-/// Issue 15: what a stranger on the network reads of our adverts. Two paired handoffd and a
+/// What a stranger on the network reads of our adverts. Two paired handoffd and a
 /// third, unpaired test host that browses `_handoff._tcp` with python3-zeroconf (not Avahi, not
 /// handoffd), over several rotations shortened by configuration.
 @Suite(

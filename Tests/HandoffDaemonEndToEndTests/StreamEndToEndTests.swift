@@ -10,7 +10,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 25: continuation streams between real handoffd processes on two test hosts, the apps
+/// Continuation streams between real handoffd processes on two test hosts, the apps
 /// driven through HandoffClient (their ends are real sockets) and handoffctl.
 @Suite(
     .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))

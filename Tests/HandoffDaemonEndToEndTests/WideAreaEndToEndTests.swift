@@ -5,7 +5,7 @@ import HandoffCore
 import HandoffTestSupport
 import Testing
 
-/// Issue 16: discovery across a router. Two subnets joined by a router namespace that forwards
+/// Discovery across a router. Two subnets joined by a router namespace that forwards
 /// unicast only; the router runs BIND 9 with a dynamic zone (unicast DNS-SD) or an Avahi
 /// reflector; one handoffd on each subnet.
 @Suite(
@@ -51,7 +51,7 @@ struct WideAreaEndToEndTests {
     static func advertInZone(_ hosts: TestHostSet, _ host: DaemonHost, not old: String? = nil) async throws -> String {
         var name: String?
         do {
-            // A start may rotate once; the new advert comes after a gap of up to 11 s (issue 28).
+            // A start may rotate once; the new advert comes after a gap of up to 11 s.
             try await waitUntil("\(host.name)'s advert is in the zone", timeout: 20) {
                 name = try await host.advertName()
                 guard let name, name != old else { return false }
@@ -111,7 +111,7 @@ struct WideAreaEndToEndTests {
         let ok = "ok (\(try hosts.routerAddress(1)))"
         try await waitUntil("alpha's status says the zone works", timeout: 5) { try await a.request("status")?["wideArea"] == ok }
 
-        // Issue 30, part 2: whoever holds the zone key writes records that cannot be followed:
+        // Whoever holds the zone key writes records that cannot be followed:
         // an SRV with port 0 and target "." (its lookup is refused) and one pointing outside the
         // zone. Each is skipped on its own; discovery and the status go on (before, the whole
         // browse failed on every poll).

@@ -7,7 +7,7 @@ import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 15: which listed advert is whose rests on the paired keys alone.
+/// Which listed advert is whose rests on the paired keys alone.
 @Suite struct AdvertRecognitionTests {
     @Test func anOlderRecordOfTheSameAdvertIsNotTaken() {
         var d = ListedAdverts()
@@ -67,7 +67,7 @@ import Testing
             try await waitUntil("alpha recognises beta's advert", timeout: 5) { await a.daemon.peers.discovered("beta") != nil }
             #expect(await a.daemon.peers.discovered("beta")?.name == b.discovery.nameInUse)
             // Only the recognised advert's TXT is followed: watching every advert on a link is
-            // N x N queriers (issue 27).
+            // N x N queriers.
             #expect(a.discovery.wants(betaAdvert))
             try await waitUntil("alpha follows beta's advert", timeout: 5) { a.discovery.followed == [betaAdvert] }
             // A paired peer whose key we hold is listed only by its own advert: a key that is not

@@ -61,7 +61,7 @@ import Testing
     }
 }
 
-/// Issue 15: the adverts as this machine publishes them, over the in-memory discovery.
+/// The adverts as this machine publishes them, over the in-memory discovery.
 @Suite struct AdvertTests {
     let network = FakeNetwork()
 

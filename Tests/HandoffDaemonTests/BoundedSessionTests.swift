@@ -12,7 +12,7 @@ import NIOCore
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 30, part 1: a paired machine turned hostile. Each test is what a peer written from the
+/// A paired machine turned hostile. Each test is what a peer written from the
 /// docs did to handoffd, over real sockets on loopback: it failed before the session bounds.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct BoundedSessionTests {
     /// A rogue paired peer: its own link endpoint on loopback, pinned on both sides.

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 11, item 8: exec handlers inherited the daemon's environment, its ignored SIGPIPE and
+/// Exec handlers inherited the daemon's environment, its ignored SIGPIPE and
 /// signal mask, raced for each other's pipes, and got an empty stdin line for non-finite reals.
 /// Item 9: the number of children a peer could make us run was unbounded.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct CommandRunnerHardeningTests {
@@ -90,7 +90,7 @@ import Testing
         #expect(results.filter { if case .couldNotStart(let why) = $0 { why.contains("running already") } else { false } }.count == 3)
     }
 
-    /// Issue 30: one peer with two sessions (8 in flight each) once held all 16 slots, and every
+    /// One peer with two sessions (8 in flight each) once held all 16 slots, and every
     /// other continuation failed. Now a peer has its share, and peers leave some to the local user.
     @Test func aPeerTakesOnlyItsShareOfTheSlots() {
         let shared = CommandRunner.Limit.shared

@@ -208,7 +208,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         await again.stop()
     }
 
-    /// Issue 11, item 9: events for a client that does not read piled up without bound.
+    /// Events for a client that does not read piled up without bound.
     @Test func aClientThatDoesNotReadItsEventsIsDropped() async throws {
         let s = try await server()
         defer { unlink(s.path) }  // also when the test fails before stop()
@@ -231,7 +231,7 @@ func errorCode(_ line: [String: Any]?) -> String? { (line?["error"] as? [String:
         await s.stop()
     }
 
-    /// Issue 11, item 9: requests from a client that does not read its answers were buffered
+    /// Requests from a client that does not read its answers were buffered
     /// without bound; now the server stops reading from it.
     @Test func aClientThatDoesNotReadItsAnswersIsNotBuffered() async throws {
         let s = try await server(maxLine: 1 << 20)

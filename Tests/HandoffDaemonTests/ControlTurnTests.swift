@@ -56,7 +56,7 @@ final class OrderedOperations: ControlOperations {
     func connectionClosing(_ client: ControlClient) {}
 }
 
-/// Issue 27 (throughput): a client's continues wait for the other machine side by side, yet a
+/// A client's continues wait for the other machine side by side, yet a
 /// client's requests still take effect and are answered in the order sent (docs/CONTROL.md).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct ControlTurnTests {
     func server(_ operations: OrderedOperations) async throws -> ControlServer {

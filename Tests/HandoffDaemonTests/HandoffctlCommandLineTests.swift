@@ -4,7 +4,7 @@ import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 12, item 6: `handoffctl --socket P status` was refused (`Unknown option '--socket'`),
+/// `handoffctl --socket P status` was refused (`Unknown option '--socket'`),
 /// though the README wrote it first.
 @Suite struct HandoffctlCommandLineTests {
     @Test(arguments: [
@@ -66,7 +66,7 @@ import Testing
     }
 }
 
-/// Issue 30, part 3: `pair --accept --yes` pinned whoever answered first. `--yes` now goes only
+/// `pair --accept --yes` pinned whoever answered first. `--yes` now goes only
 /// with `--code`, the code the other machine shows.
 @Suite struct PairCommandLineTests {
     @Test(arguments: [["pair", "--accept", "--yes"], ["pair", "beta", "--yes"], ["pair", "beta", "--code", "12345"]])
@@ -88,7 +88,7 @@ import Testing
     }
 }
 
-/// Issue 26: handoffctl reads its command line with HandoffCommandLine (the command that runs is
+/// handoffctl reads its command line with HandoffCommandLine (the command that runs is
 /// the only one reflected). Its help, its usage errors and its completion scripts read as they
 /// did with ArgumentParser, and say `handoffctl`.
 @Suite struct CommandLineHelpTests {

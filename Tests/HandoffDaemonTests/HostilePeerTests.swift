@@ -33,7 +33,7 @@ struct LoopNode {
     }
 }
 
-/// Issue 11, items 2 and 3: a paired peer answering requests sent to another, and messages that
+/// A paired peer answering requests sent to another, and messages that
 /// do not fit a frame closing the whole session.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct HostilePeerTests {
     @Test func onlyTheAskedSessionMayAnswer() async throws {

@@ -3,7 +3,7 @@ import HandoffLink
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 30: what a hostile peer could make us log, remember or believe, as pure state.
+/// What a hostile peer could make us log, remember or believe, as pure state.
 @Suite struct HostileStateTests {
     @Test func refusalsAreLoggedOncePerIntervalWithACount() {
         var log = RefusalLog()

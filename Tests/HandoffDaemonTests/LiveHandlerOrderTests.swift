@@ -3,7 +3,7 @@ import Testing
 
 @testable import HandoffDaemon
 
-/// Issue 23: of several windows registered as live handlers, the one showing the activity's
+/// Of several windows registered as live handlers, the one showing the activity's
 /// target content is offered it first, then the frontmost (changed last).
 @Suite struct LiveHandlerOrderTests {
     let a = UUID(), b = UUID(), c = UUID()

@@ -7,7 +7,7 @@ import HawkNotes
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 27 (throughput): many continues of one peer's activity at once, over one session. The
+/// Many continues of one peer's activity at once, over one session. The
 /// peer serves at most 8 of a session's requests at a time and answers the rest `busy`; past 8,
 /// ours wait on this side for an answer (`RequestWindow`), so every continue succeeds.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct ManyContinuesTests {

@@ -6,7 +6,7 @@ import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 13, item 8: two `pair --accept` at once. When the first gets its pairing, the second
+/// Two `pair --accept` at once. When the first gets its pairing, the second
 /// must go on waiting, with the window open, for the next machine; it once ended at that moment
 /// (its wake-up was shared), and the window the first pairing closed stayed closed.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PairingAcceptTests {

@@ -8,7 +8,7 @@ import HandoffTestSupport
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 30, part 3: a stranger at the pairing window. `pair --accept --yes` once confirmed before
+/// A stranger at the pairing window. `pair --accept --yes` once confirmed before
 /// anyone compared a code, so whoever answered first was pinned under the name the person meant.
 /// Now a pairing is confirmed with the code the person read on the other machine, and only if it
 /// is the one shown here.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 14: which of two sessions both ends keep, and when the dialer tries again.
+/// Which of two sessions both ends keep, and when the dialer tries again.
 @Suite struct SessionChoiceTests {
     typealias C = SessionTable.Candidate
     static let t0 = ContinuousClock.now

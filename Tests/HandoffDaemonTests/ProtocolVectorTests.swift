@@ -9,7 +9,7 @@ import Testing
 @testable import HandoffDaemon
 @testable import HandoffLink
 
-/// Issue 30: docs/vectors/handoffd-vectors.json holds, for fixed keys, nonces and ids, the exact
+/// Docs/vectors/handoffd-vectors.json holds, for fixed keys, nonces and ids, the exact
 /// bytes of a pairing handshake, each pairing message, the link's control messages, peer messages
 /// and a sealed advert record: what a second implementation checks itself against. This test
 /// checks that handoffd produces exactly those bytes and reads them back to the same values.
@@ -93,7 +93,7 @@ import Testing
             "advertising_key": hex(adv.key), "generation": "\(adv.generation)", "salt": hex(salt), "sequence": "3",
             "token_activity": id.uuidString, "token_type": "org.hawknotes.bookDetail", "token_version": "1",
             "v": "2", "n": txt["n"] ?? "", "m": txt["m"] ?? "", "b": txt["b"] ?? "",
-            // The instance name's tag (issue 27): the name's random 16 characters fixed.
+            // The instance name's tag: the name's random 16 characters fixed.
             "name_prefix": "abcdefghijklmnop", "name": AdvertNameTag.name(prefix: "abcdefghijklmnop", key: adv)
         ]
         return v

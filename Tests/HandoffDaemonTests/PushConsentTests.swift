@@ -8,7 +8,7 @@ import HawkNotes
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 30: a push is dispatched here without asking (a peer opened 5 pages a second in the
+/// A push is dispatched here without asking (a peer opened 5 pages a second in the
 /// person's browser). `refuse_pushes_from` is the person's choice per paired machine.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PushConsentTests {
     func push(to a: LoopbackDaemon, from rogue: LoopNode) async throws -> PeerMessage? {

@@ -5,7 +5,7 @@ import HandoffProtocol
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 13, item 4: what a machine holds of a paired peer's activities is answered from only
+/// What a machine holds of a paired peer's activities is answered from only
 /// while it is current: pushed on the session still open, or confirmed by the peer's advert.
 @Suite struct RemoteActivitiesTests {
     static let note = "org.example.note", page = "org.example.page"

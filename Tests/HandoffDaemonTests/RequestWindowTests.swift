@@ -3,7 +3,7 @@ import HandoffAsync
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 27: at most 8 of our requests await answers on a session; the rest wait for a slot
+/// At most 8 of our requests await answers on a session; the rest wait for a slot
 /// within their own deadline, and a slot given back goes to the oldest waiting.
 @Suite(.timeLimit(.minutes(1))) struct RequestWindowTests {
     let session = ObjectIdentifier(NSObject.self), other = ObjectIdentifier(NSString.self)

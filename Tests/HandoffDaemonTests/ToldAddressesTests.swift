@@ -2,7 +2,7 @@ import HandoffCore
 import Testing
 @testable import HandoffDaemon
 
-/// Issue 30 (and 28, part 3): what a hostile peer's hello could make us dial.
+/// What a hostile peer's hello could make us dial.
 @Suite struct ToldAddressesTests {
     let local = [
         InterfaceAddress(text: "192.168.7.20", interfaceIndex: 2, isIPv6: false, prefixLength: 24),
@@ -30,7 +30,7 @@ import Testing
     }
 }
 
-/// Issue 28, part 3: a peer cannot make us dial new addresses without bound, hello after hello.
+/// A peer cannot make us dial new addresses without bound, hello after hello.
 @Suite struct ToldBudgetTests {
     func endpoints(_ range: ClosedRange<Int>) -> [PeerEndpoint] { range.map { PeerEndpoint(host: "192.168.9.\($0)", port: 7340) } }
 

@@ -3,7 +3,7 @@ import HandoffCore
 import Testing
 @testable import HandoffLink
 
-/// Issue 11, item 1: the initiator's name was taken as any UTF-8 up to ~65 KB and printed before
+/// The initiator's name was taken as any UTF-8 up to ~65 KB and printed before
 /// the code; a man in the middle could draw a fake fingerprint and code with it.
 @Suite struct HostileNameTests {
     let alice = IdentityKey(), bob = IdentityKey()

@@ -4,7 +4,7 @@ import HandoffTestSupport
 import Testing
 @testable import HandoffLink
 
-/// Issue 30: link-control messages from a paired peer that turned hostile.
+/// Link-control messages from a paired peer that turned hostile.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct LinkControlFloodTests {
     /// Two advertising keys sent alternately, 1.46 M in 10 s, once queued a synchronous SQLite
     /// transaction each on an unbounded queue. Now the latest wins and is written at most once a

@@ -167,7 +167,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         #expect(await eventually(2) { b.endpoint.unauthenticatedConnections == 0 })
     }
 
-    /// Issue 30: three failures lock out the address they came from, not pairing for everyone;
+    /// Three failures lock out the address they came from, not pairing for everyone;
     /// and a failure leaves the window open for the next attempt.
     @Test func threeFailedPairingsLockTheirSourceOnly() async throws {
         // B listens on both stacks: A comes from 127.0.0.1 (seen as ::ffff:127.0.0.1), C from ::1.
@@ -224,7 +224,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
         let mine = try await a.endpoint.pair(host: "127.0.0.1", port: b.port)
         let theirs = try #require(await request)
         _ = try await theirs.code()
-        // A second device tries meanwhile: it is refused at its preamble, and (issue 11, item 5)
+        // A second device tries meanwhile: it is refused at its preamble, and
         // that no longer stops the pairing in progress, nor counts toward the lockout.
         await #expect(throws: LinkError.refused(.busy)) { try await c.endpoint.pair(host: "127.0.0.1", port: b.port) }
         mine.confirm()
@@ -300,7 +300,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
     }
 }
 
-/// Issue 14: a dial that hangs (the other end accepts TCP and never answers the handshake, as an
+/// A dial that hangs (the other end accepts TCP and never answers the handshake, as an
 /// address that drops packets would hold it for the whole timeout) ends at once when the endpoint
 /// shuts down, so that SIGTERM is not held up by it.
 @Suite struct DialAtShutdownTests {

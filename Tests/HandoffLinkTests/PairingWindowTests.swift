@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 @testable import HandoffLink
 
-/// Issue 11, item 5: a man in the middle had up to three silent guesses per window, and ten
+/// A man in the middle had up to three silent guesses per window, and ten
 /// bytes with no crypto stopped a pairing in progress and counted toward the lockout.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PairingWindowTests {
     /// A asks B (window open) to pair; both sides have the code.
@@ -17,7 +17,7 @@ import Testing
         return (a, b, mine, theirs)
     }
 
-    /// Issue 30: a failure no longer closes the window (a stranger who failed each window kept
+    /// A failure no longer closes the window (a stranger who failed each window kept
     /// the person from pairing): the next attempt goes ahead.
     @Test func aFailedPairingLeavesTheWindowOpenForTheNextAttempt() async throws {
         let (a, b, mine, theirs) = try await pairingUnderWay()

@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 @testable import HandoffLink
 
-/// Issue 11, item 4: four addresses holding two connections each locked out every pairing, and an
+/// Four addresses holding two connections each locked out every pairing, and an
 /// address where a paired peer once authenticated was exempt from every limit for the life of the
 /// process (2,000 handshakes from it exhausted the descriptors).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PreAuthenticationTests {

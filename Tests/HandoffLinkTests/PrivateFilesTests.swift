@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 11, item 7: on any stat() failure handoffd wrote a new identity over the old one (every
+/// On any stat() failure handoffd wrote a new identity over the old one (every
 /// pairing gone); identity and SQLite files followed symbolic links; existing directories were not
 /// checked for owner and mode.
 @Suite struct PrivateFilesTests {

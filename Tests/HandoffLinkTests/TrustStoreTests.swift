@@ -99,7 +99,7 @@ func temporaryDirectory() throws -> URL {
     }
 }
 
-/// Issue 11, item 4: the addresses exempt from the pre-authentication limits are persisted, expire,
+/// The addresses exempt from the pre-authentication limits are persisted, expire,
 /// and go with the peer's pairing.
 @Suite struct RememberedAddressTests {
     @Test func persistedExpiringAndForgottenOnUnpair() throws {
@@ -125,7 +125,7 @@ func temporaryDirectory() throws -> URL {
     }
 }
 
-/// Issue 14: each paired peer's last-known endpoints, newest first, persisted, bounded, and
+/// Each paired peer's last-known endpoints, newest first, persisted, bounded, and
 /// forgotten with the peer.
 @Suite struct RememberedEndpointTests {
     @Test func newestFirstPersistedBoundedAndForgottenOnUnpair() throws {

@@ -141,7 +141,7 @@ import Testing
     }
 }
 
-/// Issue 16: the one update that brings the zone to what we want.
+/// The one update that brings the zone to what we want.
 @Suite struct ZonePlanTests {
     let t0 = Date(timeIntervalSinceReferenceDate: 1_000)
     func advert(_ instance: String, n: String = "1") -> ZoneAdvert {

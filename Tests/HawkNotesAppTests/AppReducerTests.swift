@@ -11,7 +11,7 @@ let library = try! Library(contentsOf: repositoryRoot.appendingPathComponent("co
 let burningSwift = library.books[0], saltAndLantern = library.books[1], clockmaker = library.books[2]
 let beatrice = burningSwift.characters[0]
 
-/// Issue 23: the window as a value. Keys, continuations and restores go through the reducer;
+/// The window as a value. Keys, continuations and restores go through the reducer;
 /// the effects say what the outside must do.
 @Suite struct AppReducerTests {
     func typed(_ text: String, into state: inout AppState) {

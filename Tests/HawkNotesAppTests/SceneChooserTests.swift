@@ -3,7 +3,7 @@ import Testing
 
 @testable import HawkNotesApp
 
-/// Issue 23: with several saved windows, which one to open.
+/// With several saved windows, which one to open.
 @Suite struct SceneChooserTests {
     let old = SceneChoice(id: UUID(), book: "Salt and Lantern", character: nil, updated: Date(timeIntervalSince1970: 100))
     let new = SceneChoice(id: UUID(), book: "The Burning Swift", character: "Lady Beatrice", updated: Date(timeIntervalSince1970: 200))

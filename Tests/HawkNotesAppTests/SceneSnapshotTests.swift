@@ -6,7 +6,7 @@ import Testing
 
 @testable import HawkNotesApp
 
-/// Issue 23: what a window keeps in its scene, and what comes back from it.
+/// What a window keeps in its scene, and what comes back from it.
 @Suite struct SceneSnapshotTests {
     @Test func aWindowComesBackWhereItWas() throws {
         var s = AppState(library: library)

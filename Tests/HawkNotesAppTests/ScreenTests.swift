@@ -5,7 +5,7 @@ import Testing
 
 @testable import HawkNotesApp
 
-/// Issue 23: the screen as text, without a terminal.
+/// The screen as text, without a terminal.
 @Suite struct ScreenTests {
     @Test func aBookTabOnAVT100() {
         var s = AppState(library: library)
