@@ -118,7 +118,7 @@ extension ParsableCommand {
             if word == "--help" || word == "-h" { throw CommandLineError.help(path: path) }
             let names = leaf.configuration.subcommands.map { $0.commandName }
             guard !word.hasPrefix("-") else {
-                // An option before any command of a group (`handoffctl library --json`): the
+                // An option before any command of a group (`handoffctl scene --json`): the
                 // group takes none itself; say which commands do.
                 let message =
                     path.count > 1

@@ -71,11 +71,11 @@ public enum ContentPathError: Error, Sendable, Equatable, CustomStringConvertibl
         case .malformedSegment(let s): return "content path segment '\(s)' is neither b|… nor c|…; \(form)"
         case .tooManyParts(let p): return "content path '\(p)' has more than two parts; \(form)"
         case .badUUID(let v): return "'\(v)' in a content path is not a UUID"
-        case .unknownBook(let id): return "no book with id \(id.canonicalString) in the library; `handoffctl library books` lists them"
+        case .unknownBook(let id): return "no book with id \(id.canonicalString) in Hawk Notes' library (hawknotes --library, or $HAWKNOTES_LIBRARY)"
         case .unknownCharacter(let id): return "no character with id \(id.canonicalString) in the library"
         case .characterNotInBook(let c, let b):
             return
-                "character \(c.canonicalString) is not in book \(b.canonicalString); `handoffctl library characters BOOK` lists a book's characters"
+                "character \(c.canonicalString) is not in book \(b.canonicalString) of Hawk Notes' library"
         }
     }
 }

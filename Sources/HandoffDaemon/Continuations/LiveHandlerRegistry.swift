@@ -58,9 +58,6 @@ public actor LiveHandlerRegistry: LiveHandlers {
         return false
     }
 
-    /// Whether any handler is registered for `type`.
-    public func hasHandler(for type: String) -> Bool { registrations.contains { $0.types.contains(type) } }
-
     /// How many registrations there are (status).
     public var count: Int { registrations.count }
 
