@@ -196,7 +196,7 @@ let package = Package(
         // Sets Swift Concurrency's global enqueue hook (HandoffAsync's EventLoopJobs: tasks on the event loop).
         .target(name: "CExecutorHook"),
         // The daemon: configuration, stores, Avahi, link and control socket as one service group.
-        // symbol-order.txt: the functions handoffd runs, for the release link (scripts/build-release.sh).
+        // symbol-order.txt: the functions handoffd runs, for the release link (scripts/dev/build-release.sh).
         .executableTarget(
             name: "handoffd",
             dependencies: [
@@ -229,26 +229,7 @@ let package = Package(
                 "HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffClient", "HandoffControl", "HandoffContent", "HandoffCore",
                 "HandoffAsync", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
-        // Continuation latency and daemon memory between two handoffd processes.
-        .executableTarget(
-            name: "handoff-continue-bench",
-            dependencies: [
-                "HandoffClient", "HandoffCore",
-                .product(name: "NIOPosix", package: "swift-nio")
-            ]),
-        // Continuation stream figures: throughput, open latency, echo round trip, RSS, plain TCP.
-        .executableTarget(name: "handoff-stream-bench", dependencies: ["HandoffClient", "HandoffControl", "HandoffCore"]),
-        // Private advert figures: TXT size, recognition cost with many paired keys.
-        .executableTarget(name: "handoff-advert-bench", dependencies: ["HandoffAdvert", "HandoffDiscovery"]),
-        // Link latency figures: handshake, session round trip, plain TCP beside them.
-        .executableTarget(
-            name: "handoff-link-bench",
-            dependencies: [
-                "HandoffLink",
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log")
-            ]),
-        // The floor of a push on SwiftNIO (scripts/bench-edges.sh): scripts/push-relay.c's relays
+        // The floor of a push on SwiftNIO (Benchmarks/scripts/bench-edges.sh): Benchmarks/scripts/push-relay.c's relays
         // on NIO, each read through a task and an actor as handoffd moves a message.
         .executableTarget(
             name: "handoff-push-relay",

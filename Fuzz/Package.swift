@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // libFuzzer targets for the decoders that read what peers, strangers and local clients send.
-// Built with `scripts/fuzz.sh` (swift build -Xswiftc -sanitize=fuzzer); each main hands its
+// Built with `scripts/dev/fuzz.sh` (swift build -Xswiftc -sanitize=fuzzer); each main hands its
 // function to libFuzzer's driver (FuzzSupport):
 // each target checks round trips and invariants, not only the absence of crashes.
 import PackageDescription

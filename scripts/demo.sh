@@ -16,7 +16,7 @@ swift build --product hawknotes
 BIN=$(swift build --show-bin-path)
 SET=demo
 WORK=$(mktemp -d /tmp/handoffd-demo.XXXXXX)
-source scripts/lib-daemons.sh
+source Tests/Rigs/lib-daemons.sh
 TMUX_SOCKET="$WORK/tmux.sock"
 tmux_pid=""
 watcher=""
@@ -42,8 +42,8 @@ within() {
   done
 }
 step "two test hosts (network namespaces, each with its own avahi-daemon)"
-scripts/testhosts.sh up "$SET" 2 >/dev/null
-echo "host A: ${SET}1 $(scripts/testhosts.sh addr ${SET}1)    host B: ${SET}2 $(scripts/testhosts.sh addr ${SET}2)"
+Tests/Rigs/testhosts.sh up "$SET" 2 >/dev/null
+echo "host A: ${SET}1 $(Tests/Rigs/testhosts.sh addr ${SET}1)    host B: ${SET}2 $(Tests/Rigs/testhosts.sh addr ${SET}2)"
 
 step "handoffd on each host"
 start_daemon 1 alpha
@@ -53,7 +53,7 @@ ctl alpha status
 step "what anyone on the network sees (avahi-browse on host B): random names, a sealed record"
 # name ; SRV host ; TXT of each resolved IPv4 advert, once both are resolved. Each browse is
 # given 4 s: avahi-browse -t can wait forever for an "all for now" (avahi issues 264 and 444).
-adverts() { scripts/testhosts.sh exec "${SET}2" timeout -k 2 4 avahi-browse -prt _handoff._tcp 2>/dev/null | grep '^=;[^;]*;IPv4;' | cut -d';' -f4,7,10; }
+adverts() { Tests/Rigs/testhosts.sh exec "${SET}2" timeout -k 2 4 avahi-browse -prt _handoff._tcp 2>/dev/null | grep '^=;[^;]*;IPv4;' | cut -d';' -f4,7,10; }
 both_adverts() { [ "$(adverts | wc -l)" -ge 2 ]; }
 within 15 "host B seeing both adverts" both_adverts
 adverts
@@ -95,7 +95,7 @@ within 10 "A being told that B continued its activity (userActivityWasContinued)
 cat "$WORK/events-alpha"
 
 step "B's Hawk Notes app (hawknotes in a terminal on B) opens at the continued character"
-tm() { scripts/testhosts.sh exec "${SET}2" tmux -S "$TMUX_SOCKET" "$@"; }
+tm() { Tests/Rigs/testhosts.sh exec "${SET}2" tmux -S "$TMUX_SOCKET" "$@"; }
 tm new-session -d -x 80 -y 24 "exec env HANDOFF_SOCKET=$WORK/beta/run/control.sock HAWKNOTES_LIBRARY=$REPO/config/library.json TERM=xterm-256color $BIN/hawknotes"
 tmux_pid=$(tm display-message -p '#{pid}')
 for n in $(seq 1 100); do tm capture-pane -p | grep -q "in The Burning Swift" && break; sleep 0.1; done

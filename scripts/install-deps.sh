@@ -25,7 +25,7 @@ DEMO=(
 )
 # What the tests and the package add (scripts/test.sh, .ci/run).
 TESTS=(
-  libstdc++-12-dev      # libstdc++.a: linked into the release binaries (scripts/build-release.sh)
+  libstdc++-12-dev      # libstdc++.a: linked into the release binaries (scripts/dev/build-release.sh)
   systemd               # systemd-analyze: the unit's security exposure is tested
   mmdebstrap            # a Debian 12 tree that boots systemd for the systemd suite
   systemd-container     # systemd-nspawn (without recommends: libnss-mymachines edits nsswitch.conf)
@@ -40,7 +40,7 @@ TESTS=(
   libglib2.0-bin        # gdbus: the search providers' calls with their exact signatures
   dunst                 # a real notification server (org.freedesktop.Notifications), in test hosts
   xvfb                  # the display dunst needs, in test hosts
-  nftables              # random loss and outages on test links only (scripts/chaos.sh; no netem here)
+  nftables              # random loss and outages on test links only (Tests/Rigs/chaos.sh; no netem here)
 )
 # scripts/install-deps.sh [--demo] [--list]: --demo installs what the demo needs alone; --list
 # prints the packages instead of installing them.

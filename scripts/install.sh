@@ -16,8 +16,8 @@ D=${DESTDIR:-}
 
 # In the release build's own directory: the debug build's (.build) is locked while a `swift
 # test` runs, and scripts/test.sh packages beside the end-to-end suites.
-scripts/build-release.sh handoffd handoffctl hawknotes
-BIN=$(scripts/build-release.sh --bin-path)
+scripts/dev/build-release.sh handoffd handoffctl hawknotes
+BIN=$(scripts/dev/build-release.sh --bin-path)
 
 install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
   "$D/usr/share/man/man1" "$D/usr/share/bash-completion/completions" "$D/usr/share/zsh/vendor-completions" \
@@ -44,9 +44,9 @@ install -d -m 0755 "$D/usr/share/handoffd/apps"
 install -m 0644 config/apps/org.handoffd.HawkNotes.app "$D/usr/share/handoffd/apps/org.handoffd.HawkNotes.app"
 # For the DNS server of a site with a zone key per machine (docs/DEPLOYMENT.md), not run here
 # (run with python3, which the package does not need).
-install -m 0644 scripts/handoff-zone-policy.py "$D/usr/share/handoffd/handoff-zone-policy.py"
+install -m 0644 packaging/handoff-zone-policy.py "$D/usr/share/handoffd/handoff-zone-policy.py"
 # Blank lines are not mdoc (groff warns about each).
-# The manual pages are in the tree (config/man; scripts/man-pages.sh writes handoffctl's and
+# The manual pages are in the tree (config/man; scripts/dev/man-pages.sh writes handoffctl's and
 # hawknotes' from their --help, ManualPageTests checks they name every command and option).
 for page in config/man/handoffctl.1 config/man/handoffd.1 config/man/hawknotes.1; do sed '/^$/d' "$page" | gzip -9n > "$D/usr/share/man/man1/$(basename "$page").gz"; done
 # A completion file is sourced, not run: no "#!" line.

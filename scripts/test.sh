@@ -35,7 +35,7 @@ took "unit and component tests"
 # uses only the release build's directory (.build/dist), not the one a `swift test` locks. In a
 # process group of its own (setsid), so that the trap can stop all of it.
 if [ "$(id -u)" -eq 0 ]; then
-  setsid nice -n 19 scripts/package-deb.sh >"$SCRATCH/package.log" 2>&1 &
+  setsid nice -n 19 scripts/dev/package-deb.sh >"$SCRATCH/package.log" 2>&1 &
   package=$!
 fi
 suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ExampleAppEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ZoneOwnershipEndToEndTests ConformanceEndToEndTests"
@@ -53,25 +53,25 @@ fi
 # handoffd under a real systemd, from its Debian package (root: it boots a container; without root
 # the suite says it is skipped and why).
 if [ "$(id -u)" -eq 0 ]; then
-  wait "$package" || { cat "$SCRATCH/package.log" >&2; echo "test.sh: scripts/package-deb.sh failed" >&2; exit 1; }
+  wait "$package" || { cat "$SCRATCH/package.log" >&2; echo "test.sh: scripts/dev/package-deb.sh failed" >&2; exit 1; }
   package=""
   cat "$SCRATCH/package.log"
   took "the rest of the package (release build, xz, lintian)"
 fi
-scripts/test-systemd.sh
+Tests/Rigs/test-systemd.sh
 took "systemd"
 # The rigs of many machines, a bad network, a long day and a stranger timing the advert, in their short versions (each fails on
 # a broken promise; the long ones are in the README's "Benchmarks"). They use the release build
 # the package was made from, and need root (network namespaces).
 if [ "$(id -u)" -eq 0 ]; then
-  SCALE_IDLE_SECONDS=10 scripts/scale.sh 10 2
+  SCALE_IDLE_SECONDS=10 Tests/Rigs/scale.sh 10 2
   took "scale.sh 10"
-  scripts/chaos.sh --short
+  Tests/Rigs/chaos.sh --short
   took "chaos.sh --short"
-  scripts/soak.sh 2m
+  Tests/Rigs/soak.sh 2m
   took "soak.sh 2m"
-  # What a stranger can time of the advert (issue 28), with rewrites every 2 s on average.
-  scripts/advert-timing.sh 60s 2 12
+  # What a stranger can time of the advert, with rewrites every 2 s on average.
+  Tests/Rigs/advert-timing.sh 60s 2 12
   took "advert-timing.sh 60s"
 else
   echo "test.sh: scale.sh, chaos.sh, soak.sh and advert-timing.sh skipped: they need root (network namespaces)"

@@ -4,7 +4,7 @@
 /// can link. With `wide_area:` each machine may hold a zone key of its own; a
 /// name is then 10 random characters and a 6-character tag, the first 30 bits of
 /// HMAC-SHA256(zone key secret, "handoffd zone name v1:" + those 10), in the same 32 letters and
-/// digits as every advert name. The server's policy (scripts/handoff-zone-policy.py, BIND's
+/// digits as every advert name. The server's policy (packaging/handoff-zone-policy.py, BIND's
 /// `external` rule) recomputes the tag under each key it knows: an update signed with key A that
 /// touches a name tagged under key B is refused. To anyone without the key the tag is as random
 /// as the rest, and each name is new: nothing links two of them.

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Work handed to the poll thread without taking the poll's lock: the poll thread holds that lock
 /// while it waits for avahi-daemon over D-Bus, and a caller on handoffd's event loop waited with
-/// it (perf's sched_switch in `scripts/scale.sh`: a hub restarted among 49 peers had its loop
+/// it (perf's sched_switch in `Tests/Rigs/scale.sh`: a hub restarted among 49 peers had its loop
 /// blocked 62 ms on the lock in `resolve` and `follow` alone, while its peers' handshakes
 /// waited). The work goes in a list under a lock of its own; a byte on a pipe, watched by the
 /// poll, wakes the poll thread, which runs it in order with the poll lock held, as a callback.

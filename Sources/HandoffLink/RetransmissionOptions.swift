@@ -6,7 +6,7 @@ import NIOCore
 /// How long TCP waits before it sends a lost segment again, on link sessions. TCP doubles its
 /// retransmission timeout after each loss of the same segment and holds everything behind it:
 /// on a lossy wire a session can fall silent for seconds while most packets still get through,
-/// and its pings time out (scripts/chaos.sh). Two socket options shorten those silences; a
+/// and its pings time out (Tests/Rigs/chaos.sh). Two socket options shorten those silences; a
 /// session that is silent all the same is replaced by a fresh one (PeerReach+Stalls.swift).
 extension ChannelOption where Self == ChannelOptions.Types.SocketOption {
     /// TCP_THIN_LINEAR_TIMEOUTS (Linux 2.6.34 and later): while a session carries little (pings,

@@ -7,7 +7,7 @@ import NIOPosix
     import Glibc
 #endif
 
-/// The floor of a push on SwiftNIO, for scripts/bench-edges.sh: scripts/push-relay.c's two relays,
+/// The floor of a push on SwiftNIO, for Benchmarks/scripts/bench-edges.sh: Benchmarks/scripts/push-relay.c's two relays,
 /// with the same arguments, on NIO:
 ///
 ///     handoff-push-relay [--direct] a UNIX_PATH IP PORT   (alpha: the pusher's side)

@@ -29,7 +29,7 @@ enum HandoffctlMain {
         NIOSingletons.groupLoopCountSuggestion = 1
         // watch and handle: each event printed from the thread that read it. On Swift's pool, the
         // event's task woke a pool thread first, a step that cost as much as the daemon's own part
-        // of a stop signal's news (SIGTERM -> peerAbsent, scripts/bench-presence.sh).
+        // of a stop signal's news (SIGTERM -> peerAbsent, Benchmarks/scripts/bench-presence.sh).
         if type(of: waiting).tasksOnTheEventLoop { EventLoopJobs.routeEveryTask(name: "handoffctl") }
         nonisolated(unsafe) var running = waiting
         // Detached (a task made here would belong to the main actor), and the main thread parked

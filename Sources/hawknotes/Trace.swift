@@ -8,7 +8,7 @@ import HandoffCore
     import Glibc
 #endif
 
-/// Timing lines for scripts/bench-hawknotes.sh, only when $HAWKNOTES_TRACE names a file: each
+/// Timing lines for Benchmarks/scripts/bench-hawknotes.sh, only when $HAWKNOTES_TRACE names a file: each
 /// line is the wall-clock time in seconds and what was just drawn (a key's handling with its
 /// milliseconds from read to painted, the restored window, a continuation shown).
 enum Trace {

@@ -6,7 +6,7 @@ import Testing
     let key = OwnedNames(secret: Array(0..<32))
     let other = OwnedNames(secret: [UInt8](repeating: 0, count: 32))
 
-    /// The vector docs/DEPLOYMENT.md gives and scripts/handoff-zone-policy.py --self-test checks:
+    /// The vector docs/DEPLOYMENT.md gives and packaging/handoff-zone-policy.py --self-test checks:
     /// the server's policy and handoffd must compute the same tag.
     @Test func theTagMatchesTheServersPolicy() {
         #expect(key.owns("abcdefghijtzdefl"))

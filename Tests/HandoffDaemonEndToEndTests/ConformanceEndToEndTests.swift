@@ -6,7 +6,7 @@ import HandoffTestSupport
 import Testing
 
 /// A second implementation of the peer side, written in Python from docs/LINK.md,
-/// docs/PROTOCOL.md and docs/ENCODING.md with Debian's Noise library (scripts/conformance-peer.py),
+/// docs/PROTOCOL.md and docs/ENCODING.md with Debian's Noise library (Tests/Rigs/conformance-peer.py),
 /// against a real handoffd: if the docs leave something out, this peer cannot do its part.
 @Suite(
     .serialized, .timeLimit(.minutes(3)), .enabled(if: TestHostSet.unavailableReason == nil, Comment(rawValue: TestHostSet.unavailableReason ?? "")))
@@ -19,7 +19,7 @@ struct ConformanceEndToEndTests {
         private var seen = 0
 
         init(_ hosts: TestHostSet, dir: String, name: String = "conformance") throws {
-            let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/conformance-peer.py").path
+            let script = TestHostSet.repositoryRoot.appendingPathComponent("Tests/Rigs/conformance-peer.py").path
             child = try hosts.spawn(
                 1, "/usr/bin/python3",
                 [script, "key=\(dir)/\(name).key", "name=\(name)", "types=" + DaemonHost.hawkNotesTypeNames.joined(separator: ",")])

@@ -37,7 +37,7 @@ struct PresenceEndToEndTests {
         #expect(back.event.fields["reason"] == "session")
         let presentAfter = back.at - started
         // From the moment B's process was spawned: its own start-up is included, in a debug build
-        // on a busy machine (about 90 ms here); scripts/bench-presence.sh measures the release
+        // on a busy machine (about 90 ms here); Benchmarks/scripts/bench-presence.sh measures the release
         // build (46.6 ms p50), where the 50 ms target applies.
         #expect(presentAfter < .milliseconds(250), "peerPresent \(presentAfter) after B was started")
         print("presence: absent \(absentAfter) after SIGTERM; present \(presentAfter) after B was started")

@@ -202,7 +202,7 @@ struct PrivacyEndToEndTests {
         try await a.start()
         try await waitUntil("alpha advertises", timeout: 10) { try await a.advertName() != nil }
         let first = try #require(try await a.advertName())
-        let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/name-squatter.py").path
+        let script = TestHostSet.repositoryRoot.appendingPathComponent("Tests/Rigs/name-squatter.py").path
         let squatter = try hosts.spawn(2, "/usr/bin/python3", [script, first, try hosts.address(2)])
         defer { squatter.stop() }
         guard squatter.waitForLine(timeout: 10, { $0 == "announced" }) != nil else {
@@ -218,7 +218,7 @@ struct PrivacyEndToEndTests {
     }
 }
 
-/// The unpaired third machine: scripts/stranger-browse.py (python3-zeroconf) in a test host.
+/// The unpaired third machine: Tests/Rigs/stranger-browse.py (python3-zeroconf) in a test host.
 final class Stranger: @unchecked Sendable {
     struct Record {
         let name: String
@@ -230,7 +230,7 @@ final class Stranger: @unchecked Sendable {
     let child: ChildProcess
 
     init(_ hosts: TestHostSet, _ index: Int) throws {
-        let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/stranger-browse.py").path
+        let script = TestHostSet.repositoryRoot.appendingPathComponent("Tests/Rigs/stranger-browse.py").path
         child = try hosts.spawn(index, "/usr/bin/python3", [script])
         guard child.waitForJSON(timeout: 10, { $0.event == "browsing" }) != nil else {
             throw TimedOut(what: "the stranger's browser to start (is python3-zeroconf installed? scripts/install-deps.sh)")

@@ -2,7 +2,7 @@ import Foundation
 import HandoffTestSupport
 import Testing
 
-/// With a zone key per machine and the policy of scripts/handoff-zone-policy.py
+/// With a zone key per machine and the policy of packaging/handoff-zone-policy.py
 /// (BIND 9's `external` rule), the holder of one machine's key cannot delete or replace another
 /// machine's records; what it still can (the service's shared list) heals by itself.
 @Suite(

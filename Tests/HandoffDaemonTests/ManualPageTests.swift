@@ -2,7 +2,7 @@ import Foundation
 import HandoffTestSupport
 import Testing
 
-/// handoffctl(1) and hawknotes(1) are in the tree (config/man, written by scripts/man-pages.sh):
+/// handoffctl(1) and hawknotes(1) are in the tree (config/man, written by scripts/dev/man-pages.sh):
 /// they appeared only after install. Each names every command and every option the binaries take
 /// (from their --experimental-dump-help), so a change to a command fails here until the pages are
 /// written again.
@@ -36,12 +36,12 @@ import Testing
             if let last = command.path.last {
                 #expect(
                     page.contains(".It Em \(last)"),
-                    "\(tool) \(command.path.joined(separator: " ")) is not in config/man/\(tool).1; run scripts/man-pages.sh")
+                    "\(tool) \(command.path.joined(separator: " ")) is not in config/man/\(tool).1; run scripts/dev/man-pages.sh")
             }
             for option in command.options {
                 #expect(
                     page.contains("Fl -\(option)"),
-                    "\(tool) \(command.path.joined(separator: " ")) --\(option) is not in config/man/\(tool).1; run scripts/man-pages.sh")
+                    "\(tool) \(command.path.joined(separator: " ")) --\(option) is not in config/man/\(tool).1; run scripts/dev/man-pages.sh")
             }
         }
     }

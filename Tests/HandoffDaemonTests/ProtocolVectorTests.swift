@@ -134,7 +134,7 @@ import Testing
     /// The second implementation checks the same file: its encoder, its pairing messages and
     /// code, and its Noise handshake with the fixed keys (python3-dissononce).
     @Test func thePythonPeerAgreesWithTheVectors() throws {
-        let script = TestHostSet.repositoryRoot.appendingPathComponent("scripts/conformance-peer.py").path
+        let script = TestHostSet.repositoryRoot.appendingPathComponent("Tests/Rigs/conformance-peer.py").path
         let (status, output) = try runCommand(["/usr/bin/python3", script, "check-vectors=\(Self.path.path)"])
         #expect(status == 0, "\(output)")
         #expect(output.contains("vectors ok"), "\(output)")

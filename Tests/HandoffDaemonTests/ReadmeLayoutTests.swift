@@ -18,9 +18,26 @@ import Testing
         for folder in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
             #expect(words.contains(folder), "Sources/\(folder) is not in the README's Layout")
         }
-        for folder in ["Sources/", "Tests/", "Fuzz/", "examples/", "config/", "systemd/", "packaging/", "docs/", "scripts/", ".ci/run"] {
-            #expect(layout.contains(folder), "\(folder) is not in the README's Layout")
+        #expect(layout.contains(".ci/run"))
+        // Every folder at the top and one level into the folders of roles, as a clone has them.
+        let leftovers: Set<String> = [".build", "dist", "__pycache__"]
+        func folders(_ path: String) throws -> [String] {
+            let url = Self.root.appendingPathComponent(path)
+            return try FileManager.default.contentsOfDirectory(atPath: url.path).filter { name in
+                var isFolder: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isFolder)
+                return exists && isFolder.boolValue && !name.hasPrefix(".") && !leftovers.contains(name)
+            }
         }
+        for folder in try folders("") {
+            #expect(layout.contains("    \(folder)/"), "\(folder)/ is not in the README's Layout")
+        }
+        for parent in ["scripts", "Benchmarks"] {
+            for folder in try folders(parent) {
+                #expect(words.contains("\(folder)/"), "\(parent)/\(folder)/ is not in the README's Layout")
+            }
+        }
+        #expect(words.contains("Rigs/"), "Tests/Rigs/ is not in the README's Layout")
     }
 
     @Test func everyDocumentIsLinked() throws {

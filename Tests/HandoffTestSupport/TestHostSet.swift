@@ -1,11 +1,11 @@
 import Foundation
 
-/// A set of test hosts made by scripts/testhosts.sh: network namespaces on a private bridge, each
+/// A set of test hosts made by Tests/Rigs/testhosts.sh: network namespaces on a private bridge, each
 /// with its own dbus-daemon and avahi-daemon. Everything is removed by `tearDown` (also on deinit).
 public final class TestHostSet: @unchecked Sendable {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = repositoryRoot.appendingPathComponent("scripts/testhosts.sh").path
+    static let script = repositoryRoot.appendingPathComponent("Tests/Rigs/testhosts.sh").path
 
     /// Why test hosts cannot be made here, or nil when they can.
     public static let unavailableReason: String? = {

@@ -84,7 +84,7 @@ public final class Peers: Service, Sendable {
             // Discovery (the Avahi client) starts once the first dials have ended, or after
             // 100 ms: making the client loads libavahi-client with the eight libraries it brings and
             // talks to dbus-daemon and avahi-daemon, CPU that a small machine's restarted daemon
-            // took from its first handshakes (scripts/bench-presence.sh, docs/ARCHITECTURE.md,
+            // took from its first handshakes (Benchmarks/scripts/bench-presence.sh, docs/ARCHITECTURE.md,
             // "Presence"). A paired peer's address is remembered; mDNS is only a hint.
             group.addTask { [discovery] in
                 await self.firstDialsEnded()

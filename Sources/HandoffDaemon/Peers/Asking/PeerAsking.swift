@@ -65,11 +65,11 @@ actor PeerAsking {
 
     /// Tells every peer with an open session that our activities changed, each only of the types
     /// it declared. One call into each actor, and each distinct list encoded once, however many
-    /// peers: two hops per peer made the 49th of 49 peers wait for the other 48 (scripts/scale.sh).
+    /// peers: two hops per peer made the 49th of 49 peers wait for the other 48 (Tests/Rigs/scale.sh).
     func tellChanged(_ items: [ActivitySummary]) async {
         let links = reach.links
         // Kept for sessions that open from now on before the peers with one are read: a session
-        // adopted after that reading is told these after its hellos (scripts/chaos.sh once saw a
+        // adopted after that reading is told these after its hellos (Tests/Rigs/chaos.sh once saw a
         // session opening meanwhile get the list from before, and miss the push).
         await reach.keep(ourActivities: items)
         for (list, peers) in await reach.offered(items, toEach: await links.connectedPeerIDs) {

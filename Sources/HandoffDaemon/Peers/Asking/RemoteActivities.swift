@@ -57,7 +57,7 @@ struct RemoteDirectory {
     /// came while the answer was on its way is as new as the answer or newer, or else another push
     /// follows it: the peer pushes every change after it happens. The answer's continuation and
     /// the push reach `PeerAsking` by different hops, so either may come first; an answer stored
-    /// after a newer push stayed current as long as the session stayed open (scripts/chaos.sh saw
+    /// after a newer push stayed current as long as the session stayed open (Tests/Rigs/chaos.sh saw
     /// a list from before the peer's last publish held 10 s after the wire healed).
     mutating func answered(_ items: [ActivitySummary], peerID: String, session: UInt64?, mark: Int) {
         guard self.mark(peerID) == mark else { return }
@@ -68,7 +68,7 @@ struct RemoteDirectory {
     /// What we hold of a peer's activities, if it is still what the peer offers: the session they
     /// came over is the one open now, or (no session open) the advert says the same. With a
     /// session open, an advert is no proof: announcements lost on a bad wire leave the old TXT in
-    /// every cache (scripts/chaos.sh found a list 10 s stale after an outage), and asking on the
+    /// every cache (Tests/Rigs/chaos.sh found a list 10 s stale after an outage), and asking on the
     /// open session costs one round trip.
     func fresh(_ peerID: String, openSession: UInt64?) -> [ActivitySummary]? {
         guard let r = remote[peerID] else { return nil }

@@ -86,7 +86,7 @@ typealias ReachTime = Double
 /// CLOCK_BOOTTIME: it never steps, and it counts the time the machine slept. The wall clock
 /// steps (NTP, a person setting the time, a virtual machine restored): stepped back an hour, it
 /// held every ping back by an hour, and a gone peer stayed present; stepped forward, every
-/// backoff ended at once (scripts/chaos.sh jumps a daemon's wall clock both ways).
+/// backoff ended at once (Tests/Rigs/chaos.sh jumps a daemon's wall clock both ways).
 enum ReachClock {
     static func now() -> ReachTime {
         var t = timespec()

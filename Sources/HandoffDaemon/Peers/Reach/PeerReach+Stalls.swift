@@ -9,7 +9,7 @@ import HandoffLink
 /// retransmission timeout after each loss of the same segment, and everything written behind
 /// that segment waits for it: through 25 % loss a segment lost five times in a row (one in a
 /// thousand) holds the session silent for 6 s, while the wire still carries three packets in
-/// four (scripts/chaos.sh reported peers absent that way). A fresh connection starts with fresh
+/// four (Tests/Rigs/chaos.sh reported peers absent that way). A fresh connection starts with fresh
 /// timers. So a ping that times out makes the peer due for a dial at once, with its silent
 /// session still open; the first fresh session that authenticates replaces it (the session
 /// table retires the older one: the peer never leaves), and only if none does within the

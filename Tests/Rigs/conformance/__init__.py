@@ -1,0 +1,1 @@
+"""The conformance peer's parts, written from the docs (see Tests/Rigs/conformance-peer.py)."""
