@@ -251,8 +251,27 @@ let package = Package(
         // Fixtures: hostile property lists, read by the tests from their paths.
         .testTarget(name: "HandoffCoreTests", dependencies: ["HandoffCore", "HandoffTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "HandoffCommandLineTests", dependencies: ["HandoffCommandLine"]),
-        .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HawkNotes"]),
-        .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffContent", "HandoffCore"]),
+        .testTarget(name: "HandoffContentTests", dependencies: ["HandoffContent", "HandoffCore"]),
+        // The sample library (config/library.json, read from its path) and Hawk Notes' routing.
+        .testTarget(name: "HawkNotesTests", dependencies: ["HawkNotes", "HandoffContent", "HandoffCore"]),
+        .testTarget(name: "HawkNotesTerminalTests", dependencies: ["HawkNotesTerminal"]),
+        // Databases written by handoffd 0.2 (GRDB): read by the tests from their paths.
+        .testTarget(
+            name: "HandoffStateTests",
+            dependencies: ["HandoffState", "HandoffLink", "HandoffAdvert", "HandoffContent", "HandoffCore", "HandoffTestSupport"],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "HandoffAsyncTests",
+            dependencies: ["HandoffAsync", "HandoffTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .testTarget(name: "HandoffBusTests", dependencies: ["HandoffBus"]),
+        // The client against the daemon's own control server, over real sockets.
+        .testTarget(
+            name: "HandoffClientTests",
+            dependencies: [
+                "HandoffClient", "HandoffControl", "HandoffCore", "HandoffDaemon", "HandoffTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ]),
+        .testTarget(name: "HawkNotesAppTests", dependencies: ["HawkNotesApp", "HawkNotes", "HandoffContent", "HandoffCore"]),
         .testTarget(name: "HandoffConfigTests", dependencies: ["HandoffConfig"]),
         .testTarget(name: "HandoffDiscoveryTests", dependencies: ["HandoffDiscovery"]),
         .testTarget(name: "HandoffProtocolTests", dependencies: ["HandoffProtocol", "HandoffCore"]),
@@ -265,8 +284,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ],
-            // Databases written by handoffd 0.2 (GRDB) and the Noise test vectors: read by the
-            // tests from their paths.
+            // The Noise test vectors: read by the tests from their paths.
             exclude: ["Fixtures"]),
         .testTarget(
             name: "HandoffDaemonTests",

@@ -13,7 +13,6 @@ import Testing
 /// Echoes `echo` requests, sends an event for `poke`, refuses everything else as unknown.
 struct EchoOperations: ControlOperations {
     static let floods = NIOLockedValueBox(0)
-    static let slowStarted = NIOLockedValueBox(0)
     func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
         switch request.op {
         case "echo": return .success(request.arguments["value"])
@@ -28,11 +27,6 @@ struct EchoOperations: ControlOperations {
             for i in 0..<4096 { client.send(event: "flooded", ["i": .integer(Int64(i)), "pad": .string(String(repeating: "p", count: 1000))]) }
             EchoOperations.floods.withLockedValue { $0 += 1 }
             return .success(nil)
-        // Answers after `ms` milliseconds: a request the daemon takes its time over.
-        case "slow":
-            EchoOperations.slowStarted.withLockedValue { $0 += 1 }
-            try? await Task.sleep(for: .milliseconds(request.arguments["ms"]?.integerValue ?? 0))
-            return .success("slow")
         default: return .failure(.unknownOp(request.op))
         }
     }

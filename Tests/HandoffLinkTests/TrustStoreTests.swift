@@ -1,15 +1,10 @@
 import Foundation
 import HandoffAdvert
 import HandoffCore
+import HandoffTestSupport
 import Testing
 @testable import HandoffLink
 @testable import HandoffState
-
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
 
 @Suite struct TrustStoreTests {
     @Test func pinnedPeersSurviveReopening() throws {

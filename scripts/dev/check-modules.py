@@ -88,6 +88,8 @@ def imports_of(path):
 # carry unsafe flags, so none may, nor anything they reach.
 DEPENDABLE = ["HandoffClient"]
 UNSAFE = set()
+# Library modules of Sources/ written in Swift: each has a test target of its own, <Name>Tests.
+LIBRARIES = set()
 
 
 def package_graph():
@@ -101,6 +103,8 @@ def package_graph():
             for kind in ("byName", "target", "product"):
                 if kind in d:
                     deps.append(d[kind][0])
+        if t["type"] == "regular" and not t.get("path") and not re.match(r"C[A-Z]", t["name"]):
+            LIBRARIES.add(t["name"])
         targets[t["name"]] = (t.get("path") or (("Tests/" if t["type"] == "test" else "Sources/") + t["name"]), deps)
     return targets
 
@@ -128,6 +132,9 @@ def check(targets):
         for lib, owner in C_LIBRARIES.items():
             if lib in imports and name != owner:
                 problems.append(f"{name} imports {lib} ({imports[lib][0]}): only {owner} may; call {owner} instead")
+    for name in sorted(LIBRARIES):
+        if f"{name}Tests" not in targets:
+            problems.append(f"{name} has no test target: add {name}Tests (Tests/{name}Tests) for the tests of what it holds")
     for name in DEPENDABLE:
         for module in sorted(({name} | closure(targets, name)) & UNSAFE):
             problems.append(f"{module} has unsafe flags and {name} reaches it: another package could not depend on {name} by version")
@@ -153,6 +160,9 @@ def main():
         UNSAFE.add("HandoffControl")
         assert any("HandoffControl has unsafe flags and HandoffClient reaches it" in p for p in check(targets)), check(targets)
         UNSAFE.discard("HandoffControl")
+        LIBRARIES.add("HandoffUntested")
+        assert any("HandoffUntested has no test target" in p for p in check(targets))
+        LIBRARIES.discard("HandoffUntested")
         ALLOWED["HandoffProtocol"] = set()
         assert any("HandoffProtocol imports HandoffCore" in p for p in check(targets))
         print("check-modules: self-test found both broken rules")

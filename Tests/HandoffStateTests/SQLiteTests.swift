@@ -1,6 +1,7 @@
 import Foundation
 import HandoffAdvert
 import HandoffCore
+import HandoffTestSupport
 import Testing
 @testable import HandoffLink
 @testable import HandoffState

@@ -10,7 +10,7 @@ import Testing
     func server(allowed: Set<uid_t> = [geteuid(), 0]) async throws -> ControlServer {
         // A socket file of its own, removed by `stop()`: nothing left in the temporary directory.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UUID().uuidString.prefix(8)).sock").path
-        let s = ControlServer(path: path, allowedUIDs: allowed, operations: EchoOperations())
+        let s = ControlServer(path: path, allowedUIDs: allowed, operations: AnsweringOperations())
         try await s.start()
         // Serves until the test's `stop()`.
         Task { try await s.run() }
@@ -88,10 +88,10 @@ import Testing
     @Test func theBoundCountsFromTheRequestsTurn() async throws {
         let s = try await server()
         let client = try await HandoffClient.connect(socketPath: s.path)
-        let before = EchoOperations.slowStarted.withLockedValue { $0 }
+        let before = AnsweringOperations.slowStarted.withLockedValue { $0 }
         async let slow = client.request("slow", ["ms": 700])
         let deadline = ContinuousClock.now + .seconds(5)
-        while EchoOperations.slowStarted.withLockedValue({ $0 }) == before, ContinuousClock.now < deadline {
+        while AnsweringOperations.slowStarted.withLockedValue({ $0 }) == before, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(try await client.request("echo", ["value": 7], within: .milliseconds(300)) == 7)

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffTestSupport
 import Testing
 @testable import HandoffLink
 @testable import HandoffState

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HandoffDaemon
+
 import HandoffAsync
 
 private actor Flag {
