@@ -29,7 +29,7 @@ enum AnswerLine {
             self = .answer(id: fields["id"]?.integerValue, .success(fields["result"]))
         } else {
             let err = fields["error"]?.dictionaryValue
-            let code = err?["code"]?.stringValue ?? "unknown"
+            let code = err?["code"]?.stringValue.map { FailureCode($0) } ?? .badResponse
             let message = err?["message"]?.stringValue ?? "handoffd refused the request"
             self = .answer(id: fields["id"]?.integerValue, .failure(.refused(code: code, message: message)))
         }

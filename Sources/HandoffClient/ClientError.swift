@@ -6,7 +6,7 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case permissionDenied(socket: String)
     /// The path given for the control socket cannot be one (a directory, a file, too long).
     case badSocketPath(socket: String, why: String)
-    case refused(code: String, message: String)
+    case refused(code: FailureCode, message: String)
     case connectionLost
     case badResponse(String)
     /// handoffd took the request but did not answer within the operation's bound (`answerWithin`).
@@ -33,15 +33,15 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The daemon's error code, for scripts.
-    public var code: String {
+    public var code: FailureCode {
         switch self {
-        case .daemonNotRunning: "daemon-not-running"
-        case .permissionDenied: "permission-denied"
-        case .badSocketPath: "socket-path"
+        case .daemonNotRunning: .daemonNotRunning
+        case .permissionDenied: .permissionDenied
+        case .badSocketPath: .socketPath
         case .refused(let code, _): code
-        case .connectionLost: "connection-lost"
-        case .badResponse: "bad-response"
-        case .noAnswer: "no-answer"
+        case .connectionLost: .connectionLost
+        case .badResponse: .badResponse
+        case .noAnswer: .noAnswer
         }
     }
 }

@@ -60,7 +60,7 @@ extension HandoffClient {
             }) {
             case .descriptor(let descriptor): fd = descriptor
             case .failed(let error): throw error
-            case .taken: throw .refused(code: "connection-used", message: "this connection has performed its operation; open another")
+            case .taken: throw .refused(code: .connectionUsed, message: "this connection has performed its operation; open another")
             }
             defer { Glibc.close(fd) }
             let deadline = bound.map { (within: $0, at: ContinuousClock.now + $0) }
@@ -108,10 +108,10 @@ extension HandoffClient {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw .connectionLost }
             for item in framer.feed(buffer[..<n]) {
-                guard case .line(let bytes) = item else { throw .refused(code: "unreadable-answer", message: AnswerLine.tooLong) }
+                guard case .line(let bytes) = item else { throw .refused(code: .unreadableAnswer, message: AnswerLine.tooLong) }
                 switch AnswerLine(bytes) {
                 case .event: continue
-                case .unreadable(_, let message): throw .refused(code: "unreadable-answer", message: message)
+                case .unreadable(_, let message): throw .refused(code: .unreadableAnswer, message: message)
                 case .answer(let answered, let outcome) where answered == id || answered == nil: return try outcome.get()
                 case .answer: continue
                 }

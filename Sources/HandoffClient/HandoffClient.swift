@@ -222,7 +222,7 @@ private final class ResponseHandler: ChannelInboundHandler {
 
     /// Fails the request `id` (or, not knowing it, the oldest: answers come in request order).
     private func failOldest(_ message: String, id: Int64? = nil) {
-        let failure = Result<PropertyListValue?, ClientError>.failure(.refused(code: "unreadable-answer", message: message))
+        let failure = Result<PropertyListValue?, ClientError>.failure(.refused(code: .unreadableAnswer, message: message))
         if let id { answers.resumeOldest(id, with: failure) } else { answers.resumeOldestOfAll(with: failure) }
     }
 

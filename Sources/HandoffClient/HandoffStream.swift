@@ -86,7 +86,7 @@ public final class HandoffStream: @unchecked Sendable {
 public enum StreamOutcome: Sendable, Equatable, CustomStringConvertible {
     /// Both directions ended and every byte was acknowledged.
     case finished(sent: Int64, received: Int64)
-    case failed(code: String, message: String)
+    case failed(code: FailureCode, message: String)
     /// handoffd did not say (the wait timed out, or the connection ended).
     case unknown(String)
 
@@ -95,7 +95,7 @@ public enum StreamOutcome: Sendable, Equatable, CustomStringConvertible {
         if f["outcome"]?.stringValue == "finished" {
             self = .finished(sent: f["sent"]?.integerValue ?? 0, received: f["received"]?.integerValue ?? 0)
         } else {
-            self = .failed(code: f["code"]?.stringValue ?? "stream-failed", message: f["message"]?.stringValue ?? "the stream failed")
+            self = .failed(code: f["code"]?.stringValue.map { FailureCode($0) } ?? .failed, message: f["message"]?.stringValue ?? "the stream failed")
         }
     }
 

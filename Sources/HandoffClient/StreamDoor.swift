@@ -61,7 +61,8 @@ enum StreamDoor {
                     let err = fields["error"]?.dictionaryValue
                     return fail(
                         .refused(
-                            code: err?["code"]?.stringValue ?? "unknown", message: err?["message"]?.stringValue ?? "handoffd refused the request"))
+                            code: err?["code"]?.stringValue.map { FailureCode($0) } ?? .badResponse,
+                            message: err?["message"]?.stringValue ?? "handoffd refused the request"))
                 }
                 let info: StreamInfo
                 do throws(ControlError) { info = try StreamInfo(propertyList: fields["result"]) } catch {

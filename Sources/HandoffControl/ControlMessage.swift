@@ -13,16 +13,16 @@ public enum ControlError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingOp
     case unknownOp(String)
     case badArgument(name: String, reason: String)
-    case failed(code: String, message: String)
+    case failed(code: FailureCode, message: String)
 
-    public var code: String {
+    public var code: FailureCode {
         switch self {
-        case .lineTooLong: "line-too-long"
-        case .notJSON: "not-json"
-        case .notAnObject: "not-an-object"
-        case .missingOp: "missing-op"
-        case .unknownOp: "unknown-op"
-        case .badArgument: "bad-argument"
+        case .lineTooLong: .lineTooLong
+        case .notJSON: .notJson
+        case .notAnObject: .notAnObject
+        case .missingOp: .missingOp
+        case .unknownOp: .unknownOp
+        case .badArgument: .badArgument
         case .failed(let code, _): code
         }
     }
@@ -93,7 +93,7 @@ public enum ControlLine {
     }
 
     public static func error(id: Int64?, _ error: ControlError) -> [UInt8] {
-        var d: [String: PropertyListValue] = ["ok": false, "error": ["code": .string(error.code), "message": .string(error.description)]]
+        var d: [String: PropertyListValue] = ["ok": false, "error": ["code": .string(error.code.rawValue), "message": .string(error.description)]]
         if let id { d["id"] = .integer(id) }
         return JSONWriter.line(.dictionary(d))
     }

@@ -19,17 +19,17 @@ public enum ContinuationFailure: Error, Sendable, Equatable, CustomStringConvert
     case handlerFailed(type: String, reason: String)
 
     /// A stable identifier for the wire and for scripts (`handoffctl --json`).
-    public var code: String {
+    public var code: FailureCode {
         switch self {
-        case .noHandler: "no-handler"
-        case .undeclaredType: "undeclared-type"
-        case .missingRequiredKey: "missing-required-key"
-        case .expired: "expired"
-        case .notEligible: "not-eligible"
-        case .payloadDecodeFailed: "payload-decode-failed"
-        case .contentNotFound: "content-not-found"
-        case .tooLarge: "too-large"
-        case .handlerFailed: "handler-failed"
+        case .noHandler: .noHandler
+        case .undeclaredType: .undeclaredType
+        case .missingRequiredKey: .missingRequiredKey
+        case .expired: .expired
+        case .notEligible: .notEligible
+        case .payloadDecodeFailed: .payloadDecodeFailed
+        case .contentNotFound: .contentNotFound
+        case .tooLarge: .tooLarge
+        case .handlerFailed: .handlerFailed
         }
     }
 

@@ -92,7 +92,7 @@ extension PeerMessage {
         case .streamAccepted(let id, let stream, let window):
             d = ["type": "streamAccepted", "id": .integer(id), "stream": .integer(Int64(bitPattern: stream)), "window": .integer(Int64(window))]
         case .error(let id, let code, let message):
-            d = ["type": "error", "code": .string(code), "message": .string(message)]
+            d = ["type": "error", "code": .string(code.rawValue), "message": .string(message)]
             if let id { d["id"] = .integer(id) }
         }
         return .dictionary(d)
@@ -173,7 +173,8 @@ extension PeerMessage {
         case "streamAccepted":
             return .streamAccepted(id: try f.integer("id"), stream: UInt64(bitPattern: try f.integer("stream")), window: try window())
         case "error":
-            return .error(id: f.fields["id"] == nil ? nil : try f.integer("id"), code: try f.string("code"), message: try f.string("message"))
+            return .error(
+                id: f.fields["id"] == nil ? nil : try f.integer("id"), code: FailureCode(try f.string("code")), message: try f.string("message"))
         default:
             return nil
         }
@@ -227,14 +228,14 @@ extension RemoteOutcome {
     public var fields: [String: PropertyListValue] {
         switch self {
         case .continued: ["outcome": "continued"]
-        case .failed(let code, let message): ["outcome": "failed", "code": .string(code), "message": .string(message)]
+        case .failed(let code, let message): ["outcome": "failed", "code": .string(code.rawValue), "message": .string(message)]
         }
     }
 
     init(_ f: FieldReader) throws(CodecError) {
         switch try f.string("outcome") {
         case "continued": self = .continued
-        case "failed": self = .failed(code: try f.string("code"), message: try f.string("message"))
+        case "failed": self = .failed(code: FailureCode(try f.string("code")), message: try f.string("message"))
         case let other: throw .field("outcome", problem: "unknown outcome '\(other)'")
         }
     }

@@ -34,7 +34,7 @@ public enum PeerMessage: Sendable, Equatable {
     case streamOpen(id: Int64, stream: UInt64, activityID: UUID, window: UInt32)
     case streamAccepted(id: Int64, stream: UInt64, window: UInt32)
     /// An answer that says why a request could not be served (`id` nil: not a request).
-    case error(id: Int64?, code: String, message: String)
+    case error(id: Int64?, code: FailureCode, message: String)
 }
 
 /// What a `hello` says.
@@ -109,7 +109,7 @@ public struct ActivitySummary: Sendable, Equatable {
 public enum RemoteOutcome: Sendable, Equatable {
     case continued
     /// `code` is a `ContinuationFailure.code`; `message` its description on the reporting machine.
-    case failed(code: String, message: String)
+    case failed(code: FailureCode, message: String)
 
     public init(_ failure: ContinuationFailure) { self = .failed(code: failure.code, message: failure.description) }
 }
@@ -128,11 +128,11 @@ public enum PeerProtocolError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
-    public var code: String {
+    public var code: FailureCode {
         switch self {
-        case .undecodable: "undecodable"
-        case .unknownType: "unknown-message"
-        case .badField: "bad-field"
+        case .undecodable: .undecodable
+        case .unknownType: .unknownMessage
+        case .badField: .badField
         }
     }
 }

@@ -89,7 +89,7 @@ struct Pair: AsyncParsableCommand {
                 switch outcome {
                 case .success(let done): return (started.code, done)
                 case .failure(.refused(let reason, let message))
-                where accept && ["codes-differ", "refused-there"].contains(reason) && ContinuousClock.now < deadline:
+                where accept && [FailureCode.codesDiffer, .refusedThere].contains(reason) && ContinuousClock.now < deadline:
                     // A stranger, or a code mistyped here or there, is refused; with --accept the
                     // window stays open and this waits for the next attempt while its time lasts.
                     StandardStreams.error("\(message)\nWaiting for the next attempt…\n")

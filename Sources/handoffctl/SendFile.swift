@@ -71,7 +71,7 @@ struct SendFile: AsyncParsableCommand {
             wait.cancel()
             await finish(owner, id)
             // Nothing there takes files: said as what to do, not as the generic "no handler for the type".
-            if report.code == "no-handler" {
+            if report.code == .noHandler {
                 throw failure(
                     "\(to) is not receiving files: run `handoffctl receive` there first (or configure a handler for \(FileTransfer.type.rawValue))",
                     code: ExitStatus.continuationFailed)

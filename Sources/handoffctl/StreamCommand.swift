@@ -104,7 +104,7 @@ enum StreamIO {
                 "stream": .string(stream.info.stream), "peer": .string(stream.info.peer), "sent": .integer(sent.bytes),
                 "received": .integer(received.bytes)
             ]
-            if case .failed(let code, let message) = outcome { (d["code"], d["message"]) = (.string(code), .string(message)) }
+            if case .failed(let code, let message) = outcome { (d["code"], d["message"]) = (.string(code.rawValue), .string(message)) }
             d["outcome"] = .string(outcome.isFinished ? "finished" : "failed")
             StandardStreams.write(2, JSONWriter.line(.dictionary(d)))
         }

@@ -125,7 +125,7 @@ final class AppDriver {
             var detail = try await client.perform(SceneConnectRequest(scene: id, role: "hawknotes"))
             if id == nil, let content = start.content {
                 guard let path = try? ContentPath(parsing: content) else {
-                    throw ClientError.refused(code: "bad-argument", message: "--content \(content): not b|BOOK or b|BOOK::c|CHARACTER")
+                    throw ClientError.refused(code: .badArgument, message: "--content \(content): not b|BOOK or b|BOOK::c|CHARACTER")
                 }
                 detail.summary = try await client.perform(
                     SceneUpdateRequest(

@@ -103,9 +103,9 @@ import Testing
         // A peer's code reaches D-Bus as a continuation's or a stream's failure: letters outside
         // ASCII or a name over 255 bytes made dbus-daemon drop handoffd's connection.
         for code in ["évil", String(repeating: "a", count: 300), "x.y", "a-b-c-d", "stream-unknownish", "Not-Found"] {
-            #expect(HandoffBusAPI.errorName(code) == "org.handoffd.Handoff1.Error.Failed", "\(code)")
+            #expect(HandoffBusAPI.errorName(FailureCode(code)) == "org.handoffd.Handoff1.Error.Failed", "\(code)")
         }
-        for code in HandoffBusAPI.knownErrorCodes {
+        for (code, _) in FailureCode.all {
             let name = HandoffBusAPI.errorName(code)
             let last = name.dropFirst(HandoffBusAPI.errorPrefix.count)
             #expect(name.utf8.count <= 255 && last.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } && last.first!.isUppercase, "\(name)")

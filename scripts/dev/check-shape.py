@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The shape rules of CONTRIBUTING.md, checked: every Swift file under Sources/ and Tests/ holds at
-most 400 lines, and every component (a class or an actor) in Sources/ at most 10 stored properties
-(static ones and computed ones do not count; values, such as a request's fields, are not components). KNOWN lists the types still over, with their count: one may
-only go down (lower its figure here when it does); a new type over the rule fails.
+most 400 lines; every component (a class or an actor) in Sources/ at most 10 stored properties
+(static ones and computed ones do not count; values, such as a request's fields, are not
+components); no failure code in Sources/ is written as a string (FailureCode's members are the
+vocabulary). KNOWN lists the types still over, with their count: one may only go down (lower its
+figure here when it does); a new type over the rule fails.
 
     scripts/dev/check-shape.py          (run by .ci/run)
 """
@@ -29,6 +31,10 @@ KNOWN = {
 TYPE = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|final|nonisolated|open)\s+)*(class|struct|actor|enum|extension)\s+(\w+)")
 STORED = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|nonisolated|lazy|weak|unowned)(?:\(set\))?\s+)*(let|var)\s+\(?\w+")
+
+
+# A failure code given as a literal where FailureCode's members are the vocabulary.
+CODE_LITERAL = re.compile(r'(\bcode: |FailureCode\()"[a-z]+(-[a-z0-9]+)*"')
 
 
 def strip(line):
@@ -100,6 +106,10 @@ def main():
                     problems.append(f"{rel}: {n} lines, more than {MAX_LINES}: split it by what its parts hold")
                 if folder == "Tests" or "/.build/" in path:
                     continue
+                if folder == "Sources" and not rel.endswith("FailureCode.swift"):
+                    for i, line in enumerate(open(path, encoding="utf-8"), 1):
+                        if CODE_LITERAL.search(line.split("//", 1)[0]):
+                            problems.append(f"{rel}:{i}: a failure code written as a string: use FailureCode's member (add one there if it is new)")
                 for name, count in stored_properties(path):
                     key = f"{rel}:{name}"
                     allowed = KNOWN.get(key, MAX_STORED)

@@ -222,7 +222,7 @@ public struct ContinuationReport: ControlObject, Equatable {
     /// "continued" or "failed".
     public var outcome: String
     /// A failure's ContinuationFailure code and message.
-    public var code: String?
+    public var code: FailureCode?
     public var message: String?
     /// Which dispatch step took it: app, scene, exec, webpage, none.
     public var step: String?
@@ -245,7 +245,7 @@ public struct ContinuationReport: ControlObject, Equatable {
     public var object: PropertyListValue {
         var w = FieldWriter()
         w.set("outcome", outcome)
-        w.set("code", code)
+        w.set("code", code?.rawValue)
         w.set("message", message)
         w.set("step", step)
         w.set("activity", activity)
@@ -264,7 +264,8 @@ public struct ContinuationReport: ControlObject, Equatable {
         let f = try Fields(object)
         self.init(outcome: try f.string("outcome"), activity: try f.uuid("activity"), peer: try f.string("peer"))
         (code, message, step, type) = (
-            try f.optionalString("code"), try f.optionalString("message"), try f.optionalString("step"), try f.optionalString("type")
+            try f.optionalString("code").map { FailureCode($0) }, try f.optionalString("message"), try f.optionalString("step"),
+            try f.optionalString("type")
         )
         (handler, scene, content, title) = (
             try f.optionalString("handler"), try f.optionalUUID("scene"), try f.optionalString("content"), try f.optionalString("title")

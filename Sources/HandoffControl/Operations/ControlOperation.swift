@@ -41,7 +41,7 @@ public protocol ControlResult: Sendable {
 /// what happened and what to do. Each component's errors conform; the control socket answers with
 /// them as they are.
 public protocol ControlFailure: Error, Sendable {
-    var code: String { get }
+    var code: FailureCode { get }
     var message: String { get }
 }
 
@@ -53,7 +53,7 @@ extension ControlError: ControlFailure {
         switch error {
         case let e as ControlError: self = e
         case let e as any ControlFailure: self = .failed(code: e.code, message: e.message)
-        default: self = .failed(code: "failed", message: "\(error)")
+        default: self = .failed(code: .failed, message: "\(error)")
         }
     }
 }

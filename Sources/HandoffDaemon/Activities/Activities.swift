@@ -162,7 +162,7 @@ public actor Activities: Service {
     /// resignCurrent (peers just stop seeing it) or invalidate (peers are told to drop it).
     func end(_ id: UUID, invalidate: Bool) async throws(ControlError) {
         guard current.remove(id) else {
-            throw .failed(code: "not-found", message: "activity \(id.canonicalString) is not current here (see `handoffctl activities`)")
+            throw .failed(code: .notFound, message: "activity \(id.canonicalString) is not current here (see `handoffctl activities`)")
         }
         owners[id] = nil
         if invalidate { await peers.tellInvalidated(id) }

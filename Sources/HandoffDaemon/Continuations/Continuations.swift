@@ -103,7 +103,7 @@ public final class Continuations: Service, Sendable {
         let wasOpen = peer.present
         let reply = try await peers.request(peer) { .fetch(id: $0, activityID: activityID) }
         guard case .activity(_, let activity) = reply, activity.id == activityID else {
-            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the fetch with something else than the activity")
+            throw .failed(code: .unexpectedReply, message: "\(peer.name) answered the fetch with something else than the activity")
         }
         await turn.wait()
         let outcome = await dispatch(activity, from: peer.name, preferredScene: scene, identity: peer.trusted?.identity)
@@ -119,18 +119,18 @@ public final class Continuations: Service, Sendable {
     /// `send ACTIVITY --to PEER`: push one of our current activities; the peer dispatches it.
     func push(activityID: UUID, to name: String) async throws(ControlError) -> ContinuationReport {
         guard let entry = await activities.entry(activityID) else {
-            throw .failed(code: "not-found", message: "activity \(activityID.canonicalString) is not current here (see `handoffctl activities`)")
+            throw .failed(code: .notFound, message: "activity \(activityID.canonicalString) is not current here (see `handoffctl activities`)")
         }
         let peer = try await peers.resolveForRequest(name)
         if let audience = entry.audience, peer.trusted?.identity.id != audience {
             throw .failed(
-                code: "not-for-peer",
+                code: .notForPeer,
                 message: "activity \(activityID.canonicalString) was published for another machine alone; publish it again for \(peer.name)")
         }
         if let id = peer.trusted?.identity.id, let declared = await peers.capabilities(of: id), !declared.types.contains(entry.activity.type.rawValue)
         {
             throw .failed(
-                code: "type-not-declared",
+                code: .typeNotDeclared,
                 message:
                     "\(peer.name) does not continue '\(entry.activity.type.rawValue)' (its handoffd does not declare that type); declare it in activity_types there first"
             )
@@ -139,7 +139,7 @@ public final class Continuations: Service, Sendable {
         let activity = await activities.freshest(entry.activity, givenTo: peer.trusted?.identity.id)
         let reply = try await peers.request(peer, timeout: .seconds(60)) { .push(id: $0, activity: activity) }
         guard case .outcome(_, let outcome) = reply else {
-            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the push with something else than an outcome")
+            throw .failed(code: .unexpectedReply, message: "\(peer.name) answered the push with something else than an outcome")
         }
         await originLearned(activityID: activity.id, version: activity.version, outcome: outcome, by: peer.name)
         var report = ContinuationReport(outcome: (outcome == .continued ? "continued" : "failed"), activity: activityID, peer: peer.name)

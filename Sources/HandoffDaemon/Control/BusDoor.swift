@@ -127,7 +127,7 @@ public final class BusDoor: Service, Sendable {
     /// Performs a control operation for a caller, as that caller.
     public func perform(_ request: ControlRequest, for r: BusRequest) async -> Result<PropertyListValue?, ControlError> {
         guard let client = client(of: r) else {
-            return .failure(.failed(code: "too-many-clients", message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))
+            return .failure(.failed(code: .tooManyClients, message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))
         }
         return await operations.perform(request, from: client)
     }
@@ -143,7 +143,7 @@ public final class BusDoor: Service, Sendable {
                     r,
                     .failure(
                         Self.failure(
-                            .failed(code: "too-many-clients", message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))
+                            .failed(code: .tooManyClients, message: "handoffd serves at most \(Self.maxClients) D-Bus clients at once; try again"))
                     ))
             }
             switch await operations.performPassing(request, from: client) {
@@ -169,8 +169,8 @@ public final class BusDoor: Service, Sendable {
     /// A control error as a D-Bus error: its code as the name, the same message; a code handoffd
     /// does not document (another machine's) is `...Error.Failed`, the code kept in the message.
     public static func failure(_ error: ControlError) -> BusFailure {
-        let known = HandoffBusAPI.knownErrorCodes.contains(error.code)
-        let code = String(error.code.terminalSafe.prefix(64))
+        let known = error.code.isKnown
+        let code = String(error.code.rawValue.terminalSafe.prefix(64))
         return BusFailure(name: HandoffBusAPI.errorName(error.code), message: known ? error.description : "\(code): \(error.description)")
     }
 

@@ -138,7 +138,7 @@ public final class ControlServer: Service, Sendable {
     func admit(_ channel: Channel, descriptor: Int32) -> EventLoopFuture<ControlClient?> {
         let promise = channel.eventLoop.makePromise(of: ControlClient?.self)
         guard let provider = channel as? SocketOptionProvider else {
-            refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
+            refuse(channel, .failed(code: .permissionDenied, message: "could not read the client's credentials"))
             promise.succeed(nil)
             return promise.futureResult
         }
@@ -146,14 +146,14 @@ public final class ControlServer: Service, Sendable {
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         future.whenComplete { [self] (result: Result<PeerCredentials, Error>) in
             guard case .success(let cred) = result else {
-                refuse(channel, .failed(code: "permission-denied", message: "could not read the client's credentials"))
+                refuse(channel, .failed(code: .permissionDenied, message: "could not read the client's credentials"))
                 promise.succeed(nil)
                 return
             }
             guard allowedUIDs.contains(cred.uid) else {
                 logger.warning("refused a control client", metadata: ["client.uid": "\(cred.uid)", "client.pid": "\(cred.pid)"])
                 refuse(
-                    channel, .failed(code: "permission-denied", message: "uid \(cred.uid) may not control handoffd; run as uid \(geteuid()) or root"))
+                    channel, .failed(code: .permissionDenied, message: "uid \(cred.uid) may not control handoffd; run as uid \(geteuid()) or root"))
                 promise.succeed(nil)
                 return
             }
@@ -164,7 +164,7 @@ public final class ControlServer: Service, Sendable {
             }
             guard admitted else {
                 refuse(
-                    channel, .failed(code: "too-many-clients", message: "handoffd serves at most \(maxClients) control clients at once; try again"))
+                    channel, .failed(code: .tooManyClients, message: "handoffd serves at most \(maxClients) control clients at once; try again"))
                 promise.succeed(nil)
                 return
             }

@@ -16,7 +16,7 @@ extension DaemonControl {
         case SceneRequest.name:
             return try await answer(r) { (op: SceneRequest) in
                 guard let s = await scenes.scene(op.scene) else {
-                    throw ControlError.failed(code: "not-found", message: "no scene \(op.scene.canonicalString) (see `handoffctl scenes`)")
+                    throw ControlError.failed(code: .notFound, message: "no scene \(op.scene.canonicalString) (see `handoffctl scenes`)")
                 }
                 return s.detail
             }
@@ -67,11 +67,11 @@ extension DaemonControl {
 
 /// Scene errors answer with a code scripts can match.
 extension SceneError: ControlFailure {
-    public var code: String {
+    public var code: FailureCode {
         switch self {
-        case .saveFailed: "save-failed"
-        case .unknownScene: "not-found"
-        default: "bad-scene-state"
+        case .saveFailed: .saveFailed
+        case .unknownScene: .notFound
+        default: .badSceneState
         }
     }
 

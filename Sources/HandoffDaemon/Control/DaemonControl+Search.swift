@@ -31,7 +31,7 @@ extension DaemonControl {
             guard let stored = await scenes.scene(id) else { throw Self.gone(id) }
             guard let activity = stored.scene.currentActivity else {
                 throw .failed(
-                    code: "nothing-to-open",
+                    code: .nothingToOpen,
                     message: "that window is doing nothing it could be continued with; open it in its app")
             }
             return await local(activity, scene: id)
@@ -39,6 +39,6 @@ extension DaemonControl {
     }
 
     private static func gone(_ id: UUID) -> ControlError {
-        .failed(code: "not-found", message: "\(id.canonicalString) is no longer there; search again")
+        .failed(code: .notFound, message: "\(id.canonicalString) is no longer there; search again")
     }
 }

@@ -41,7 +41,7 @@ extension DaemonControl {
             try daemon.continuations.streams.refuse(token: op.stream)
             return nil
         default:
-            throw .failed(code: "needs-descriptor", message: "\(r.op) answers with a socket: ask it on the control socket or D-Bus")
+            throw .failed(code: .needsDescriptor, message: "\(r.op) answers with a socket: ask it on the control socket or D-Bus")
         }
     }
 }

@@ -90,7 +90,7 @@ struct DaemonControl: ControlOperations {
                 if let to = op.to {
                     guard let trusted = try await peers.resolve(to).trusted else {
                         throw ControlError.failed(
-                            code: "not-paired", message: "\(to) is not paired with this machine; an activity can be for a paired machine alone")
+                            code: .notPaired, message: "\(to) is not paired with this machine; an activity can be for a paired machine alone")
                     }
                     audience = trusted
                 }
@@ -117,7 +117,7 @@ struct DaemonControl: ControlOperations {
         case RefreshRequest.name:
             return try await answer(r) { (op: RefreshRequest) in
                 guard await activities.answerRefresh(token: op.token, with: op.activity) else {
-                    throw ControlError.failed(code: "not-found", message: "no refresh with this token is waiting (it was answered late)")
+                    throw ControlError.failed(code: .notFound, message: "no refresh with this token is waiting (it was answered late)")
                 }
                 return Done()
             }
@@ -134,7 +134,7 @@ struct DaemonControl: ControlOperations {
         case HandledRequest.name:
             return try await answer(r) { (op: HandledRequest) in
                 guard await continuations.live.answer(token: op.token, accepted: op.accepted, scene: op.scene) else {
-                    throw ControlError.failed(code: "not-found", message: "no continuation with this token is waiting (it was answered late)")
+                    throw ControlError.failed(code: .notFound, message: "no continuation with this token is waiting (it was answered late)")
                 }
                 return Done()
             }

@@ -67,7 +67,7 @@ public actor Pairing: Service {
             let peer = try await peers.resolveForPairing(name)
             guard let address = peer.address else {
                 throw .failed(
-                    code: "peer-unreachable",
+                    code: .peerUnreachable,
                     message: "\(peer.name) is not listed on the network now; start handoffd there, or pair by address: `handoffctl pair HOST[:PORT]`")
             }
             target = (peer.name, PeerEndpoint(host: address.host, port: address.port))
@@ -82,13 +82,13 @@ public actor Pairing: Service {
             // not open (it is listed by name only while it waits).
             if !listed, !PeerEndpoint.isAddressLiteral(name), ConnectFailure.isUnresolvedName(error) {
                 throw .failed(
-                    code: "peer-unreachable",
+                    code: .peerUnreachable,
                     message:
                         "no machine named \(name) has its pairing window open on this network: run `handoffctl pair --accept` on \(name) first (it waits 2 minutes), then pair again; on another network or over a VPN, give its address: `handoffctl pair HOST[:PORT]`"
                 )
             }
             throw .failed(
-                code: "pairing-failed",
+                code: .pairingFailed,
                 message: "pairing with \(target.name) failed: \(ConnectFailure.reason(error))")
         }
         let code = try await showCode(
@@ -117,11 +117,11 @@ public actor Pairing: Service {
             }
             if case .ended = outcome {
                 throw .failed(
-                    code: "pairing-window-closed",
+                    code: .pairingWindowClosed,
                     message: "the pairing window closed (a pairing failed, or handoffd is stopping); run `handoffctl pair --accept` again")
             }
             throw .failed(
-                code: "pairing-timeout",
+                code: .pairingTimeout,
                 message: "no machine started pairing within \(timeout.spokenSeconds); run `handoffctl pair <this machine>` on the other one")
         }
         // The asker's host alone: the port its connection came from is an ephemeral one, not
@@ -135,7 +135,7 @@ public actor Pairing: Service {
     {
         let code: String
         do { code = try await session.code() } catch {
-            throw .failed(code: "pairing-failed", message: "pairing with \(name) failed before a code was shown: \(ConnectFailure.reason(error))")
+            throw .failed(code: .pairingFailed, message: "pairing with \(name) failed before a code was shown: \(ConnectFailure.reason(error))")
         }
         let id = UUID().canonicalString
         pending[id] = (session, owner.key, code)
@@ -150,7 +150,7 @@ public actor Pairing: Service {
     /// shown here: a stranger that answered first shows another.
     func confirm(_ id: String, accept: Bool, code typed: String? = nil) async throws(ControlError) -> PeerIdentityInfo {
         guard let p = pending.removeValue(forKey: id) else {
-            throw .failed(code: "not-found", message: "no pairing \(id) is waiting; start again with `handoffctl pair`")
+            throw .failed(code: .notFound, message: "no pairing \(id) is waiting; start again with `handoffctl pair`")
         }
         let differs = typed.map { PairingCodeMatch.normalised($0) != p.code } ?? false
         if accept && !differs { p.session.confirm() } else { p.session.reject() }
@@ -168,24 +168,24 @@ public actor Pairing: Service {
             // The other machine ended the pairing before this code was compared (no `pair
             // --accept` waited there, it was cancelled, the link went): that, not the code.
             throw .failed(
-                code: "pairing-failed",
+                code: .pairingFailed,
                 message: "pairing did not complete: \(failure). Run `handoffctl pair --accept` on the other machine, then pair again")
         case .failure(.pairing(.rejectedByPeer)) where !differs:
             // The person there typed another code (a typo, or a stranger answered here first):
             // this machine's window may wait for the next attempt.
             throw .failed(
-                code: "refused-there",
+                code: .refusedThere,
                 message:
                     "the other machine refused this pairing (the code typed there was not \(p.code), or its person said no); nothing was stored. \(Self.lockoutNote)"
             )
         case .failure where differs:
             throw .failed(
-                code: "codes-differ",
+                code: .codesDiffer,
                 message:
                     "the code given (\(typed ?? "")) is not the one this machine shows (\(p.code)): another machine may have answered first; nothing was stored. Check the other machine and pair again. \(Self.lockoutNote)"
             )
         case .failure(let error):
-            throw .failed(code: "pairing-failed", message: "pairing did not complete: \(error)")
+            throw .failed(code: .pairingFailed, message: "pairing did not complete: \(error)")
         }
     }
 
@@ -195,10 +195,10 @@ public actor Pairing: Service {
 
     func unpair(_ name: String) async throws(ControlError) -> PeerIdentityInfo {
         let peer = try await peers.resolve(name)
-        guard let trusted = peer.trusted else { throw .failed(code: "not-paired", message: "\(peer.name) is not paired") }
+        guard let trusted = peer.trusted else { throw .failed(code: .notPaired, message: "\(peer.name) is not paired") }
         let key: AdvertisingKey
         do { key = try await endpoint.unpair(trusted.identity) } catch {
-            throw .failed(code: "store-failed", message: "could not forget \(peer.name): \(error); nothing changed")
+            throw .failed(code: .storeFailed, message: "could not forget \(peer.name): \(error); nothing changed")
         }
         await forgotten(trusted, by: "here")
         return PeerIdentityInfo(peer: trusted.name, fingerprint: trusted.identity.fingerprint, advertisingGeneration: Int64(key.generation))

@@ -69,7 +69,7 @@ extension Peers {
         let paired = views.filter { $0.trusted?.name == text }
         if paired.count > 1 {
             throw .failed(
-                code: "ambiguous-peer",
+                code: .ambiguousPeer,
                 message:
                     "\(paired.count) paired machines are named '\(text)' (fingerprints \(paired.compactMap(\.fingerprint).joined(separator: ", "))); name one by its fingerprint, and unpair the one you do not know"
             )
@@ -81,7 +81,7 @@ extension Peers {
         }
         let known = views.map(\.name).joined(separator: ", ")
         throw .failed(
-            code: "unknown-peer",
+            code: .unknownPeer,
             message: "no peer named '\(text)' is listed or paired"
                 + (known.isEmpty ? "; none is visible yet (see `handoffctl peers`)" : " (known: \(known))"))
     }

@@ -151,7 +151,7 @@ actor Search: Service {
     func search(_ text: String, limit: Int) async throws(ControlError) -> [SearchHit] {
         guard let index else {
             throw .failed(
-                code: "search-off", message: "search is turned off in the configuration (desktop.search: false); turn it on and restart handoffd")
+                code: .searchOff, message: "search is turned off in the configuration (desktop.search: false); turn it on and restart handoffd")
         }
         await fillOnce()
         await indexScenesIfChanged()
@@ -162,7 +162,7 @@ actor Search: Service {
                     rank: m.rank)
             }
         } catch {
-            throw .failed(code: "search-failed", message: "the search index could not answer (\(error)); see the log")
+            throw .failed(code: .searchFailed, message: "the search index could not answer (\(error)); see the log")
         }
     }
 }

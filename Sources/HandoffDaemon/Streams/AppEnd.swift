@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffCore
 import NIOCore
 import NIOPosix
 
@@ -34,7 +35,7 @@ enum AppEnd {
     static func make(group: EventLoopGroup, chunk: Int, handler: @escaping @Sendable () -> AppEndHandler) async throws -> (Channel, OwnedDescriptor) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            throw StreamError.failed(code: "stream-socket", message: "could not make the stream's socket: \(String(cString: strerror(errno)))")
+            throw StreamError.failed(code: .streamSocket, message: "could not make the stream's socket: \(String(cString: strerror(errno)))")
         }
         // Room for a few reads each way (the kernel caps it at net.core.wmem_max): a transfer
         // wakes the app and the loop less often than with the default of about 200 KiB.
@@ -50,7 +51,7 @@ enum AppEnd {
             return (channel, theirs)
         } catch {
             _ = Glibc.close(fds[0])
-            throw StreamError.failed(code: "stream-socket", message: "could not serve the stream's socket: \(error)")
+            throw StreamError.failed(code: .streamSocket, message: "could not serve the stream's socket: \(error)")
         }
     }
 }
@@ -110,5 +111,5 @@ final class AppEndHandler: ChannelDuplexHandler, @unchecked Sendable {
 
 /// Why a stream could not be made, opened or accepted.
 enum StreamError: Error {
-    case failed(code: String, message: String)
+    case failed(code: FailureCode, message: String)
 }

@@ -135,7 +135,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
                 let seconds = resumeDeadline.nanoseconds / 1_000_000_000
                 deadline = loop.scheduleTask(in: resumeDeadline) { [weak self] in
                     self?.fail(
-                        code: "stream-link-lost",
+                        code: .streamLinkLost,
                         message: "the link to \(self?.peerName ?? "the peer") stayed down for more than \(seconds) s; the stream ended")
                 }
             }
@@ -261,16 +261,16 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             guard !ended else { return }
             machine.appEnded()
             if !(machine.appInputEnded && machine.finDelivered) {
-                perform(machine.fail(code: "stream-app-closed", message: "the app closed the stream on \(here) before it ended"))
+                perform(machine.fail(code: .streamAppClosed, message: "the app closed the stream on \(here) before it ended"))
             } else {
                 settle()
             }
         }
     }
 
-    func appFailed(_ why: String) { fail(code: "stream-app-closed", message: "the app's socket failed on \(here): \(why)") }
+    func appFailed(_ why: String) { fail(code: .streamAppClosed, message: "the app's socket failed on \(here): \(why)") }
 
-    func fail(code: String, message: String) { lock.withLock { perform(machine.fail(code: code, message: message)) } }
+    func fail(code: FailureCode, message: String) { lock.withLock { perform(machine.fail(code: code, message: message)) } }
 
     // MARK: - Carrying out the machine's actions (lock held; everything queued)
 
@@ -333,7 +333,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
         }
     }
 
-    private func end(failure: (code: String, message: String)?) {
+    private func end(failure: (code: FailureCode, message: String)?) {
         guard !ended else { return }
         ended = true
         deadline?.cancel()
@@ -345,7 +345,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
         ]
         if let failure {
             fields["outcome"] = "failed"
-            fields["code"] = .string(failure.code)
+            fields["code"] = .string(failure.code.rawValue)
             fields["message"] = .string(failure.message)
             logger.notice(
                 "a stream failed",

@@ -105,14 +105,14 @@ final class Streams: Sendable {
         }
         guard let from = origins.first else {
             throw .failed(
-                code: "not-continued",
+                code: .notContinued,
                 message:
                     "activity \(activityID.canonicalString) was not continued on this machine\(named.map { " from \($0)" } ?? "") in the last \(Int(ContinuedHere.lifetime / 60)) minutes, or does not support streams; continue it first (`handoffctl continue PEER ACTIVITY`)"
             )
         }
         guard origins.count == 1 else {
             throw .failed(
-                code: "ambiguous-origin",
+                code: .ambiguousOrigin,
                 message:
                     "activity \(activityID.canonicalString) came from \(origins.count) machines (fingerprints \(origins.map(\.fingerprint).joined(separator: ", "))); name the one to stream with (`peer`: the `fingerprint` of the continue event)"
             )
@@ -135,7 +135,7 @@ final class Streams: Sendable {
         }
         guard case .streamAccepted(_, let s, let theirs) = reply, s == stream else {
             remove(link, failing: "unexpected reply")
-            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the stream request with something else")
+            throw .failed(code: .unexpectedReply, message: "\(peer.name) answered the stream request with something else")
         }
         link.grant(window: theirs)
         if let session = await peers.links.current(from.peerID) { link.bind(session) }
@@ -150,34 +150,34 @@ final class Streams: Sendable {
     func offered(stream: UInt64, activityID: UUID, window: UInt32, requestID id: Int64, on session: LinkSession) async -> PeerMessage {
         let peerID = session.peer.id
         let peerName = peers.name(of: session.peer)
-        func refuse(_ code: String, _ message: String) -> PeerMessage {
+        func refuse(_ code: FailureCode, _ message: String) -> PeerMessage {
             logger.notice("refused a peer's stream", metadata: ["peer.id": "\(session.peer.fingerprint)", "failure.code": "\(code)"])
             return .error(id: id, code: code, message: message)
         }
         let here = device
         guard let owner = await activities.streamOwner(of: activityID, givenTo: peerID) else {
             return refuse(
-                "not-continued",
+                .notContinued,
                 "activity \(activityID.canonicalString) is not one that \(here) gave your machine to continue (fetched or pushed in the last 10 minutes), or its app did not ask for streams"
             )
         }
         guard let owner else {
             return refuse(
-                "no-stream-app", "the app that published activity \(activityID.canonicalString) on \(here) is no longer connected to handoffd")
+                .noStreamApp, "the app that published activity \(activityID.canonicalString) on \(here) is no longer connected to handoffd")
         }
         let token = UUID.random().canonicalString
         let key = Key(peerID: peerID, stream: stream)
-        let admitted = state.withLockedValue { s -> String? in
-            if s.links[key] != nil || s.offers.values.contains(where: { $0.key == key }) { return "stream-exists" }
-            if s.count(peer: peerID) >= settings.maxPerPeer { return "too-many-streams" }
-            if s.total >= settings.maxTotal { return "too-many-streams" }
+        let admitted = state.withLockedValue { s -> FailureCode? in
+            if s.links[key] != nil || s.offers.values.contains(where: { $0.key == key }) { return .streamExists }
+            if s.count(peer: peerID) >= settings.maxPerPeer { return .tooManyStreams }
+            if s.total >= settings.maxTotal { return .tooManyStreams }
             s.offers[token] = Offer(key: key, activityID: activityID, window: window, session: session, peerName: peerName)
             return nil
         }
         if let admitted {
             return refuse(
                 admitted,
-                admitted == "stream-exists"
+                admitted == .streamExists
                     ? "stream \(stream) is already open"
                     : "\(here) holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
@@ -194,18 +194,18 @@ final class Streams: Sendable {
         case .value(true) where offer?.link != nil:
             return .streamAccepted(id: id, stream: stream, window: UInt32(clamping: settings.window))
         case .value:
-            return refuse("stream-refused", "the app on \(here) refused the stream")
+            return refuse(.streamRefused, "the app on \(here) refused the stream")
         default:
             let seconds = settings.acceptDeadline.components.seconds
             return refuse(
-                "stream-not-accepted", "the app on \(here) did not accept the stream within \(seconds) s (does it support continuation streams?)")
+                .streamNotAccepted, "the app on \(here) did not accept the stream within \(seconds) s (does it support continuation streams?)")
         }
     }
 
     /// `stream-accept TOKEN`: the owning app takes the stream a peer asked for.
     func accept(token: String, client: ControlClient) async throws(ControlError) -> StreamHandle {
         guard let offer = state.withLockedValue({ $0.offers[token] }), offer.link == nil else {
-            throw .failed(code: "no-such-stream", message: "no stream \(token) waits to be accepted (it may have timed out)")
+            throw .failed(code: .noSuchStream, message: "no stream \(token) waits to be accepted (it may have timed out)")
         }
         let link = try await makeLink(
             key: offer.key, peerName: offer.peerName, activityID: offer.activityID, peerWindow: UInt64(offer.window),
@@ -219,7 +219,7 @@ final class Streams: Sendable {
         }
         guard taken, answers.resumeOldest(token, with: true) else {
             remove(link, failing: "the offer timed out")
-            throw .failed(code: "no-such-stream", message: "stream \(token) timed out before it was accepted")
+            throw .failed(code: .noSuchStream, message: "stream \(token) timed out before it was accepted")
         }
         return StreamHandle(descriptor: try descriptor(of: link), info: info(link))
     }
@@ -227,7 +227,7 @@ final class Streams: Sendable {
     /// `stream-refuse TOKEN`: the owning app does not want it.
     func refuse(token: String) throws(ControlError) {
         guard answers.resumeOldest(token, with: false) else {
-            throw .failed(code: "no-such-stream", message: "no stream \(token) waits to be accepted")
+            throw .failed(code: .noSuchStream, message: "no stream \(token) waits to be accepted")
         }
     }
 
@@ -259,7 +259,7 @@ final class Streams: Sendable {
             // many and does not read our answers is closed as stalled.
             session.sendStreamFrame(
                 StreamFrame.reset(
-                    stream: frame.stream, code: "stream-unknown",
+                    stream: frame.stream, code: FailureCode.streamUnknown.rawValue,
                     message: "the stream is not open on the other machine (its handoffd may have restarted)"
                 )
                 .encoded(prefix: MessageKind.stream.rawValue))
@@ -281,7 +281,7 @@ final class Streams: Sendable {
         Task {
             // Unpaired (by either side): no stream outlives the pairing.
             if let trusted = try? peers.trusted(), !trusted.contains(where: { $0.identity.id == link.peerID }) {
-                link.fail(code: "stream-unpaired", message: "\(link.peerName) is no longer paired with this machine; the stream ended")
+                link.fail(code: .streamUnpaired, message: "\(link.peerName) is no longer paired with this machine; the stream ended")
                 return
             }
             if let session = await links.current(link.peerID), session.channel.isActive { link.attach(session) }
@@ -291,13 +291,13 @@ final class Streams: Sendable {
     /// The peer was unpaired: none of its streams outlives the pairing.
     func drop(peerID: String) {
         let doomed = state.withLockedValue { $0.links.filter { $0.key.peerID == peerID }.map(\.value) }
-        for link in doomed { link.fail(code: "stream-unpaired", message: "the machine was unpaired; its streams ended") }
+        for link in doomed { link.fail(code: .streamUnpaired, message: "the machine was unpaired; its streams ended") }
     }
 
     /// handoffd is stopping: every stream ends, and its apps hear why.
     func closeAll() {
         for link in state.withLockedValue({ Array($0.links.values) }) {
-            link.fail(code: "stream-daemon-stopping", message: "handoffd on \(device) is stopping")
+            link.fail(code: .streamDaemonStopping, message: "handoffd on \(device) is stopping")
         }
     }
 
@@ -317,7 +317,7 @@ final class Streams: Sendable {
         }
         guard admitted else {
             throw .failed(
-                code: "too-many-streams",
+                code: .tooManyStreams,
                 message: "this machine holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
         let link = StreamLink(
@@ -336,7 +336,7 @@ final class Streams: Sendable {
             pendingDescriptors.withLockedValue { $0[token] = theirs }
         } catch {
             if case .failed(let code, let message) = error as? StreamError { throw .failed(code: code, message: message) }
-            throw .failed(code: "stream-socket", message: "\(error)")
+            throw .failed(code: .streamSocket, message: "\(error)")
         }
         return link
     }
@@ -346,7 +346,7 @@ final class Streams: Sendable {
 
     private func descriptor(of link: StreamLink) throws(ControlError) -> OwnedDescriptor {
         guard let d = pendingDescriptors.withLockedValue({ $0.removeValue(forKey: link.token) }) else {
-            throw .failed(code: "stream-ended", message: "the stream ended before it could be handed over")
+            throw .failed(code: .streamEnded, message: "the stream ended before it could be handed over")
         }
         return d
     }
@@ -356,7 +356,7 @@ final class Streams: Sendable {
     }
 
     private func remove(_ link: StreamLink, failing why: String) {
-        link.fail(code: "stream-not-opened", message: why)
+        link.fail(code: .streamNotOpened, message: why)
     }
 
     private func ended(_ link: StreamLink) {

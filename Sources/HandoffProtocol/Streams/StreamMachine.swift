@@ -1,3 +1,5 @@
+import HandoffCore
+
 /// One side of a continuation stream, as pure state (docs/PROTOCOL.md, "Continuation streams"):
 /// what our app wrote that the peer has not acknowledged (kept, to resend after a resume), what
 /// we received and delivered to our app, both half-closes, and whether a session carries it now.
@@ -36,7 +38,7 @@ public struct StreamMachine: Sendable {
         /// Every byte of the peer's direction reached our app: half-close our app's input.
         case endAppOutput
         /// The stream ended in error (reported to our app; nothing more happens).
-        case failed(code: String, message: String)
+        case failed(code: FailureCode, message: String)
     }
 
     /// The next frame for the peer: a small one whole, or a data frame as the range of retained
@@ -74,7 +76,7 @@ public struct StreamMachine: Sendable {
     private var awaitingResume = false
     /// The peer resumed on the session we ride now: a second resume there is a violation.
     private var peerResumed = false
-    public private(set) var failure: (code: String, message: String)?
+    public private(set) var failure: (code: FailureCode, message: String)?
 
     public init(id: UInt64, settings: Settings = Settings(), peerWindow: UInt64, attached: Bool = true) {
         self.id = id
@@ -149,11 +151,11 @@ public struct StreamMachine: Sendable {
     }
 
     /// The stream ends here in error (our app is gone, the resume deadline passed, ...).
-    public mutating func fail(code: String, message: String) -> [Action] {
+    public mutating func fail(code: FailureCode, message: String) -> [Action] {
         guard failure == nil else { return [] }
         failure = (code, message)
         var out: [Action] = []
-        if attached { out.append(.send(.reset(stream: id, code: code, message: message))) }
+        if attached { out.append(.send(.reset(stream: id, code: code.rawValue, message: message))) }
         out.append(.failed(code: code, message: message))
         return out
     }
@@ -239,8 +241,8 @@ public struct StreamMachine: Sendable {
             }
             return []
         case .reset(_, let code, let message):
-            failure = (code, message)
-            return [.failed(code: code, message: message)]
+            failure = (FailureCode(code), message)
+            return [.failed(code: FailureCode(code), message: message)]
         case .resume(_, let offset):
             guard !peerResumed else { return violation("a second resume on one session") }
             let limit = readEnd + (finSent ? 1 : 0)
@@ -295,6 +297,6 @@ public struct StreamMachine: Sendable {
 
     /// The peer broke the protocol: the stream is reset on both sides.
     private mutating func violation(_ why: String) -> [Action] {
-        fail(code: "stream-protocol", message: "the peer broke the stream protocol: \(why)")
+        fail(code: .streamProtocol, message: "the peer broke the stream protocol: \(why)")
     }
 }

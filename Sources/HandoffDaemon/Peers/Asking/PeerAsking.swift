@@ -50,14 +50,14 @@ actor PeerAsking {
     /// pushes on the open session, or its advert's sealed tokens, say so), else asked over the link.
     func activities(of peer: PeerView) async throws(ControlError) -> [ActivitySummary] {
         guard let trusted = peer.trusted else {
-            throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
+            throw .failed(code: .notPaired, message: PeerRequestError.notPaired(peer.name).description)
         }
         let links = reach.links
         if let held = remote.fresh(trusted.identity.id, openSession: await links.sessionID(of: trusted.identity.id)) { return held }
         let mark = remote.mark(trusted.identity.id)
         let reply = try await request(peer) { .list(id: $0) }
         guard case .activities(_, let items) = reply else {
-            throw .failed(code: "unexpected-reply", message: "\(peer.name) answered the list with something else")
+            throw .failed(code: .unexpectedReply, message: "\(peer.name) answered the list with something else")
         }
         remote.answered(items, peerID: trusted.identity.id, session: await links.sessionID(of: trusted.identity.id), mark: mark)
         return items
@@ -90,7 +90,7 @@ actor PeerAsking {
         _ peer: PeerView, timeout: Duration = .seconds(5), _ make: @escaping @Sendable (Int64) -> PeerMessage
     ) async throws(ControlError) -> PeerMessage {
         guard let trusted = peer.trusted else {
-            throw .failed(code: "not-paired", message: PeerRequestError.notPaired(peer.name).description)
+            throw .failed(code: .notPaired, message: PeerRequestError.notPaired(peer.name).description)
         }
         let links = reach.links, id = trusted.identity.id
         // The usual case, a session open: one call into the links, none into the reach. Closed

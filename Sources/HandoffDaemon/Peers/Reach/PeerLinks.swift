@@ -169,8 +169,8 @@ public actor PeerLinks {
     }
 
     /// Logs a refusal once per peer and reason a minute, with how many there were.
-    private func refused(_ session: LinkSession, _ reason: String) {
-        guard let count = refusals.note(peerID: session.peer.id, reason: reason, at: .now) else { return }
+    private func refused(_ session: LinkSession, _ reason: FailureCode) {
+        guard let count = refusals.note(peerID: session.peer.id, reason: reason.rawValue, at: .now) else { return }
         logger.notice(
             "refused a peer's messages", metadata: ["peer.id": "\(session.peer.fingerprint)", "reason": "\(reason)", "count": "\(count)"])
     }
@@ -182,14 +182,14 @@ public actor PeerLinks {
         case nil:
             return nil
         case .busy:
-            refused(session, "busy")
+            refused(session, .busy)
             return .error(
-                id: message.requestID, code: "busy",
+                id: message.requestID, code: .busy,
                 message: "too many requests at once (at most \(PeerAdmission.maxInFlightPerSession)); wait for answers before asking more")
         case .rateLimited:
-            refused(session, "rate-limited")
+            refused(session, .rateLimited)
             return .error(
-                id: message.requestID, code: "rate-limited",
+                id: message.requestID, code: .rateLimited,
                 message: "too many pushes (at most \(Int(PeerAdmission.pushesPerSecond)) a second); try again shortly")
         }
     }
@@ -210,7 +210,7 @@ public actor PeerLinks {
             logger.warning("a reply could not be encoded", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error)"])
             bytes =
                 (try? PeerMessage.error(
-                    id: request.requestID, code: "reply-too-large",
+                    id: request.requestID, code: .replyTooLarge,
                     message: "the answer could not be encoded: \(error)"
                 ).encoded()) ?? []
         }
@@ -218,7 +218,7 @@ public actor PeerLinks {
             logger.warning("a reply does not fit a frame", metadata: ["peer.id": "\(session.peer.fingerprint)", "reply.bytes": "\(bytes.count)"])
             bytes =
                 (try? PeerMessage.error(
-                    id: request.requestID, code: "reply-too-large",
+                    id: request.requestID, code: .replyTooLarge,
                     message: "the answer is \(bytes.count) bytes, more than a link frame carries (\(session.maxMessage))"
                 ).encoded()) ?? []
         }

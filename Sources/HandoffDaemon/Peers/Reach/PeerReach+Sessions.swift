@@ -151,7 +151,7 @@ extension PeerReach {
         guard case .hello(_, let hello) = reply else { throw .unexpectedReply("something else than its hello") }
         if !greeted(by: session.peer, hello: hello, on: session) {
             throw .refused(
-                code: "unsupported-version",
+                code: .unsupportedVersion,
                 message:
                     "\(hello.device.terminalSafe) speaks peer protocol \(hello.protocolVersion); this machine speaks \(PeerMessage.protocolVersion)")
         }

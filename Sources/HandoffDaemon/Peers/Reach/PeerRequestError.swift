@@ -1,20 +1,22 @@
+import HandoffCore
+
 /// Why a request to a peer did not get an answer.
 public enum PeerRequestError: Error, Sendable, Equatable, CustomStringConvertible {
     case notPaired(String)
     case unreachable(String, reason: String)
     case timedOut(String, after: Duration)
     case sessionClosed(String)
-    case refused(code: String, message: String)
+    case refused(code: FailureCode, message: String)
     case unexpectedReply(String)
 
-    public var code: String {
+    public var code: FailureCode {
         switch self {
-        case .notPaired: "not-paired"
-        case .unreachable: "peer-unreachable"
-        case .timedOut: "peer-timeout"
-        case .sessionClosed: "peer-gone"
+        case .notPaired: .notPaired
+        case .unreachable: .peerUnreachable
+        case .timedOut: .peerTimeout
+        case .sessionClosed: .peerGone
         case .refused(let code, _): code
-        case .unexpectedReply: "unexpected-reply"
+        case .unexpectedReply: .unexpectedReply
         }
     }
 

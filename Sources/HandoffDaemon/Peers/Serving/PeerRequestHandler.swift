@@ -57,7 +57,7 @@ public struct PeerRequestHandler: Sendable {
                 })
             else {
                 return .error(
-                    id: id, code: "not-found",
+                    id: id, code: .notFound,
                     message: "activity \(activityID.canonicalString) is not current here (it may have been resigned, invalidated or expired)")
             }
             return .activity(id: id, activity: await freshest(entry.activity))
@@ -65,14 +65,14 @@ public struct PeerRequestHandler: Sendable {
             return .pong(id: id)
         case .push, .continued, .changed, .invalidated, .activities, .activity, .outcome, .pong, .error, .goodbye, .streamOpen, .streamAccepted:
             // Handled by the daemon's session logic (dispatch, events), or replies we did not ask for.
-            return message.requestID.map { .error(id: $0, code: "unexpected", message: "not handled here") }
+            return message.requestID.map { .error(id: $0, code: .unexpected, message: "not handled here") }
         }
     }
 
     /// The answer to a hello of another protocol version.
     static func unsupported(_ hello: Hello, id: Int64) -> PeerMessage {
         .error(
-            id: id, code: "unsupported-version",
+            id: id, code: .unsupportedVersion,
             message: "peer protocol \(hello.protocolVersion) is not supported; this machine speaks \(PeerMessage.protocolVersion)")
     }
 

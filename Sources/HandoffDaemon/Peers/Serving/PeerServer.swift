@@ -27,7 +27,7 @@ struct PeerServer: Sendable {
     }
 
     static let refused = RemoteOutcome.failed(
-        code: "push-refused",
+        code: .pushRefused,
         message: "this machine does not take pushes from yours (refuse_pushes_from in its handoffd.yaml); continue from here instead")
 
     func serve(_ message: PeerMessage, from session: LinkSession) async -> PeerMessage? {
