@@ -9,58 +9,46 @@ import HandoffCore
 
 extension DaemonControl {
     /// The scene lifecycle operations (docs/CONTROL.md, "Scenes").
-    func sceneRoute(_ r: ControlRequest, _ client: ControlClient) async throws(ControlError) -> PropertyListValue? {
-        let scenes = self.scenes
-        switch r.op {
-        case ScenesRequest.name: return try await answer(r) { (_: ScenesRequest) in Listing(await scenes.all.map { $0.summary }) }
-        case SceneRequest.name:
-            return try await answer(r) { (op: SceneRequest) in
-                guard let s = await scenes.scene(op.scene) else {
-                    throw ControlError.failed(code: .notFound, message: "no scene \(op.scene.canonicalString) (see `handoffctl scenes`)")
-                }
-                return s.detail
+    static func sceneRoutes(_ routes: inout ControlRoutes) {
+        routes.on(ScenesRequest.self) { c, _, _, _ in Listing(await c.scenes.all.map { $0.summary }) }
+        routes.on(SceneRequest.self) { c, op, _, _ in
+            guard let s = await c.scenes.scene(op.scene) else {
+                throw ControlError.failed(code: .notFound, message: "no scene \(op.scene.canonicalString) (see `handoffctl scenes`)")
             }
-        case SceneConnectRequest.name:
-            return try await answer(r) { (op: SceneConnectRequest) in
-                let (s, restored) = try await scenes.connect(op.scene, role: op.role, by: client.key)
-                var d = s.detail
-                d.restored = restored
-                d.restorationActivity = s.scene.restorationActivity()
-                return d
+            return s.detail
+        }
+        routes.on(SceneConnectRequest.self) { c, op, client, _ in
+            let (s, restored) = try await c.scenes.connect(op.scene, role: op.role, by: client.key)
+            var d = s.detail
+            d.restored = restored
+            d.restorationActivity = s.scene.restorationActivity()
+            return d
+        }
+        routes.on(SceneUpdateRequest.self) { c, op, _, _ in
+            let change = try SceneChange(op)
+            let s = try await c.scenes.update(op.scene) { @Sendable (scene: inout Scene) throws(SceneError) in
+                try change.apply(to: &scene)
             }
-        case SceneUpdateRequest.name:
-            return try await answer(r) { (op: SceneUpdateRequest) in
-                let change = try SceneChange(op)
-                let s = try await scenes.update(op.scene) { @Sendable (scene: inout Scene) throws(SceneError) in
-                    try change.apply(to: &scene)
-                }
-                // The summary, not the storage: an acknowledgement should not carry the whole scene back.
-                return s.summary
-            }
-        case SceneLaunchedRequest.name:
-            return try await answer(r) { (op: SceneLaunchedRequest) in
-                await scenes.launched(op.scene)
-                return Done()
-            }
-        case SceneDisconnectRequest.name:
-            return try await answer(r) { (op: SceneDisconnectRequest) in
-                await scenes.disconnect(op.scene)
-                return Done()
-            }
-        case SceneDestroyRequest.name:
-            return try await answer(r) { (op: SceneDestroyRequest) in
-                try await scenes.destroy(op.scene)
-                return Done()
-            }
-        case DeleteSavedRequest.name:
-            return try await answer(r) { (op: DeleteSavedRequest) in
-                let set = Set(op.ids)
-                let n = try await scenes.deleteSavedActivities(persistentIDs: set)
-                await activities.invalidate(persistentIDs: set)
-                return DeletedSaved(scenes: Int64(n))
-            }
-        default:
-            throw .unknownOp(r.op)
+            // The summary, not the storage: an acknowledgement should not carry the whole scene back.
+            return s.summary
+        }
+        routes.on(SceneLaunchedRequest.self) { c, op, _, _ in
+            await c.scenes.launched(op.scene)
+            return Done()
+        }
+        routes.on(SceneDisconnectRequest.self) { c, op, _, _ in
+            await c.scenes.disconnect(op.scene)
+            return Done()
+        }
+        routes.on(SceneDestroyRequest.self) { c, op, _, _ in
+            try await c.scenes.destroy(op.scene)
+            return Done()
+        }
+        routes.on(DeleteSavedRequest.self) { c, op, _, _ in
+            let set = Set(op.ids)
+            let n = try await c.scenes.deleteSavedActivities(persistentIDs: set)
+            await c.activities.invalidate(persistentIDs: set)
+            return DeletedSaved(scenes: Int64(n))
         }
     }
 }

@@ -34,14 +34,15 @@ extension DaemonControl {
 
     /// `stream-refuse`; `stream-open` and `stream-accept` asked without a door that passes
     /// descriptors are refused (`performPassing` takes them).
-    func routeStreams(_ r: ControlRequest) throws(ControlError) -> PropertyListValue? {
-        switch r.op {
-        case StreamRefuseRequest.name:
-            let op = try StreamRefuseRequest(request: r)
-            try daemon.continuations.streams.refuse(token: op.stream)
-            return nil
-        default:
-            throw .failed(code: .needsDescriptor, message: "\(r.op) answers with a socket: ask it on the control socket or D-Bus")
+    static func streamRoutes(_ routes: inout ControlRoutes) {
+        routes.on(StreamRefuseRequest.self) { c, op, _, _ in
+            try c.daemon.continuations.streams.refuse(token: op.stream)
+            return Done()
+        }
+        for name in [StreamOpenRequest.name, StreamAcceptRequest.name] {
+            routes.on(name) { _, r, _, _ throws(ControlError) in
+                throw .failed(code: .needsDescriptor, message: "\(r.op) answers with a socket: ask it on the control socket or D-Bus")
+            }
         }
     }
 }

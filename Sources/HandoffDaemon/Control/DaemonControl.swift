@@ -22,22 +22,11 @@ struct DaemonControl: ControlOperations {
     var scenes: SceneBook { daemon.scenes }
 
     func perform(_ request: ControlRequest, from client: ControlClient, after turn: ControlTurn) async -> Result<PropertyListValue?, ControlError> {
-        do throws(ControlError) { return .success(try await route(request, client, turn)) } catch { return .failure(error) }
+        guard let route = Self.routes[op: request.op] else { return .failure(.unknownOp(request.op)) }
+        do throws(ControlError) { return .success(try await route.serve(self, request, client, turn)) } catch { return .failure(error) }
     }
 
-    /// A continue fetches the activity from the other machine before its turn: a client's
-    /// continues then wait for the network side by side (Benchmarks/scripts/bench-throughput.sh). A refresh
-    /// answers a needsSave question that a peer's fetch waits on for at most 500 ms: it must not
-    /// wait behind the client's scene saves. A handled answers a `continue` event, which a
-    /// dispatch waits on: a handler that continues an activity itself, on its own connection,
-    /// waited behind its own `continue` request until the answer's budget ran out.
-    func place(of request: ControlRequest) -> ControlPlace {
-        switch request.op {
-        case ContinueRequest.name: .overlapping
-        case RefreshRequest.name, HandledRequest.name: .atOnce
-        default: .inTurn
-        }
-    }
+    func place(of request: ControlRequest) -> ControlPlace { Self.routes[op: request.op]?.place ?? .inTurn }
 
     func connectionClosing(_ client: ControlClient) { daemon.pairing.abandon(client) }
 
@@ -53,112 +42,105 @@ struct DaemonControl: ControlOperations {
         await daemon.pairing.clientLeft(client)
     }
 
-    /// `turn`: ended already, except for an `overlapping` request, which waits for it.
-    private func route(_ r: ControlRequest, _ client: ControlClient, _ turn: ControlTurn) async throws(ControlError) -> PropertyListValue? {
-        let pairing = daemon.pairing, continuations = daemon.continuations
-        switch r.op {
-        case StatusRequest.name: return try await answer(r) { (_: StatusRequest) in await status() }
-        case PeersRequest.name: return try await answer(r) { (_: PeersRequest) in Listing(await peers.views().map(\.info)) }
-        case TrustRequest.name: return try await answer(r) { (_: TrustRequest) in Listing(try peers.trusted().map(\.info)) }
-        case AppsRequest.name: return try await answer(r) { (_: AppsRequest) in Listing(daemon.apps.installed.listing) }
-        case PairRequest.name:
-            return try await answer(r) { (op: PairRequest) in
-                try await pairing.start(
-                    with: op.peer, owner: client, defaultPort: daemon.configuration.peerPort == 0 ? 7340 : daemon.configuration.peerPort)
+    /// Every operation the daemon serves (ControlRoutes), built once.
+    static let routes: ControlRoutes = {
+        var routes = ControlRoutes()
+        peerRoutes(&routes)
+        activityRoutes(&routes)
+        sceneRoutes(&routes)
+        streamRoutes(&routes)
+        return routes
+    }()
+
+    private static func peerRoutes(_ routes: inout ControlRoutes) {
+        routes.on(StatusRequest.self) { c, _, _, _ in await c.status() }
+        routes.on(PeersRequest.self) { c, _, _, _ in Listing(await c.peers.views().map(\.info)) }
+        routes.on(TrustRequest.self) { c, _, _, _ in Listing(try c.peers.trusted().map(\.info)) }
+        routes.on(AppsRequest.self) { c, _, _, _ in Listing(c.daemon.apps.installed.listing) }
+        routes.on(PairRequest.self) { c, op, client, _ in
+            let port = c.daemon.configuration.peerPort
+            return try await c.daemon.pairing.start(with: op.peer, owner: client, defaultPort: port == 0 ? 7340 : port)
+        }
+        routes.on(PairAcceptRequest.self) { c, op, client, _ in try await c.daemon.pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
+        routes.on(PairConfirmRequest.self) { c, op, _, _ in try await c.daemon.pairing.confirm(op.pairing, accept: op.accept, code: op.code) }
+        routes.on(UnpairRequest.self) { c, op, _, _ in try await c.daemon.pairing.unpair(op.peer) }
+        routes.on(ConnectRequest.self) { c, op, _, _ in
+            _ = try await c.peers.request(try await c.peers.resolve(op.peer)) { .ping(id: $0) }
+            return Done()
+        }
+        routes.on(RotateAdvertRequest.self) { c, _, _, _ in AdvertRotated(name: await c.activities.rotateNow()) }
+        routes.on(DisconnectRequest.self) { c, op, _, _ in
+            if let t = try await c.peers.resolve(op.peer).trusted { await c.peers.disconnect(t.identity) }
+            return Done()
+        }
+        routes.on(WatchRequest.self) { c, _, client, _ in
+            c.daemon.events.watch(client)
+            return Done()
+        }
+        routes.on(SearchRequest.self) { c, op, _, _ in Listing(try await c.daemon.search.search(op.query, limit: Int(op.limit))) }
+        routes.on(SearchOpenRequest.self) { c, op, _, _ in try await c.openResult(op.result) }
+    }
+
+    /// A continue fetches the activity from the other machine before its turn: a client's
+    /// continues then wait for the network side by side (Benchmarks/scripts/bench-throughput.sh). A refresh
+    /// answers a needsSave question that a peer's fetch waits on for at most 500 ms: it must not
+    /// wait behind the client's scene saves. A handled answers a `continue` event, which a
+    /// dispatch waits on: a handler that continues an activity itself, on its own connection,
+    /// waited behind its own `continue` request until the answer's budget ran out.
+    private static func activityRoutes(_ routes: inout ControlRoutes) {
+        routes.on(ActivitiesRequest.self) { c, op, _, _ in try await c.listActivities(op) }
+        routes.on(PublishRequest.self) { c, op, client, _ in try await c.publish(op, owner: client) }
+        routes.on(ResignRequest.self) { c, op, _, _ in
+            try await c.activities.end(op.activity, invalidate: false)
+            return Done()
+        }
+        routes.on(InvalidateRequest.self) { c, op, _, _ in
+            try await c.activities.end(op.activity, invalidate: true)
+            return Done()
+        }
+        routes.on(RefreshRequest.self, place: .atOnce) { c, op, _, _ in
+            guard await c.activities.answerRefresh(token: op.token, with: op.activity) else {
+                throw ControlError.failed(code: .notFound, message: "no refresh with this token is waiting (it was answered late)")
             }
-        case PairAcceptRequest.name:
-            return try await answer(r) { (op: PairAcceptRequest) in try await pairing.accept(owner: client, timeout: .seconds(op.timeout)) }
-        case PairConfirmRequest.name:
-            return try await answer(r) { (op: PairConfirmRequest) in try await pairing.confirm(op.pairing, accept: op.accept, code: op.code) }
-        case UnpairRequest.name: return try await answer(r) { (op: UnpairRequest) in try await pairing.unpair(op.peer) }
-        case ConnectRequest.name:
-            return try await answer(r) { (op: ConnectRequest) in
-                _ = try await peers.request(try await peers.resolve(op.peer)) { .ping(id: $0) }
-                return Done()
+            return Done()
+        }
+        routes.on(ContinueRequest.self, place: .overlapping) { c, op, _, turn in
+            try await c.daemon.continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene, after: turn)
+        }
+        routes.on(SendRequest.self) { c, op, _, _ in try await c.daemon.continuations.push(activityID: op.activity, to: op.to) }
+        routes.on(HandleRequest.self) { c, op, client, _ in
+            await c.daemon.continuations.live.register(client, name: op.handlerName ?? "pid \(client.pid)", types: op.types, scene: op.scene)
+            return Done()
+        }
+        routes.on(HandledRequest.self, place: .atOnce) { c, op, _, _ in
+            guard await c.daemon.continuations.live.answer(token: op.token, accepted: op.accepted, scene: op.scene) else {
+                throw ControlError.failed(code: .notFound, message: "no continuation with this token is waiting (it was answered late)")
             }
-        case RotateAdvertRequest.name:
-            return try await answer(r) { (_: RotateAdvertRequest) in AdvertRotated(name: await activities.rotateNow()) }
-        case DisconnectRequest.name:
-            return try await answer(r) { (op: DisconnectRequest) in
-                if let t = try await peers.resolve(op.peer).trusted { await peers.disconnect(t.identity) }
-                return Done()
-            }
-        case ActivitiesRequest.name: return try await answer(r) { (op: ActivitiesRequest) in try await listActivities(op) }
-        case PublishRequest.name:
-            return try await answer(r) { (op: PublishRequest) in
-                var audience: TrustedPeer?
-                if let to = op.to {
-                    guard let trusted = try await peers.resolve(to).trusted else {
-                        throw ControlError.failed(
-                            code: .notPaired, message: "\(to) is not paired with this machine; an activity can be for a paired machine alone")
-                    }
-                    audience = trusted
-                }
-                let (version, size) = try await activities.publish(
-                    op.activity, scene: op.scene, owner: client, keep: op.keep, audience: audience?.identity.id)
-                let warning =
-                    size.isAboveWarning
-                    ? "the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store"
-                    : nil
-                return Published(
-                    activity: op.activity.id, version: Int64(bitPattern: version), bytes: Int64(size.bytes), warning: warning,
-                    audience: audience?.identity.fingerprint)
-            }
-        case ResignRequest.name:
-            return try await answer(r) { (op: ResignRequest) in
-                try await activities.end(op.activity, invalidate: false)
-                return Done()
-            }
-        case InvalidateRequest.name:
-            return try await answer(r) { (op: InvalidateRequest) in
-                try await activities.end(op.activity, invalidate: true)
-                return Done()
-            }
-        case RefreshRequest.name:
-            return try await answer(r) { (op: RefreshRequest) in
-                guard await activities.answerRefresh(token: op.token, with: op.activity) else {
-                    throw ControlError.failed(code: .notFound, message: "no refresh with this token is waiting (it was answered late)")
-                }
-                return Done()
-            }
-        case ContinueRequest.name:
-            return try await answer(r) { (op: ContinueRequest) in
-                try await continuations.continueActivity(peer: op.peer, activityID: op.activity, scene: op.scene, after: turn)
-            }
-        case SendRequest.name: return try await answer(r) { (op: SendRequest) in try await continuations.push(activityID: op.activity, to: op.to) }
-        case HandleRequest.name:
-            return try await answer(r) { (op: HandleRequest) in
-                await continuations.live.register(client, name: op.handlerName ?? "pid \(client.pid)", types: op.types, scene: op.scene)
-                return Done()
-            }
-        case HandledRequest.name:
-            return try await answer(r) { (op: HandledRequest) in
-                guard await continuations.live.answer(token: op.token, accepted: op.accepted, scene: op.scene) else {
-                    throw ControlError.failed(code: .notFound, message: "no continuation with this token is waiting (it was answered late)")
-                }
-                return Done()
-            }
-        case WatchRequest.name:
-            return try await answer(r) { (_: WatchRequest) in
-                daemon.events.watch(client)
-                return Done()
-            }
-        case SearchRequest.name:
-            return try await answer(r) { (op: SearchRequest) in Listing(try await daemon.search.search(op.query, limit: Int(op.limit))) }
-        case SearchOpenRequest.name: return try await answer(r) { (op: SearchOpenRequest) in try await openResult(op.result) }
-        case StreamOpenRequest.name, StreamAcceptRequest.name, StreamRefuseRequest.name: return try routeStreams(r)
-        default: return try await sceneRoute(r, client)
+            return Done()
         }
     }
 
-    /// Decodes the request as `Op`, runs `body`, encodes its result; any error answers with its
-    /// own code (ControlFailure).
-    func answer<Op: ControlOperation>(_ r: ControlRequest, _ body: (Op) async throws -> Op.Result) async throws(ControlError) -> PropertyListValue? {
-        let op = try Op(request: r)
-        do { return try await body(op).propertyList } catch { throw ControlError(error) }
+    private func publish(_ op: PublishRequest, owner client: ControlClient) async throws -> Published {
+        var audience: TrustedPeer?
+        if let to = op.to {
+            guard let trusted = try await peers.resolve(to).trusted else {
+                throw ControlError.failed(
+                    code: .notPaired, message: "\(to) is not paired with this machine; an activity can be for a paired machine alone")
+            }
+            audience = trusted
+        }
+        let (version, size) = try await activities.publish(
+            op.activity, scene: op.scene, owner: client, keep: op.keep, audience: audience?.identity.id)
+        let warning =
+            size.isAboveWarning
+            ? "the activity is \(size.bytes) bytes, above the \(daemon.configuration.sizePolicy.warnAbove) bytes Handoff works best with; move large data to a shared store"
+            : nil
+        return Published(
+            activity: op.activity.id, version: Int64(bitPattern: version), bytes: Int64(size.bytes), warning: warning,
+            audience: audience?.identity.fingerprint)
     }
 
-    private func status() async -> DaemonStatus {
+    func status() async -> DaemonStatus {
         let views = await peers.views()
         let avahi = await peers.avahi
         var advertisedAs: String?
@@ -185,7 +167,7 @@ struct DaemonControl: ControlOperations {
         return s
     }
 
-    private func listActivities(_ op: ActivitiesRequest) async throws(ControlError) -> Listing<ActivityInfo> {
+    func listActivities(_ op: ActivitiesRequest) async throws(ControlError) -> Listing<ActivityInfo> {
         if let peer = op.peer { return Listing(try await remoteList(peer)) }
         if op.remote { return Listing(await remoteListAll()) }
         let now = Date()
