@@ -46,7 +46,10 @@ let package = Package(
         // Private advert figures: TXT size, recognition cost with many paired keys.
         .executableTarget(
             name: "handoff-advert-bench",
-            dependencies: [.product(name: "HandoffAdvert", package: "handoffd"), .product(name: "HandoffDiscovery", package: "handoffd")]),
+            dependencies: [
+                .product(name: "HandoffAdvert", package: "handoffd"), .product(name: "HandoffDiscovery", package: "handoffd"),
+                .product(name: "HandoffCore", package: "handoffd")
+            ]),
         // Link latency figures: handshake, session round trip, plain TCP beside them.
         .executableTarget(
             name: "handoff-link-bench",

@@ -5,6 +5,7 @@
     import Foundation
 #endif
 import HandoffDiscovery
+import HandoffCore
 
 /// The private advert's TXT: what anyone on the network reads is a format version and
 /// opaque bytes that change with every record:
@@ -60,21 +61,21 @@ public enum PrivateAdvert {
     /// derived only for the key whose tag matched. A hub restarted among 49 peers recognises
     /// their 49 adverts at once (docs/ARCHITECTURE.md, "Private adverts": what that cost).
     public struct Recogniser: Sendable {
-        private let candidates: [(peerID: String, key: AdvertisingKey, tagger: HMAC<SHA256>)]
+        private let candidates: [(peerID: PeerID, key: AdvertisingKey, tagger: HMAC<SHA256>)]
 
-        public init(keys: [(peerID: String, key: AdvertisingKey)]) {
+        public init(keys: [(peerID: PeerID, key: AdvertisingKey)]) {
             candidates = keys.map { ($0.peerID, $0.key, HMAC<SHA256>(key: Self.tagKey($0.key))) }
         }
 
         /// Whose record this is, and what it says; nil for a machine we are not paired with, or
         /// whose current key we do not hold. `preferring`: the peer whose key is tried first (the
         /// one that recognised this advert's name before: a rewrite keeps the name), a hint only.
-        public func recognise(_ txt: TXTRecord, preferring preferred: String? = nil) -> (peerID: String, contents: Contents)? {
+        public func recognise(_ txt: TXTRecord, preferring preferred: PeerID? = nil) -> (peerID: PeerID, contents: Contents)? {
             guard let salt = txt["n"].flatMap(AdvertTXT.unbase64url), salt.count == AdvertisingKey.saltBytes,
                 let tag = txt["m"].flatMap(AdvertTXT.unbase64url), tag.count == tagBytes,
                 let sealed = txt["b"].flatMap(AdvertTXT.unbase64url), sealed.count == plainBytes + 16
             else { return nil }
-            let matches = { (c: (peerID: String, key: AdvertisingKey, tagger: HMAC<SHA256>)) in
+            let matches = { (c: (peerID: PeerID, key: AdvertisingKey, tagger: HMAC<SHA256>)) in
                 constantTimeEqual(PrivateAdvert.tag(c.tagger, salt: salt), tag)
             }
             let hinted = preferred.flatMap { p in candidates.first { $0.peerID == p } }.flatMap { matches($0) ? $0 : nil }
@@ -92,7 +93,7 @@ public enum PrivateAdvert {
     }
 
     /// Recognises with a one-off `Recogniser` (tests; Peers keeps one for its paired keys).
-    public static func recognise(_ txt: TXTRecord, keys: [(peerID: String, key: AdvertisingKey)]) -> (peerID: String, contents: Contents)? {
+    public static func recognise(_ txt: TXTRecord, keys: [(peerID: PeerID, key: AdvertisingKey)]) -> (peerID: PeerID, contents: Contents)? {
         Recogniser(keys: keys).recognise(txt)
     }
 

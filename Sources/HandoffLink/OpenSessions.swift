@@ -1,3 +1,4 @@
+import HandoffCore
 /// The authenticated sessions open now, by channel, in the order they opened: what keeps their
 /// number within `SessionLimits` (a burst of handshakes from one peer once took every descriptor).
 /// Pure state, kept by LinkEndpoint under its lock.
@@ -8,7 +9,7 @@ struct OpenSessions {
     var all: [LinkSession] { byChannel.values.sorted { $0.order < $1.order }.map(\.session) }
     var count: Int { byChannel.count }
 
-    func count(ofPeer id: String) -> Int { byChannel.values.count { $0.session.peer.id == id } }
+    func count(ofPeer id: PeerID) -> Int { byChannel.values.count { $0.session.peer.id == id } }
 
     /// Adds a session; returns the peer's oldest sessions to close so that it keeps at most
     /// `perPeer` (an attacker churns only its own), or nil when the total is reached (the new one

@@ -1,3 +1,4 @@
+import HandoffCore
 @preconcurrency import Crypto
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -10,16 +11,16 @@
 public struct PeerIdentity: Sendable, Hashable, CustomStringConvertible {
     public let publicKey: [UInt8]
     /// SHA-256 of the key in hex. Computed once: it is the key of every lookup.
-    public let id: String
+    public let id: PeerID
 
     public init(publicKey: [UInt8]) {
         self.publicKey = publicKey
-        id = Self.hex(Array(SHA256.hash(data: publicKey)))
+        id = PeerID(Self.hex(Array(SHA256.hash(data: publicKey))))
     }
 
     /// The first 8 bytes of the id in four groups: "3f2a-91c0-7d44-e1b8".
     public var fingerprint: String {
-        let hex = Array(id.utf8.prefix(16))
+        let hex = Array(id.rawValue.utf8.prefix(16))
         return stride(from: 0, to: 16, by: 4).map { String(decoding: hex[$0..<$0 + 4], as: UTF8.self) }.joined(separator: "-")
     }
 

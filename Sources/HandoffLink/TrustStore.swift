@@ -29,28 +29,28 @@ public protocol TrustStore: Sendable {
     func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer?
     /// The peer whose `PeerIdentity.id` this is: a session's peer already has it, and deriving
     /// it again from the key (SHA-256, hex) was a third of serving a push (perf).
-    func peer(withID id: String) throws -> TrustedPeer?
+    func peer(withID id: PeerID) throws -> TrustedPeer?
     func peers() throws -> [TrustedPeer]
     func pin(_ peer: TrustedPeer) throws
     /// Removes the peer, replaces our advertising key and remembers to tell the peer, in one
     /// transaction.
-    func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws
+    func unpin(id: PeerID, rotatingTo newKey: AdvertisingKey) throws
     /// Peers removed here that have not been told yet.
     func pendingUnpairs() throws -> [PeerIdentity]
-    func unpairDelivered(id: String) throws
-    func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws
+    func unpairDelivered(id: PeerID) throws
+    func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: PeerID) throws
     /// Our own advertising key; made on first use.
     func ownAdvertisingKey() throws -> AdvertisingKey
     /// Notes that a paired peer authenticated from `address`. Forgotten with the peer.
-    func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws
+    func rememberAddress(_ address: String, ofPeer id: PeerID, at: Date) throws
     /// Addresses where currently paired peers authenticated at or after `since`.
     func rememberedAddresses(since: Date) -> Set<String>
     /// Notes that the peer's link answered, authenticated, at `endpoint` (or that the peer told
     /// us, on a session, that it listens there). The newest `endpointsKept` are kept; forgotten
     /// with the peer.
-    func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: String, at: Date) throws
+    func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: PeerID, at: Date) throws
     /// The peer's last-known endpoints, the most recently seen first.
-    func endpoints(ofPeer id: String) -> [PeerEndpoint]
+    func endpoints(ofPeer id: PeerID) -> [PeerEndpoint]
 }
 
 extension TrustStore {
@@ -83,16 +83,16 @@ extension TrustStore {
 /// The trust store in memory, for unit tests of the logic above it.
 public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     private let lock = ThreadLock()
-    private var byID: [String: TrustedPeer] = [:]
+    private var byID: [PeerID: TrustedPeer] = [:]
     private var own: AdvertisingKey?
-    private var pending: [String: PeerIdentity] = [:]
-    private var addresses: [String: [String: Date]] = [:]
-    private var endpointsSeen: [String: [PeerEndpoint: Date]] = [:]
+    private var pending: [PeerID: PeerIdentity] = [:]
+    private var addresses: [PeerID: [String: Date]] = [:]
+    private var endpointsSeen: [PeerID: [PeerEndpoint: Date]] = [:]
     private var keyWrites = 0
 
     public init() {}
 
-    public func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: String, at: Date) {
+    public func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: PeerID, at: Date) {
         lock.withLock {
             guard byID[id] != nil else { return }
             endpointsSeen[id, default: [:]][endpoint] = at
@@ -100,9 +100,9 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
         }
     }
 
-    public func endpoints(ofPeer id: String) -> [PeerEndpoint] { lock.withLock { Self.newestFirst(endpointsSeen[id] ?? [:]) } }
+    public func endpoints(ofPeer id: PeerID) -> [PeerEndpoint] { lock.withLock { Self.newestFirst(endpointsSeen[id] ?? [:]) } }
 
-    public func rememberAddress(_ address: String, ofPeer id: String, at: Date) {
+    public func rememberAddress(_ address: String, ofPeer id: PeerID, at: Date) {
         lock.withLock {
             guard byID[id] != nil else { return }
             addresses[id, default: [:]][address] = at
@@ -117,10 +117,10 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
     public func peer(withKey publicKey: [UInt8]) -> TrustedPeer? {
         peer(withID: PeerIdentity(publicKey: publicKey).id)
     }
-    public func peer(withID id: String) -> TrustedPeer? { lock.withLock { byID[id] } }
+    public func peer(withID id: PeerID) -> TrustedPeer? { lock.withLock { byID[id] } }
     public func peers() -> [TrustedPeer] { lock.withLock { byID.values.sorted { $0.name < $1.name } } }
     public func pin(_ peer: TrustedPeer) { lock.withLock { byID[peer.identity.id] = peer } }
-    public func unpin(id: String, rotatingTo newKey: AdvertisingKey) {
+    public func unpin(id: PeerID, rotatingTo newKey: AdvertisingKey) {
         lock.withLock {
             if let p = byID.removeValue(forKey: id) { pending[id] = p.identity }
             addresses[id] = nil
@@ -129,8 +129,8 @@ public final class InMemoryTrustStore: TrustStore, @unchecked Sendable {
         }
     }
     public func pendingUnpairs() -> [PeerIdentity] { lock.withLock { Array(pending.values) } }
-    public func unpairDelivered(id: String) { _ = lock.withLock { pending.removeValue(forKey: id) } }
-    public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) {
+    public func unpairDelivered(id: PeerID) { _ = lock.withLock { pending.removeValue(forKey: id) } }
+    public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: PeerID) {
         lock.withLock {
             keyWrites += 1
             byID[id]?.advertisingKey = key

@@ -1,3 +1,4 @@
+import HandoffCore
 import CSQLite
 
 /// A value as SQLite stores it.
@@ -28,6 +29,7 @@ extension Int: SQLArgument { public var sqlValue: SQLValue { .integer(Int64(self
 extension Int64: SQLArgument { public var sqlValue: SQLValue { .integer(self) } }
 extension Double: SQLArgument { public var sqlValue: SQLValue { .real(self) } }
 extension Array: SQLArgument where Element == UInt8 { public var sqlValue: SQLValue { .blob(self) } }
+extension PeerID: SQLArgument { public var sqlValue: SQLValue { .text(rawValue) } }
 extension Optional: SQLArgument where Wrapped: SQLArgument { public var sqlValue: SQLValue { self?.sqlValue ?? .null } }
 
 /// One result row: values by column name.

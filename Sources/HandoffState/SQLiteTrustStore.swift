@@ -18,11 +18,11 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
     private let cache: Mutex<Cache>
 
     struct Cache {
-        var peers: [String: TrustedPeer] = [:]
-        var pending: [String: PeerIdentity] = [:]
+        var peers: [PeerID: TrustedPeer] = [:]
+        var pending: [PeerID: PeerIdentity] = [:]
         var own: AdvertisingKey?
-        var addresses: [String: [String: Date]] = [:]
-        var endpoints: [String: [PeerEndpoint: Date]] = [:]
+        var addresses: [PeerID: [String: Date]] = [:]
+        var endpoints: [PeerID: [PeerEndpoint: Date]] = [:]
     }
 
     public init(database: StateDatabase) throws {
@@ -38,11 +38,13 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
                 c.pending[id.id] = id
             }
             for row in try db.rows("SELECT peerID, address, seenAt FROM peerAddress") {
-                guard let peer = row[0].string, let address = row[1].string, let seen = row[2].double else { continue }
+                guard let peer = row[0].string.map({ PeerID($0) }), let address = row[1].string, let seen = row[2].double else { continue }
                 c.addresses[peer, default: [:]][address] = Date(timeIntervalSince1970: seen)
             }
             for row in try db.rows("SELECT peerID, host, port, seenAt FROM peerEndpoint") {
-                guard let peer = row[0].string, let host = row[1].string, let port = row[2].int64, let seen = row[3].double else { continue }
+                guard let peer = row[0].string.map({ PeerID($0) }), let host = row[1].string, let port = row[2].int64, let seen = row[3].double else {
+                    continue
+                }
                 c.endpoints[peer, default: [:]][PeerEndpoint(host: host, port: Int(port))] = Date(timeIntervalSince1970: seen)
             }
             if let row = try db.rows("SELECT generation, key FROM ownKey WHERE name = 'advertising'").first,
@@ -73,7 +75,7 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
         try peer(withID: PeerIdentity(publicKey: publicKey).id)
     }
 
-    public func peer(withID id: String) throws -> TrustedPeer? { cache.withLock { $0.peers[id] } }
+    public func peer(withID id: PeerID) throws -> TrustedPeer? { cache.withLock { $0.peers[id] } }
 
     public func peers() throws -> [TrustedPeer] {
         cache.withLock { $0.peers.values.sorted { $0.name < $1.name } }
@@ -95,7 +97,7 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
             }, then: { $0.peers[peer.identity.id] = peer })
     }
 
-    public func unpin(id: String, rotatingTo newKey: AdvertisingKey) throws {
+    public func unpin(id: PeerID, rotatingTo newKey: AdvertisingKey) throws {
         try write(
             { db in
                 try db.execute(
@@ -115,13 +117,13 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
 
     public func pendingUnpairs() throws -> [PeerIdentity] { cache.withLock { Array($0.pending.values) } }
 
-    public func unpairDelivered(id: String) throws {
+    public func unpairDelivered(id: PeerID) throws {
         try write(
             { db in try db.execute("DELETE FROM pendingUnpair WHERE id = ?", [id]) },
             then: { $0.pending[id] = nil })
     }
 
-    public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: String) throws {
+    public func setAdvertisingKey(_ key: AdvertisingKey?, ofPeer id: PeerID) throws {
         // The same key again (every session sends it) needs no write.
         if cache.withLock({ $0.peers[id]?.advertisingKey == key }) { return }
         try write(
@@ -132,7 +134,7 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
             }, then: { $0.peers[id]?.advertisingKey = key })
     }
 
-    public func rememberAddress(_ address: String, ofPeer id: String, at: Date) throws {
+    public func rememberAddress(_ address: String, ofPeer id: PeerID, at: Date) throws {
         let (fresh, evict) = cache.withLock { cache -> (Bool, [String]) in
             guard cache.peers[id] != nil else { return (true, []) }
             if let seen = cache.addresses[id]?[address], at.timeIntervalSince(seen) < Self.addressRefresh { return (true, []) }
@@ -158,7 +160,7 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
         cache.withLock { cache in Set(cache.addresses.values.flatMap { $0.filter { $0.value >= since }.keys }) }
     }
 
-    public func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: String, at: Date) throws {
+    public func rememberEndpoint(_ endpoint: PeerEndpoint, ofPeer id: PeerID, at: Date) throws {
         let (fresh, evict) = cache.withLock { cache -> (Bool, [PeerEndpoint]) in
             guard cache.peers[id] != nil else { return (true, []) }
             let known = cache.endpoints[id] ?? [:]
@@ -184,7 +186,7 @@ public final class SQLiteTrustStore: TrustStore, Sendable {
             })
     }
 
-    public func endpoints(ofPeer id: String) -> [PeerEndpoint] {
+    public func endpoints(ofPeer id: PeerID) -> [PeerEndpoint] {
         cache.withLock { cache in Self.newestFirst(cache.endpoints[id] ?? [:]) }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import HandoffDiscovery
 
 import Testing
+import HandoffCore
 
 /// The private record's codec. What a stranger reads changes entirely
 /// with every record; a paired machine recognises it by key and opens it.
@@ -15,7 +16,8 @@ import Testing
     @Test func aPairedMachineRecognisesAndOpensTheRecord() throws {
         let ours = AdvertisingKey.random(generation: 4), other = AdvertisingKey.random(generation: 1)
         let txt = try PrivateAdvert.record(.init(sequence: 42, tokens: Self.tokens), key: ours)
-        let found = try #require(PrivateAdvert.recognise(txt, keys: [("carol", other), ("alice", ours)]))
+        let keys: [(peerID: PeerID, key: AdvertisingKey)] = [("carol", other), ("alice", ours)]
+        let found = try #require(PrivateAdvert.recognise(txt, keys: keys))
         #expect(found.peerID == "alice")
         #expect(found.contents == .init(sequence: 42, tokens: Self.tokens))
     }
@@ -27,7 +29,7 @@ import Testing
         let alice = AdvertisingKey.random(generation: 2), carol = AdvertisingKey.random(generation: 1)
         let recogniser = PrivateAdvert.Recogniser(keys: [("carol", carol), ("alice", alice)])
         let txt = try PrivateAdvert.record(.init(sequence: 7, tokens: Self.tokens), key: alice)
-        for hint in ["alice", "carol", "nobody", nil] as [String?] {
+        for hint in ["alice", "carol", "nobody", nil] as [PeerID?] {
             let found = try #require(recognisedBy(recogniser, txt, hint))
             #expect(found.peerID == "alice")
             #expect(found.contents == .init(sequence: 7, tokens: Self.tokens))
@@ -41,7 +43,7 @@ import Testing
         #expect(recognisedBy(recogniser, forged, "alice") == nil)
     }
 
-    private func recognisedBy(_ r: PrivateAdvert.Recogniser, _ txt: TXTRecord, _ hint: String?) -> (peerID: String, contents: PrivateAdvert.Contents)?
+    private func recognisedBy(_ r: PrivateAdvert.Recogniser, _ txt: TXTRecord, _ hint: PeerID?) -> (peerID: PeerID, contents: PrivateAdvert.Contents)?
     {
         r.recognise(txt, preferring: hint)
     }

@@ -98,11 +98,11 @@ import Testing
         let limit = CommandRunner.Limit(max: shared.max, perPeer: shared.perPeer, forPeers: shared.forPeers)
         for _ in 0..<4 { #expect(limit.enter(peer: "hostile") == nil) }
         #expect(limit.enter(peer: "hostile")?.contains("this peer has 4") == true)
-        for p in ["b", "c"] { for _ in 0..<4 { #expect(limit.enter(peer: p) == nil) } }
+        for p: PeerID in ["b", "c"] { for _ in 0..<4 { #expect(limit.enter(peer: p) == nil) } }
         #expect(limit.enter(peer: "d")?.contains("peers have 12") == true, "peers together leave 4 to the local user")
         for _ in 0..<4 { #expect(limit.enter(peer: nil) == nil) }
         #expect(limit.enter(peer: nil) != nil)
-        for p in ["hostile", "b", "c"] { for _ in 0..<4 { limit.leave(peer: p) } }
+        for p: PeerID in ["hostile", "b", "c"] { for _ in 0..<4 { limit.leave(peer: p) } }
         for _ in 0..<4 { limit.leave(peer: nil) }
         #expect(limit.enter(peer: "hostile") == nil)
         limit.leave(peer: "hostile")

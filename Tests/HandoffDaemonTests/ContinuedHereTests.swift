@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HandoffDaemon
+import HandoffCore
 
 /// Which machines gave this machine an activity that streams: an id is the origin's choice and
 /// known to every machine it was shown to, so a second machine naming it never takes the first's place.
@@ -22,7 +23,7 @@ import Testing
     @Test func entriesLapseAndStayBounded() {
         var c = ContinuedHere()
         let id = UUID()
-        for i in 0..<10 { c.note(id, peerID: "p\(i)", fingerprint: "f\(i)", at: now) }
+        for i in 0..<10 { c.note(id, peerID: PeerID("p\(i)"), fingerprint: "f\(i)", at: now) }
         #expect(c.origins(of: id, at: now).count == ContinuedHere.originsPerActivity)
         #expect(c.origins(of: id, at: now + ContinuedHere.lifetime + 1).isEmpty)
         let ids = (0..<(ContinuedHere.capacity + 50)).map { _ in UUID() }

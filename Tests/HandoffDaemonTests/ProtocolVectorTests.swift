@@ -50,7 +50,7 @@ import Testing
             "message3_payload": "alpha", "message3": hex(m3), "handshake_hash": hex(h),
             "acceptance_transport": hex(try bTransport.encrypt(LinkHandshakeMachine.accepted)),
             "initiator_fingerprint": IdentityKey(privateKey: aStatic).identity.fingerprint,
-            "initiator_id": IdentityKey(privateKey: aStatic).identity.id
+            "initiator_id": IdentityKey(privateKey: aStatic).identity.id.rawValue
         ]
         // The pairing messages on that handshake.
         let na = (0..<16).map { UInt8(0xA0 + $0) }, nb = (0..<16).map { UInt8(0xB0 + $0) }
@@ -127,7 +127,8 @@ import Testing
         let adv = try #require(v["advert"])
         let key = AdvertisingKey(generation: UInt32(adv["generation"]!)!, key: Self.bytes(adv["advertising_key"]!))
         let txt = try TXTRecord(["v": "2", "n": adv["n"]!, "m": adv["m"]!, "b": adv["b"]!])
-        let opened = try #require(PrivateAdvert.recognise(txt, keys: [(peerID: "p", key: key)]))
+        let keys: [(peerID: PeerID, key: AdvertisingKey)] = [(PeerID("p"), key)]
+        let opened = try #require(PrivateAdvert.recognise(txt, keys: keys))
         #expect(opened.contents.sequence == 3 && opened.contents.tokens.first?.activityID.uuidString == adv["token_activity"])
     }
 

@@ -68,7 +68,7 @@ import Testing
         #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
         #expect(try IdentityKey.loadOrCreate(in: dir).identity == first.identity)
         #expect(first.identity.fingerprint.count == 19)
-        #expect(first.identity.id.count == 64)
+        #expect(first.identity.id.rawValue.count == 64)
     }
 
     @Test func readableByOthersIsRefused() throws {

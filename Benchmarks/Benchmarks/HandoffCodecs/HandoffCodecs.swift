@@ -37,7 +37,8 @@ let benchmarks: @Sendable () -> Void = {
     let key = AdvertisingKey.random(generation: 1)
     let tokens = (0..<4).map { AdvertTXT.Token(activityID: UUID(), type: "org.example.page", version: UInt64($0)) }
     let record = try! HandoffTXT.compose(try PrivateAdvert.record(.init(sequence: 1, tokens: tokens), key: key))
-    let recogniser = PrivateAdvert.Recogniser(keys: (1..<10).map { ("peer\($0)", AdvertisingKey.random(generation: 1)) } + [("owner", key)])
+    let recogniser = PrivateAdvert.Recogniser(
+        keys: (1..<10).map { (PeerID("peer\($0)"), AdvertisingKey.random(generation: 1)) } + [(PeerID("owner"), key)])
     Benchmark("PrivateAdvert.recogniseAmongTenKeys") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(recogniser.recognise(record)) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HandoffAdvert
 import HandoffDiscovery
+import HandoffCore
 
 /// Figures for the private advert: TXT size before and after, and the CPU a paired
 /// machine spends recognising a record with 1, 10 and 50 paired keys (the record's owner last,
@@ -19,8 +20,10 @@ struct AdvertBench {
                 + " \(new.byteCount) private with four, \(empty.byteCount) with none")
         print("recognising one record".padding(toLength: 44, withPad: " ", startingAt: 0) + "    µs p50    µs p99")
         for count in [1, 10, 50] {
-            let others = (1..<count).map { ("peer\($0)", AdvertisingKey.random(generation: 1)) }
-            for (label, keys) in [("owner last", others + [("owner", key)]), ("a stranger's record", others + [("x", .random(generation: 1))])] {
+            let others = (1..<count).map { (PeerID("peer\($0)"), AdvertisingKey.random(generation: 1)) }
+            for (label, keys) in [
+                ("owner last", others + [(PeerID("owner"), key)]), ("a stranger's record", others + [(PeerID("x"), .random(generation: 1))])
+            ] {
                 // As Peers would: the recogniser is made once per set of paired keys.
                 let recogniser = PrivateAdvert.Recogniser(keys: keys)
                 var times: [Double] = []

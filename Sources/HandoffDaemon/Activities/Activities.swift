@@ -130,7 +130,7 @@ public actor Activities: Service {
     /// becomeCurrent: checks the activity as it will be advertised, makes it current for its scene,
     /// and tells peers (TXT now, open sessions at once).
     /// `audience`: the peer id of the one machine it is for (`publish --to`), nil for all.
-    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?, keep: Bool = true, audience: String? = nil) async throws(ControlError)
+    func publish(_ activity: UserActivity, scene: UUID?, owner: ControlClient?, keep: Bool = true, audience: PeerID? = nil) async throws(ControlError)
         -> (
             version: UInt64, size: ActivitySize
         )
@@ -246,7 +246,7 @@ public actor Activities: Service {
 
     /// The answer to a peer's list, fetch or ping (PeerRequestHandler), listing only the types the
     /// peer declared.
-    func answer(_ message: PeerMessage, from peerID: String) async -> PeerMessage? {
+    func answer(_ message: PeerMessage, from peerID: PeerID) async -> PeerMessage? {
         let reply = await requestHandler.reply(to: message, from: peerID)
         if case .activities(let id, let items) = reply { return .activities(id: id, items: await peers.offered(items, to: peerID)) }
         if case .activity(_, let activity) = reply {
@@ -257,11 +257,11 @@ public actor Activities: Service {
     }
 
     /// We pushed the activity to the peer: it may ask for streams with its app.
-    func noteGiven(_ activityID: UUID, to peerID: String) { given.served(activityID, to: peerID, at: Date()) }
+    func noteGiven(_ activityID: UUID, to peerID: PeerID) { given.served(activityID, to: peerID, at: Date()) }
 
     /// The app a peer may ask for a stream on `activityID`: nil if the activity is not current,
     /// does not support streams or was not given to that peer; `.some(nil)` if its app is gone.
-    func streamOwner(of activityID: UUID, givenTo peerID: String) -> ControlClient?? {
+    func streamOwner(of activityID: UUID, givenTo peerID: PeerID) -> ControlClient?? {
         guard let entry = current.entry(id: activityID), entry.activity.supportsContinuationStreams,
             given.wasServed(activityID, to: peerID, at: Date())
         else { return nil }
@@ -269,12 +269,12 @@ public actor Activities: Service {
     }
 
     /// Whether a peer's `continued` report is believed: it fetched that activity, and reports it once.
-    func acceptReport(_ activityID: UUID, by peerID: String) -> Bool { fetched.reported(activityID, by: peerID, at: Date()) }
+    func acceptReport(_ activityID: UUID, by peerID: PeerID) -> Bool { fetched.reported(activityID, by: peerID, at: Date()) }
 
     /// The activity, refreshed by its app first if it needs saving and the app answers in time.
     /// The activity as its app has it now (asked only if it needs saving), noted as given to the
     /// peer it is about to be pushed to: one call, one hop onto this actor for a push.
-    func freshest(_ activity: UserActivity, givenTo peerID: String?) async -> UserActivity {
+    func freshest(_ activity: UserActivity, givenTo peerID: PeerID?) async -> UserActivity {
         let fresh = activity.needsSave ? await requestHandler.freshest(activity) : activity
         if let peerID { noteGiven(fresh.id, to: peerID) }
         return fresh

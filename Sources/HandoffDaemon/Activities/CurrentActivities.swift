@@ -19,10 +19,10 @@ public struct CurrentActivities: Sendable {
         public var updated: Date
         /// The one paired machine (its peer id) the activity is for: never advertised or listed,
         /// fetched or pushed to any other (a file sent to one machine). Nil: every paired machine.
-        public var audience: String? = nil
+        public var audience: PeerID? = nil
 
         /// Whether `peerID` may fetch it (a peer's own request names it; nil is this machine).
-        public func isFor(_ peerID: String?) -> Bool { audience == nil || audience == peerID }
+        public func isFor(_ peerID: PeerID?) -> Bool { audience == nil || audience == peerID }
     }
 
     public private(set) var entries: [Entry] = []
@@ -32,7 +32,7 @@ public struct CurrentActivities: Sendable {
     /// Makes `activity` current for `scene`, replacing that scene's previous one (or an older
     /// version of the same activity). Returns the ids that stopped being current.
     @discardableResult
-    public mutating func becomeCurrent(_ activity: UserActivity, scene: UUID?, audience: String? = nil, at now: Date) -> [UUID] {
+    public mutating func becomeCurrent(_ activity: UserActivity, scene: UUID?, audience: PeerID? = nil, at now: Date) -> [UUID] {
         var dropped: [UUID] = []
         entries.removeAll { e in
             // Activities without a scene (from a tool rather than a window) replace only themselves.

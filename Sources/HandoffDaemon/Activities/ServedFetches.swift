@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffCore
 
 /// The activities we served to each peer by `fetch`, so that a `continued` report is believed
 /// only from a peer that fetched that activity, and only once: before, any paired peer could tell
@@ -14,13 +15,13 @@ struct ServedFetches {
     static let lifetime: TimeInterval = 600
 
     struct Key: Hashable {
-        let peerID: String
+        let peerID: PeerID
         let activityID: UUID
     }
 
     private var servedAt: [Key: Date] = [:]
 
-    mutating func served(_ activityID: UUID, to peerID: String, at now: Date) {
+    mutating func served(_ activityID: UUID, to peerID: PeerID, at now: Date) {
         if servedAt.count >= Self.capacity {
             servedAt = servedAt.filter { now.timeIntervalSince($0.value) < Self.lifetime }
             if servedAt.count >= Self.capacity, let oldest = servedAt.min(by: { $0.value < $1.value })?.key { servedAt[oldest] = nil }
@@ -29,12 +30,12 @@ struct ServedFetches {
     }
 
     /// True if the activity was served to the peer within `lifetime` (and not reported since).
-    func wasServed(_ activityID: UUID, to peerID: String, at now: Date) -> Bool {
+    func wasServed(_ activityID: UUID, to peerID: PeerID, at now: Date) -> Bool {
         servedAt[Key(peerID: peerID, activityID: activityID)].map { now.timeIntervalSince($0) < Self.lifetime } ?? false
     }
 
     /// True (once) if the activity was served to the peer within `lifetime`.
-    mutating func reported(_ activityID: UUID, by peerID: String, at now: Date) -> Bool {
+    mutating func reported(_ activityID: UUID, by peerID: PeerID, at now: Date) -> Bool {
         guard let at = servedAt.removeValue(forKey: Key(peerID: peerID, activityID: activityID)) else { return false }
         return now.timeIntervalSince(at) < Self.lifetime
     }

@@ -26,7 +26,7 @@ extension Apps {
     }
 
     /// Starts `app`; nil once it is starting, else why it could not be.
-    func launch(_ app: AppDeclaration, for requester: String?) async -> String? {
+    func launch(_ app: AppDeclaration, for requester: PeerID?) async -> String? {
         switch app.launch {
         case .command(let argv):
             // The shell that starts it ends at once: the command runner waits for nothing. The app

@@ -48,7 +48,7 @@ public enum CommandRunner {
         public let max: Int
         public let perPeer: Int
         public let forPeers: Int
-        private let running = NIOLockedValueBox((all: 0, peers: 0, byPeer: [String: Int]()))
+        private let running = NIOLockedValueBox((all: 0, peers: 0, byPeer: [PeerID: Int]()))
         public init(max: Int, perPeer: Int? = nil, forPeers: Int? = nil) {
             self.max = max
             self.perPeer = perPeer ?? max
@@ -57,7 +57,7 @@ public enum CommandRunner {
         public static let shared = Limit(max: CommandRunner.maxRunning, perPeer: 4, forPeers: 12)
 
         /// A slot for the local user (`peer` nil) or a peer; nil if taken, else why not.
-        func enter(peer: String?) -> String? {
+        func enter(peer: PeerID?) -> String? {
             running.withLockedValue { r in
                 guard r.all < max else { return "\(max) commands are running already; try again when one has finished" }
                 if let peer {
@@ -73,7 +73,7 @@ public enum CommandRunner {
             }
         }
 
-        func leave(peer: String?) {
+        func leave(peer: PeerID?) {
             running.withLockedValue { r in
                 r.all -= 1
                 if let peer {
@@ -105,7 +105,7 @@ public enum CommandRunner {
 
     /// Runs a command for the local user (`peer` nil) or for a paired peer (its id: its share).
     public static func run(
-        _ command: [String], input: [UInt8] = [], timeout: Duration, limit: Limit = .shared, for peer: String? = nil
+        _ command: [String], input: [UInt8] = [], timeout: Duration, limit: Limit = .shared, for peer: PeerID? = nil
     ) async -> CommandResult {
         guard !command.isEmpty else { return .couldNotStart("empty command") }
         if let refusal = limit.enter(peer: peer) { return .couldNotStart(refusal) }

@@ -27,7 +27,7 @@ public final class Continuations: Service, Sendable {
     private let activities: Activities
     private let events: ControlEvents
     private let logger: Logger
-    private let reports: (stream: AsyncStream<(PeerMessage, peerID: String)>, continuation: AsyncStream<(PeerMessage, peerID: String)>.Continuation)
+    private let reports: (stream: AsyncStream<(PeerMessage, peerID: PeerID)>, continuation: AsyncStream<(PeerMessage, peerID: PeerID)>.Continuation)
 
     init(
         configuration: HandoffConfiguration, apps: Apps, scenes: SceneBook, peers: Peers, activities: Activities, events: ControlEvents,
@@ -45,7 +45,7 @@ public final class Continuations: Service, Sendable {
         self.activities = activities
         self.events = events
         self.logger = logger
-        reports = AsyncStream.makeStream(of: (PeerMessage, peerID: String).self)
+        reports = AsyncStream.makeStream(of: (PeerMessage, peerID: PeerID).self)
     }
 
     public func run() async throws {
@@ -61,7 +61,7 @@ public final class Continuations: Service, Sendable {
     /// `pushedBy` is the peer's id when it pushed the activity (it then uses its share of the
     /// command slots), nil when this machine's user continues it.
     func dispatch(
-        _ activity: UserActivity, from peer: String, preferredScene: UUID?, pushedBy: String? = nil, identity: PeerIdentity? = nil
+        _ activity: UserActivity, from peer: String, preferredScene: UUID?, pushedBy: PeerID? = nil, identity: PeerIdentity? = nil
     ) async -> DispatchOutcome {
         // Noted before dispatch: a live app that takes it may ask for a stream at once.
         if let identity { streams.noteContinued(activity, from: identity) }

@@ -58,7 +58,7 @@ public struct Dispatcher: Sendable {
     /// nil when this machine's user asked (`continue`). `origin`: the machine it came from, told
     /// to a live app with it (its name and fingerprint: the app names it when it opens a stream).
     public func dispatch(
-        _ activity: UserActivity, preferredScene: UUID? = nil, requester: String? = nil, origin: Origin? = nil, at now: Date = Date()
+        _ activity: UserActivity, preferredScene: UUID? = nil, requester: PeerID? = nil, origin: Origin? = nil, at now: Date = Date()
     ) async -> DispatchOutcome {
         let type = activity.type.rawValue
         do throws(ActivityError) { try declared.current.validate(activity, at: now) } catch {
@@ -103,7 +103,7 @@ public struct Dispatcher: Sendable {
     }
 
     /// Starts the app that declares the type, waits for it to register, and offers it the activity.
-    func launched(_ app: AppDeclaration, apps: Apps, for activity: UserActivity, requester: String?, origin: Origin?) async -> Launched {
+    func launched(_ app: AppDeclaration, apps: Apps, for activity: UserActivity, requester: PeerID?, origin: Origin?) async -> Launched {
         let type = activity.type.rawValue
         if let problem = await apps.launch(app, for: requester) {
             return .failed(.handlerFailed(type: type, reason: "\(app.name), which declares it, could not be started: \(problem)"))

@@ -139,8 +139,8 @@ public final class Peers: Service, Sendable {
         await reach.answer(hello: hello, id: id, on: session)
     }
 
-    func capabilities(of peerID: String) async -> PeerCapabilities? { await reach.capabilities(of: peerID) }
-    func offered(_ items: [ActivitySummary], to peerID: String) async -> [ActivitySummary] { await reach.offered(items, to: peerID) }
+    func capabilities(of peerID: PeerID) async -> PeerCapabilities? { await reach.capabilities(of: peerID) }
+    func offered(_ items: [ActivitySummary], to peerID: PeerID) async -> [ActivitySummary] { await reach.offered(items, to: peerID) }
     func name(of identity: PeerIdentity) -> String { reach.name(of: identity) }
 
     func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) async {

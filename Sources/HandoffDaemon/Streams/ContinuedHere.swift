@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffCore
 
 /// The activities that supportsContinuationStreams continued on this machine (by our user, or
 /// pushed by a peer), with each peer it came from: only their apps may ask for a stream, and only
@@ -18,7 +19,7 @@ struct ContinuedHere {
     static let lifetime: TimeInterval = 600
 
     struct From: Equatable {
-        let peerID: String
+        let peerID: PeerID
         let fingerprint: String
         let at: Date
     }
@@ -26,7 +27,7 @@ struct ContinuedHere {
     private var entries: [UUID: [From]] = [:]
     private var count = 0
 
-    mutating func note(_ activityID: UUID, peerID: String, fingerprint: String, at now: Date) {
+    mutating func note(_ activityID: UUID, peerID: PeerID, fingerprint: String, at now: Date) {
         var list = entries[activityID] ?? []
         if let i = list.firstIndex(where: { $0.peerID == peerID }) {
             list.remove(at: i)

@@ -24,7 +24,7 @@ import NIOPosix
 final class StreamLink: StreamSender, @unchecked Sendable {
     let token: String
     let id: UInt64
-    let peerID: String
+    let peerID: PeerID
     let peerName: String
     /// This machine's device name, in what the stream's end tells.
     private let here: String
@@ -45,7 +45,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
     private let logger: Logger
 
     init(
-        token: String, id: UInt64, peerID: String, peerName: String, here: String, activityID: UUID, machine: StreamMachine,
+        token: String, id: UInt64, peerID: PeerID, peerName: String, here: String, activityID: UUID, machine: StreamMachine,
         resumeDeadline: TimeAmount,
         logger: Logger, onDetached: @escaping @Sendable (StreamLink) -> Void, onEnd: @escaping @Sendable (StreamLink) -> Void
     ) {
@@ -142,7 +142,8 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             return true
         }
         if detached {
-            logger.info("a stream lost its session; waiting to resume", metadata: ["peer.id": "\(peerID.prefix(16))", "stream.token": "\(token)"])
+            logger.info(
+                "a stream lost its session; waiting to resume", metadata: ["peer.id": "\(peerID.rawValue.prefix(16))", "stream.token": "\(token)"])
             onDetached(self)
         }
     }

@@ -39,7 +39,7 @@ final class Streams: Sendable {
     private let answers = Waiters<String, Bool>()
 
     struct Key: Hashable {
-        let peerID: String
+        let peerID: PeerID
         let stream: UInt64
     }
 
@@ -59,7 +59,7 @@ final class Streams: Sendable {
         var offers: [String: Offer] = [:]
         var continuedHere = ContinuedHere()
 
-        func count(peer: String) -> Int {
+        func count(peer: PeerID) -> Int {
             links.keys.count { $0.peerID == peer } + offers.values.count { $0.key.peerID == peer && $0.link == nil }
         }
         var total: Int { links.count + offers.values.count { $0.link == nil } }
@@ -289,7 +289,7 @@ final class Streams: Sendable {
     }
 
     /// The peer was unpaired: none of its streams outlives the pairing.
-    func drop(peerID: String) {
+    func drop(peerID: PeerID) {
         let doomed = state.withLockedValue { $0.links.filter { $0.key.peerID == peerID }.map(\.value) }
         for link in doomed { link.fail(code: .streamUnpaired, message: "the machine was unpaired; its streams ended") }
     }

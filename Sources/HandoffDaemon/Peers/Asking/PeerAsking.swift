@@ -7,6 +7,7 @@ import HandoffAdvert
 import HandoffControl
 import HandoffLink
 import HandoffProtocol
+import HandoffCore
 
 /// What we ask the paired peers and what they tell us: requests (opening a session through
 /// `PeerReach` when there is none), each peer's current activities (pushed on its session, listed
@@ -31,7 +32,7 @@ actor PeerAsking {
     func heartbeat() {}
 
     /// A paired peer's advert was read (`ListingNews.offers`).
-    func offers(_ tokens: [AdvertTXT.Token], peerID: String) { remote.advertRead(tokens, peerID: peerID, declared: declared.hashes) }
+    func offers(_ tokens: [AdvertTXT.Token], peerID: PeerID) { remote.advertRead(tokens, peerID: peerID, declared: declared.hashes) }
 
     func remoteChanged(_ items: [ActivitySummary], from peer: PeerIdentity, on session: LinkSession) {
         remote.pushed(items, peerID: peer.id, session: session.serial)
@@ -44,7 +45,7 @@ actor PeerAsking {
     }
 
     /// After unpairing: nothing it said is kept.
-    func forget(peerID: String) { remote.forget(peerID: peerID) }
+    func forget(peerID: PeerID) { remote.forget(peerID: peerID) }
 
     /// A paired peer's activities: what we hold when it is still what the peer offers (its
     /// pushes on the open session, or its advert's sealed tokens, say so), else asked over the link.

@@ -5,6 +5,7 @@
 #endif
 import HandoffAdvert
 import HandoffDiscovery
+import HandoffCore
 
 /// Whether avahi-daemon is reachable, and the name our advert got.
 enum AvahiState: Equatable, Sendable {
@@ -18,7 +19,7 @@ enum AvahiState: Equatable, Sendable {
 
 /// A listed advert that a paired peer's key recognised (PrivateAdvert).
 struct AdvertRecognition: Equatable {
-    let peerID: String
+    let peerID: PeerID
     /// The sealed sequence of the record held: an older record that still lingers is not taken.
     var sequence: UInt64
     /// When it was recognised, in this table's count: after a rotation whose goodbye was lost,
@@ -51,14 +52,14 @@ struct ListedAdverts {
 
     /// Returns the peer whose advert it was, if it was recognised.
     @discardableResult
-    mutating func withdrawn(_ name: String) -> String? {
+    mutating func withdrawn(_ name: String) -> PeerID? {
         discovered[name] = nil
         return recognised.removeValue(forKey: name)?.peerID
     }
 
     /// A listed advert's record was recognised as `peerID`'s. False when it is older than the
     /// record already held for that advert (two records coexist for a moment after an update).
-    mutating func recognise(_ name: String, peerID: String, sequence: UInt64) -> Bool {
+    mutating func recognise(_ name: String, peerID: PeerID, sequence: UInt64) -> Bool {
         if let held = recognised[name], held.peerID == peerID, sequence < held.sequence { return false }
         recognitions += 1
         recognised[name] = AdvertRecognition(peerID: peerID, sequence: sequence, order: recognitions)
@@ -69,7 +70,7 @@ struct ListedAdverts {
     mutating func unrecognised(_ name: String) { recognised[name] = nil }
 
     /// The listed advert of this paired peer: the one recognised last.
-    func listing(peerID: String) -> DiscoveredPeer? {
+    func listing(peerID: PeerID) -> DiscoveredPeer? {
         recognised.filter { $0.value.peerID == peerID }.max { $0.value.order < $1.value.order }.flatMap { discovered[$0.key] }
     }
 
@@ -83,7 +84,7 @@ struct ListedAdverts {
     }
 
     /// A peer unpaired: none of its adverts is recognised any more.
-    mutating func forget(peerID: String) {
+    mutating func forget(peerID: PeerID) {
         recognised = recognised.filter { $0.value.peerID != peerID }
     }
 }

@@ -15,9 +15,9 @@ import Logging
 enum ListingNews: Sendable, Equatable {
     /// Where the peer's advert says it listens (empty: no advert of it is listed now); `moved`
     /// when that is new or changed, so that the peer is dialled at once.
-    case located(peerID: String, endpoints: [PeerEndpoint], moved: Bool)
+    case located(peerID: PeerID, endpoints: [PeerEndpoint], moved: Bool)
     /// The activity tokens sealed in the peer's advert, opened with its key.
-    case offers(peerID: String, tokens: [AdvertTXT.Token])
+    case offers(peerID: PeerID, tokens: [AdvertTXT.Token])
     /// The adverts whose TXT changes discovery is to watch now: the paired peers' (recognised).
     case follow(Set<String>)
     /// Which instances discovery is to resolve: those the paired peers' keys tag, and untagged.
@@ -29,7 +29,7 @@ enum PeerWait: Hashable, Sendable {
     /// The Avahi client is up (start-up's readiness).
     case avahiUp
     /// Discovery lists an advert that this paired peer's key recognises.
-    case listed(peerID: String)
+    case listed(peerID: PeerID)
     /// Discovery lists a pairing advert under this name.
     case pairingListed(name: String)
 }
@@ -44,7 +44,7 @@ actor PeerListing {
     private let logger: Logger
     private var adverts = ListedAdverts()
     /// The paired peers' advertising keys the recogniser was built from.
-    private var advertKeys: [(peerID: String, key: AdvertisingKey)] = []
+    private var advertKeys: [(peerID: PeerID, key: AdvertisingKey)] = []
     private var recogniser = PrivateAdvert.Recogniser(keys: [])
     private let waits = Waiters<PeerWait, Void>()
     /// How long a request waits for a paired peer's advert when nothing else says where it is.
@@ -77,7 +77,7 @@ actor PeerListing {
 
     /// The listed advert of a paired peer, waiting up to the listing grace for it; nil if it is
     /// still not listed.
-    func awaitListed(peerID: String) async -> DiscoveredPeer? {
+    func awaitListed(peerID: PeerID) async -> DiscoveredPeer? {
         if adverts.listing(peerID: peerID) == nil { _ = await waits.wait(for: .listed(peerID: peerID), deadline: grace) }
         return adverts.listing(peerID: peerID)
     }
@@ -87,7 +87,7 @@ actor PeerListing {
         if adverts.pairingListing(named: name) == nil { _ = await waits.wait(for: .pairingListed(name: name), deadline: grace) }
     }
 
-    func listing(peerID: String) -> DiscoveredPeer? { adverts.listing(peerID: peerID) }
+    func listing(peerID: PeerID) -> DiscoveredPeer? { adverts.listing(peerID: peerID) }
     func pairingListing(named name: String) -> DiscoveredPeer? { adverts.pairingListing(named: name) }
     var pairingListings: [DiscoveredPeer] { adverts.pairingListings }
 
@@ -98,7 +98,7 @@ actor PeerListing {
     }
 
     /// A peer unpaired: none of its adverts is recognised any more.
-    func forget(peerID: String) { adverts.forget(peerID: peerID) }
+    func forget(peerID: PeerID) { adverts.forget(peerID: peerID) }
 
     // MARK: - Discovery events
 
@@ -204,7 +204,7 @@ actor PeerListing {
     }
 
     /// Where the peer's listed advert says it listens: IPv4 addresses first.
-    private func located(_ peerID: String, moved: Bool) -> ListingNews {
+    private func located(_ peerID: PeerID, moved: Bool) -> ListingNews {
         guard let listed = adverts.listing(peerID: peerID) else { return .located(peerID: peerID, endpoints: [], moved: moved) }
         let ordered = listed.addresses.filter { $0.family == .ipv4 } + listed.addresses.filter { $0.family != .ipv4 }
         return .located(peerID: peerID, endpoints: ordered.map { AdvertAddresses.endpoint($0, port: Int(listed.port)) }, moved: moved)
@@ -224,7 +224,7 @@ actor PeerListing {
     }
 
     /// How a paired peer is shown: the name it was paired under.
-    private func displayName(peerID: String) -> String {
-        ((try? trustStore.peers()) ?? []).first { $0.identity.id == peerID }?.name ?? peerID
+    private func displayName(peerID: PeerID) -> String {
+        ((try? trustStore.peers()) ?? []).first { $0.identity.id == peerID }?.name ?? peerID.rawValue
     }
 }

@@ -1,3 +1,4 @@
+import HandoffCore
 /// How much a paired peer may make us do at once: at most `maxInFlight` of its requests served at
 /// a time on one session, and pushes (dispatches, exec children, scene writes) within a token
 /// bucket. Pure state, kept by PeerLinks.
@@ -7,12 +8,12 @@ struct PeerAdmission {
     static let pushesPerSecond = 5.0
 
     private var inFlight: [ObjectIdentifier: Int] = [:]
-    private var pushAllowance: [String: TokenBucket] = [:]
+    private var pushAllowance: [PeerID: TokenBucket] = [:]
 
     enum Refusal: Equatable { case busy, rateLimited }
 
     /// nil if the request may be served now (and counts as in flight until `served`).
-    mutating func admit(isPush: Bool, session: ObjectIdentifier, peerID: String) -> Refusal? {
+    mutating func admit(isPush: Bool, session: ObjectIdentifier, peerID: PeerID) -> Refusal? {
         if inFlight[session, default: 0] >= Self.maxInFlightPerSession { return .busy }
         if isPush {
             var bucket = pushAllowance[peerID] ?? TokenBucket(burst: Self.pushBurst, perSecond: Self.pushesPerSecond)

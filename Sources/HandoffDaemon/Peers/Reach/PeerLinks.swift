@@ -56,16 +56,16 @@ public actor PeerLinks {
     private var onAdopt: (@Sendable (LinkSession) -> Void)?
 
     /// The session our requests to a peer use now.
-    public func sessionID(of peerID: String) -> UInt64? { table.current(peerID)?.serial }
+    public func sessionID(of peerID: PeerID) -> UInt64? { table.current(peerID)?.serial }
 
     /// The session our requests to a peer use now.
-    public func current(_ peerID: String) -> LinkSession? { table.current(peerID) }
+    public func current(_ peerID: PeerID) -> LinkSession? { table.current(peerID) }
 
     /// Every session with the peer that is kept open (normally one).
-    public func sessions(of peerID: String) -> [LinkSession] { table.open(peerID) }
+    public func sessions(of peerID: PeerID) -> [LinkSession] { table.open(peerID) }
 
     /// Peers with an open session right now (by identity id).
-    public var connectedPeerIDs: Set<String> { table.peerIDs }
+    public var connectedPeerIDs: Set<PeerID> { table.peerIDs }
 
     /// Reads every adopted session until cancelled.
     public func run() async {
@@ -274,7 +274,7 @@ public actor PeerLinks {
     /// Sends a request on the peer's open session, if it has one (nil if not): the lookup and the
     /// request in one call into this actor.
     public func requestIfOpen(
-        _ make: @Sendable (Int64) -> PeerMessage, peerID: String, timeout: Duration
+        _ make: @Sendable (Int64) -> PeerMessage, peerID: PeerID, timeout: Duration
     ) async throws(PeerRequestError) -> PeerMessage? {
         guard let open = table.current(peerID), open.channel.isActive else { return nil }
         return try await request(make, on: open, timeout: timeout)
@@ -343,13 +343,13 @@ public actor PeerLinks {
     @discardableResult
     /// On every open session of each peer, not only the current one: of two sessions the table
     /// is about to settle (both machines dialled at once), the one kept may be the other.
-    public func notify(_ message: PeerMessage, peerIDs: some Sequence<String>) -> Int {
+    public func notify(_ message: PeerMessage, peerIDs: some Sequence<PeerID>) -> Int {
         guard let bytes = try? message.encoded() else { return 0 }
         return peerIDs.reduce(0) { taken, id in taken + (table.open(id).map { $0.post(bytes) }.contains(true) ? 1 : 0) }
     }
 
     /// Closes every session with a peer (after unpairing, or `handoffctl disconnect`).
-    public func drop(peerID: String) async {
+    public func drop(peerID: PeerID) async {
         for s in table.open(peerID) { await close(s, because: .closedHere) }
     }
 
@@ -395,6 +395,6 @@ extension PeerMessage {
 /// Peers a session is being opened to, and the requests waiting for that one instead of
 /// opening their own.
 struct SessionsBeingOpened {
-    var peers: Set<String> = []
-    let done = Waiters<String, Result<LinkSession, PeerRequestError>>()
+    var peers: Set<PeerID> = []
+    let done = Waiters<PeerID, Result<LinkSession, PeerRequestError>>()
 }

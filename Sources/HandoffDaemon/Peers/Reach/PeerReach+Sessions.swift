@@ -38,7 +38,7 @@ extension PeerReach {
     /// (by address), and so are the configured addresses (one of them may be this peer's).
     func paired(_ peer: PeerIdentity, at where_: PeerEndpoint?) {
         if let where_ { remember(where_, of: peer) }
-        state.dialer.reset(peer.id)
+        state.dialer.reset(peer.id.rawValue)
         for e in settings.staticPeers { state.dialer.reset("static:\(e)") }
         look()
     }
@@ -52,14 +52,14 @@ extension PeerReach {
     /// Closes the sessions with a peer (troubleshooting; the benchmark's cold trials). The dialer
     /// waits its backoff before dialling it again.
     func disconnect(_ peer: PeerIdentity) async {
-        state.dialer.leftNow(peer.id, at: ReachClock.now(), jitter: Double.random(in: 0...1))
+        state.dialer.leftNow(peer.id.rawValue, at: ReachClock.now(), jitter: Double.random(in: 0...1))
         await links.drop(peerID: peer.id)
     }
 
-    func capabilities(of peerID: String) -> PeerCapabilities? { state.capabilities[peerID] }
+    func capabilities(of peerID: PeerID) -> PeerCapabilities? { state.capabilities[peerID] }
 
     /// The activities a peer may see: those of the types it declared (all, before its hello).
-    func offered(_ items: [ActivitySummary], to peerID: String) -> [ActivitySummary] {
+    func offered(_ items: [ActivitySummary], to peerID: PeerID) -> [ActivitySummary] {
         state.capabilities[peerID].map { $0.offered(items) } ?? items
     }
 
@@ -68,9 +68,9 @@ extension PeerReach {
 
     /// `offered` for each of `peerIDs`, grouped: each distinct list with the peers it goes to.
     /// `items` is our whole current list: kept, for each session that opens later.
-    func offered(_ items: [ActivitySummary], toEach peerIDs: some Sequence<String>) -> [(list: [ActivitySummary], peers: [String])] {
+    func offered(_ items: [ActivitySummary], toEach peerIDs: some Sequence<PeerID>) -> [(list: [ActivitySummary], peers: [PeerID])] {
         ourActivities = items
-        var groups: [(list: [ActivitySummary], peers: [String])] = []
+        var groups: [(list: [ActivitySummary], peers: [PeerID])] = []
         for id in peerIDs {
             let list = offered(items, to: id)
             if let i = groups.firstIndex(where: { $0.list == list }) { groups[i].peers.append(id) } else { groups.append((list, [id])) }
@@ -79,7 +79,7 @@ extension PeerReach {
     }
 
     /// A configured address (`static_peers`) was found to be this peer's.
-    func isStatic(_ peerID: String) -> Bool { state.staticOwner.values.contains(peerID) }
+    func isStatic(_ peerID: PeerID) -> Bool { state.staticOwner.values.contains(peerID) }
 
     // MARK: - Hello
 

@@ -22,7 +22,7 @@ extension PeerReach {
         guard state.stalled[id] == nil, await links.current(id) === session else { return }
         logger.notice("a peer stopped answering pings; dialling it afresh", metadata: ["peer.id": "\(session.peer.fingerprint)"])
         state.stalled[id] = (session, ReachClock.now())
-        state.dialer.reset(id)
+        state.dialer.reset(id.rawValue)
         look()
     }
 

@@ -58,7 +58,7 @@ actor PeerReach {
     /// Succeeds once each of those dials has ended, with a session or not.
     private var startedEnded: EventLoopFuture<Void>?
     /// Each present peer's name as `peerPresent` gave it, for its `peerAbsent`.
-    private var shownNames: [String: String] = [:]
+    private var shownNames: [PeerID: String] = [:]
 
     init(endpoint: LinkEndpoint, settings: PeersSettings, events: ControlEvents, logger: Logger) {
         self.endpoint = endpoint
@@ -177,10 +177,10 @@ actor PeerReach {
 
     /// Where the listing says a paired peer's advert is: remembered as a dial candidate, and the
     /// peer dialled at once when that is new.
-    func located(_ peerID: String, at endpoints: [PeerEndpoint], moved: Bool) {
+    func located(_ peerID: PeerID, at endpoints: [PeerEndpoint], moved: Bool) {
         state.advertised[peerID] = endpoints.isEmpty ? nil : endpoints
         guard moved else { return }
-        state.dialer.reset(peerID)
+        state.dialer.reset(peerID.rawValue)
         look()
     }
 
@@ -193,11 +193,11 @@ actor PeerReach {
         let connected = await links.connectedPeerIDs
         let now = ReachClock.now()
         let (unconnected, statics) = self.unconnected(connected)
-        let due = Set(state.dialer.due(unconnected.map(\.identity.id), at: now))
+        let due = Set(state.dialer.due(unconnected.map(\.identity.id.rawValue), at: now))
         var dials: [Dial] = []
-        for t in unconnected where due.contains(t.identity.id) {
+        for t in unconnected where due.contains(t.identity.id.rawValue) {
             let candidates = state.candidates(remembered: endpoint.trustStore.endpoints(ofPeer: t.identity.id), peerID: t.identity.id)
-            if !candidates.isEmpty { dials.append(Dial(key: t.identity.id, peer: t.identity, candidates: candidates)) }
+            if !candidates.isEmpty { dials.append(Dial(key: t.identity.id.rawValue, peer: t.identity, candidates: candidates)) }
         }
         let dueStatics = Set(state.dialer.due(statics.map { "static:\($0)" }, at: now))
         for e in statics where dueStatics.contains("static:\(e)") { dials.append(Dial(key: "static:\(e)", peer: nil, candidates: [e])) }
@@ -207,7 +207,7 @@ actor PeerReach {
 
     /// The paired peers without a session (or with a silent one), and the configured addresses
     /// whose peer has none: what the loop dials.
-    private func unconnected(_ connected: Set<String>) -> (peers: [TrustedPeer], statics: [PeerEndpoint]) {
+    private func unconnected(_ connected: Set<PeerID>) -> (peers: [TrustedPeer], statics: [PeerEndpoint]) {
         let peers = ((try? endpoint.trustStore.peers()) ?? []).filter {
             !connected.contains($0.identity.id) || state.stalled[$0.identity.id] != nil
         }
@@ -221,7 +221,7 @@ actor PeerReach {
         let (peers, statics) = unconnected(connected)
         let now = ReachClock.now()
         let next = state.nextLook(
-            connected: connected, unconnected: peers.map(\.identity.id) + statics.map { "static:\($0)" }, settled: settled,
+            connected: connected, unconnected: peers.map(\.identity.id.rawValue) + statics.map { "static:\($0)" }, settled: settled,
             pingInterval: settings.pingInterval, at: now)
         // Never a busy loop, whatever the clock says.
         return .microseconds(Int64(max(0.01, next - now) * 1_000_000))
@@ -267,9 +267,9 @@ actor PeerReach {
 
     /// Every open session of each peer due a ping: a stale one the peer opened (it dialled again
     /// from a new address, and its close never reached us) is found this way too.
-    private func duePings() async -> [(String, LinkSession)] {
+    private func duePings() async -> [(PeerID, LinkSession)] {
         let connected = await links.connectedPeerIDs
-        var due: [(String, LinkSession)] = []
+        var due: [(PeerID, LinkSession)] = []
         for id in state.duePings(among: connected, at: ReachClock.now(), interval: settings.pingInterval) {
             let sessions = await links.sessions(of: id)
             if sessions.isEmpty { state.pinging.remove(id) }
@@ -281,7 +281,7 @@ actor PeerReach {
     /// A ping that got no answer in time: the session is suspected (`suspectStalled`), and closed
     /// if no fresh one replaces it in time: a half-open connection must not stay in use (TCP
     /// alone would keep it for many minutes).
-    private func pinged(_ peerID: String, session: LinkSession, timedOut: Bool) async {
+    private func pinged(_ peerID: PeerID, session: LinkSession, timedOut: Bool) async {
         state.pinging.remove(peerID)
         if timedOut { await suspectStalled(session) }
     }
@@ -307,7 +307,7 @@ actor PeerReach {
             state.stalled[peer.id] = nil
             // What it told us of its addresses was for that session only.
             state.told[peer.id] = nil
-            if reason == .goodbye { state.dialer.leftNow(peer.id, at: now, jitter: Double.random(in: 0...1)) }
+            if reason == .goodbye { state.dialer.leftNow(peer.id.rawValue, at: now, jitter: Double.random(in: 0...1)) }
             logger.info("peer absent", metadata: ["peer.id": "\(peer.fingerprint)", "reason": "\(reason.rawValue)"])
             // By the name it was present under: a peer that unpaired this machine is unpinned first.
             let shown = shownNames.removeValue(forKey: peer.id) ?? name(of: peer)

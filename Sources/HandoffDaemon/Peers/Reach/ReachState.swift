@@ -12,24 +12,24 @@ import HandoffProtocol
 struct ReachState {
     var dialer = PeerDialer()
     /// By identity id: when the current session was last pinged, and pings out now.
-    var lastPing: [String: ReachTime] = [:]
-    var pinging: Set<String> = []
+    var lastPing: [PeerID: ReachTime] = [:]
+    var pinging: Set<PeerID> = []
     /// By identity id: where the peer said, in its hello, that its link listens.
-    var told: [String: [PeerEndpoint]] = [:]
+    var told: [PeerID: [PeerEndpoint]] = [:]
     /// How many new addresses from hellos each peer may still make us dial this minute.
     var toldBudget = ToldBudget()
     /// By identity id: where its listed advert says it listens (`ListingNews.located`).
-    var advertised: [String: [PeerEndpoint]] = [:]
+    var advertised: [PeerID: [PeerEndpoint]] = [:]
     /// Configured addresses, and the paired peer found at each.
-    var staticOwner: [PeerEndpoint: String] = [:]
+    var staticOwner: [PeerEndpoint: PeerID] = [:]
     /// By identity id: what its hello declared.
-    var capabilities: [String: PeerCapabilities] = [:]
+    var capabilities: [PeerID: PeerCapabilities] = [:]
     /// By identity id: a session whose ping went unanswered, and since when the peer is being
     /// dialled afresh to replace it (`PeerReach.suspectStalled`).
-    var stalled: [String: (session: LinkSession, since: ReachTime)] = [:]
+    var stalled: [PeerID: (session: LinkSession, since: ReachTime)] = [:]
 
     /// Pings are due on sessions not pinged for `interval`, one at a time per peer.
-    mutating func duePings(among connected: Set<String>, at now: ReachTime, interval: TimeInterval) -> [String] {
+    mutating func duePings(among connected: Set<PeerID>, at now: ReachTime, interval: TimeInterval) -> [PeerID] {
         let due = connected.filter { !pinging.contains($0) && (lastPing[$0].map { now - $0 >= interval } ?? true) }.sorted()
         for id in due {
             pinging.insert(id)
@@ -49,7 +49,7 @@ struct ReachState {
     /// session, or the next dial of an `unconnected` key (a peer's id or a configured address's),
     /// whichever comes first; within `shortLook` while anything is under way (`settled` false:
     /// a retired session waits to close), as the loop always looked before.
-    func nextLook(connected: Set<String>, unconnected: [String], settled: Bool, pingInterval: TimeInterval, at now: ReachTime) -> ReachTime {
+    func nextLook(connected: Set<PeerID>, unconnected: [String], settled: Bool, pingInterval: TimeInterval, at now: ReachTime) -> ReachTime {
         let soon = now + Self.shortLook
         guard settled, stalled.isEmpty else { return soon }
         var next = now + Self.longLook
@@ -71,14 +71,14 @@ struct ReachState {
 
     /// Where a paired peer may be: its last-known endpoints (newest first), its advert's
     /// addresses, and what it told us in its last hello; at most six, no duplicates.
-    func candidates(remembered: [PeerEndpoint], peerID: String) -> [PeerEndpoint] {
+    func candidates(remembered: [PeerEndpoint], peerID: PeerID) -> [PeerEndpoint] {
         let all = remembered + (advertised[peerID] ?? []) + (told[peerID] ?? [])
         var seen: Set<PeerEndpoint> = []
         return Array(all.filter { seen.insert($0).inserted }.prefix(6))
     }
 
     /// A peer unpaired: nothing of what it said is kept.
-    mutating func forget(peerID: String) {
+    mutating func forget(peerID: PeerID) {
         capabilities[peerID] = nil
         told[peerID] = nil
         advertised[peerID] = nil

@@ -40,7 +40,7 @@ struct SessionTable {
     static let retireAtMost: Duration = .seconds(60)
 
     /// By identity id, oldest first.
-    private var byPeer: [String: [Entry]] = [:]
+    private var byPeer: [PeerID: [Entry]] = [:]
 
     /// How a session compares with another, for `choose`.
     struct Candidate: Equatable {
@@ -154,13 +154,13 @@ struct SessionTable {
     }
 
     /// The session our requests to a peer use: the newest one kept.
-    func current(_ peerID: String) -> LinkSession? { byPeer[peerID]?.last { $0.ending == nil }?.session }
+    func current(_ peerID: PeerID) -> LinkSession? { byPeer[peerID]?.last { $0.ending == nil }?.session }
 
     /// Every session with a peer that is not being closed.
-    func open(_ peerID: String) -> [LinkSession] { byPeer[peerID]?.filter { $0.ending == nil }.map(\.session) ?? [] }
+    func open(_ peerID: PeerID) -> [LinkSession] { byPeer[peerID]?.filter { $0.ending == nil }.map(\.session) ?? [] }
 
     /// Peers with a session kept open.
-    var peerIDs: Set<String> { Set(byPeer.compactMap { $0.value.contains { $0.ending == nil } ? $0.key : nil }) }
+    var peerIDs: Set<PeerID> { Set(byPeer.compactMap { $0.value.contains { $0.ending == nil } ? $0.key : nil }) }
 
     var all: [LinkSession] { byPeer.values.flatMap { $0.map(\.session) } }
 }

@@ -11,11 +11,11 @@ struct ToldBudget {
     static let window: ReachTime = 60
 
     /// By identity id: when each address was first taken, within the window.
-    private var taken: [String: [PeerEndpoint: ReachTime]] = [:]
+    private var taken: [PeerID: [PeerEndpoint: ReachTime]] = [:]
 
     /// Of `endpoints` (already checked by `ToldAddresses`), those we take now; `refused` counts
     /// the rest.
-    mutating func admit(_ endpoints: [PeerEndpoint], peerID: String, at now: ReachTime) -> (taken: [PeerEndpoint], refused: Int) {
+    mutating func admit(_ endpoints: [PeerEndpoint], peerID: PeerID, at now: ReachTime) -> (taken: [PeerEndpoint], refused: Int) {
         var mine = (taken[peerID] ?? [:]).filter { now - $0.value < Self.window }
         var out: [PeerEndpoint] = []
         var refused = 0
@@ -34,5 +34,5 @@ struct ToldBudget {
     }
 
     /// A peer unpaired: nothing kept.
-    mutating func forget(peerID: String) { taken[peerID] = nil }
+    mutating func forget(peerID: PeerID) { taken[peerID] = nil }
 }

@@ -40,7 +40,7 @@ public struct PeerRequestHandler: Sendable {
     }
 
     /// The reply to one decoded message from `peerID` (nil: a test's or this machine's own).
-    public func reply(to message: PeerMessage, from peerID: String? = nil, at now: Date = Date()) async -> PeerMessage? {
+    public func reply(to message: PeerMessage, from peerID: PeerID? = nil, at now: Date = Date()) async -> PeerMessage? {
         switch message {
         case .hello(let id, let hello):
             guard hello.protocolVersion == PeerMessage.protocolVersion else { return Self.unsupported(hello, id: id) }
