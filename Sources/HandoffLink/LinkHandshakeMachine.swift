@@ -52,8 +52,13 @@ public struct LinkHandshakeMachine: Sendable {
         }
     }
 
+    /// Each state holds what it works with: the Noise handshake and the link's mode while the
+    /// handshake runs (a responder learns the mode from the preamble), the finished session while
+    /// an initiator waits for the responder's acceptance.
     private enum State {
-        case idle, awaitingPreamble, handshaking
+        case idle
+        case awaitingPreamble
+        case handshaking(NoiseHandshake, LinkMode)
         case awaitingAccept(Established)
         case done
     }
@@ -69,13 +74,13 @@ public struct LinkHandshakeMachine: Sendable {
     private let identity: IdentityKey
     private let localName: String
     private let policy: Policy
-    private var mode: LinkMode
-    private var noise: NoiseHandshake?
+    /// The mode an initiator asks for in its preamble.
+    private let requestedMode: LinkMode
     private var state: State
 
     public init(role: NoiseHandshake.Role, mode: LinkMode = .session, identity: IdentityKey, localName: String, policy: Policy) {
         self.role = role
-        self.mode = mode
+        requestedMode = mode
         self.identity = identity
         self.localName = localName
         self.policy = policy
@@ -87,12 +92,11 @@ public struct LinkHandshakeMachine: Sendable {
     /// Initiator only: the preamble and the first Noise message.
     public mutating func start() -> [Output] {
         guard role == .initiator, case .idle = state else { return [] }
-        let preamble = LinkPreamble(mode: mode)
+        let preamble = LinkPreamble(mode: requestedMode)
         var hs = NoiseHandshake(role: .initiator, prologue: preamble.bytes, staticKey: identity.privateKey)
-        state = .handshaking
         do throws(NoiseError) {
             let m1 = try hs.writeMessage()
-            noise = hs
+            state = .handshaking(hs, requestedMode)
             return [.send(preamble.bytes), .send(m1)]
         } catch {
             return fail(.noise(error))
@@ -109,19 +113,17 @@ public struct LinkHandshakeMachine: Sendable {
         case .awaitingPreamble:
             let preamble: LinkPreamble
             do throws(LinkError) { preamble = try LinkPreamble(parsing: frame) } catch { return fail(error) }
-            mode = preamble.mode
-            if mode == .pairing, let refusal = policy.pairingRefusal() {
+            if preamble.mode == .pairing, let refusal = policy.pairingRefusal() {
                 state = .done
                 return [.send(refusal.frame), .failed(.refused(refusal))]
             }
-            noise = NoiseHandshake(role: .responder, prologue: preamble.bytes, staticKey: identity.privateKey)
-            state = .handshaking
+            state = .handshaking(NoiseHandshake(role: .responder, prologue: preamble.bytes, staticKey: identity.privateKey), preamble.mode)
             return []
-        case .handshaking:
+        case .handshaking(var hs, let mode):
             if role == .initiator, frame.count == 2, frame[0] == PairingRefusal.marker {
                 return fail(.refused(PairingRefusal(rawValue: frame[1]) ?? .notAccepting))
             }
-            do throws(LinkError) { return try step(frame) } catch { return fail(error) }
+            do throws(LinkError) { return try step(frame, &hs, mode) } catch { return fail(error) }
         case .awaitingAccept(let e):
             var transport = e.transport
             do throws(NoiseError) {
@@ -136,33 +138,36 @@ public struct LinkHandshakeMachine: Sendable {
         }
     }
 
-    private mutating func step(_ frame: [UInt8]) throws(LinkError) -> [Output] {
-        guard var hs = noise else { throw .noise(.outOfOrder("no handshake")) }
-        defer { noise = hs }
+    /// One Noise message in `mode`; the state moves on from `.handshaking` with the handshake
+    /// as it now is, or to the state the message finishes it in.
+    private mutating func step(_ frame: [UInt8], _ hs: inout NoiseHandshake, _ mode: LinkMode) throws(LinkError) -> [Output] {
         let payload: [UInt8]
         do throws(NoiseError) { payload = try hs.readMessage(frame) } catch { throw .noise(error) }
         let names = mode == .pairing ? Array(localName.utf8) : []
         switch (role, hs.step) {
         case (.responder, 1):
-            do throws(NoiseError) { return [.send(try hs.writeMessage(payload: names))] } catch { throw .noise(error) }
+            let m2: [UInt8]
+            do throws(NoiseError) { m2 = try hs.writeMessage(payload: names) } catch { throw .noise(error) }
+            state = .handshaking(hs, mode)
+            return [.send(m2)]
         case (.initiator, 2):
-            let peer = try check(hs.remoteStatic)
+            let peer = try check(hs.remoteStatic, mode)
             let m3: [UInt8]
             do throws(NoiseError) { m3 = try hs.writeMessage(payload: names) } catch { throw .noise(error) }
-            state = .awaitingAccept(try established(hs, peer: peer, peerName: payload))
+            state = .awaitingAccept(try established(hs, mode, peer: peer, peerName: payload))
             return [.send(m3)]
         case (.responder, 3):
             guard let remote = hs.remoteStatic else { throw .noise(.malformedMessage("no static key")) }
             if mode == .session, policy.trust(PeerIdentity(publicKey: remote)) == .unpairedNotTold {
                 // Authenticated, so the notice cannot be forged or replayed to someone else.
-                var transport = try established(hs, peer: PeerIdentity(publicKey: remote), peerName: []).transport
+                var transport = try established(hs, mode, peer: PeerIdentity(publicKey: remote), peerName: []).transport
                 let notice: [UInt8]
                 do throws(NoiseError) { notice = try transport.encrypt(Self.unpairedYou) } catch { throw .noise(error) }
                 state = .done
                 return [.send(notice), .failed(.unpairNoticeDelivered(PeerIdentity(publicKey: remote)))]
             }
-            let peer = try check(hs.remoteStatic)
-            var e = try established(hs, peer: peer, peerName: payload)
+            let peer = try check(hs.remoteStatic, mode)
+            var e = try established(hs, mode, peer: peer, peerName: payload)
             var transport = e.transport
             let accept: [UInt8]
             do throws(NoiseError) { accept = try transport.encrypt(Self.accepted) } catch { throw .noise(error) }
@@ -175,7 +180,7 @@ public struct LinkHandshakeMachine: Sendable {
     }
 
     /// Session mode: the key must be pinned (and be the one we called). Pairing: anything.
-    private func check(_ remote: [UInt8]?) throws(LinkError) -> PeerIdentity {
+    private func check(_ remote: [UInt8]?, _ mode: LinkMode) throws(LinkError) -> PeerIdentity {
         guard let remote else { throw .noise(.malformedMessage("no static key")) }
         let peer = PeerIdentity(publicKey: remote)
         if let expected = policy.expectedPeer, expected != peer {
@@ -185,7 +190,7 @@ public struct LinkHandshakeMachine: Sendable {
         return peer
     }
 
-    private func established(_ hs: NoiseHandshake, peer: PeerIdentity, peerName: [UInt8]) throws(LinkError) -> Established {
+    private func established(_ hs: NoiseHandshake, _ mode: LinkMode, peer: PeerIdentity, peerName: [UInt8]) throws(LinkError) -> Established {
         let transport: NoiseTransport
         do throws(NoiseError) { transport = try hs.split() } catch { throw .noise(error) }
         var name: String?

@@ -75,16 +75,39 @@ public struct PairingMachine: Sendable {
         case confirm = 4
         case reject = 5
     }
-    private enum State { case start, awaitingCommit, awaitingNonce, awaitingReveal, deciding, done }
+    /// Each state holds what matters in it alone: the responder the initiator's commitment until
+    /// the reveal, both sides the code and who confirmed it while people decide.
+    private enum State: Sendable {
+        /// Initiator, before `start()`.
+        case start
+        /// Responder, before the initiator's commitment.
+        case awaitingCommit
+        /// Initiator, committed, before the responder's nonce.
+        case awaitingNonce
+        /// Responder, its nonce sent, before the initiator reveals the nonce it committed to.
+        case awaitingReveal(peerCommit: [UInt8])
+        /// Both codes shown: waiting for the person here and the machine there.
+        case deciding(code: String, confirmedHere: Bool, confirmedThere: Bool)
+        /// Pinned or failed; the code stays readable once shown.
+        case done(code: String?)
+
+        /// For a protocol error's message (never the state's data: no nonce or code).
+        var name: String {
+            switch self {
+            case .start: "start"
+            case .awaitingCommit: "awaitingCommit"
+            case .awaitingNonce: "awaitingNonce"
+            case .awaitingReveal: "awaitingReveal"
+            case .deciding: "deciding"
+            case .done: "done"
+            }
+        }
+    }
 
     public let role: NoiseHandshake.Role
     private let handshakeHash: [UInt8]
-    private var ownNonce: [UInt8]
-    private var peerCommit: [UInt8]?
+    private let ownNonce: [UInt8]
     private var state: State
-    private var confirmedHere = false
-    private var confirmedThere = false
-    public private(set) var code: String?
 
     public init(role: NoiseHandshake.Role, handshakeHash: [UInt8], nonce: [UInt8]? = nil) {
         self.role = role
@@ -93,11 +116,20 @@ public struct PairingMachine: Sendable {
         state = role == .initiator ? .start : .awaitingCommit
     }
 
-    public var isFinished: Bool { state == .done }
+    public var isFinished: Bool { if case .done = state { true } else { false } }
+
+    /// The six digits both people compare, once this side has derived them.
+    public var code: String? {
+        switch state {
+        case .deciding(let code, _, _): code
+        case .done(let code): code
+        default: nil
+        }
+    }
 
     /// Initiator: the commitment to our nonce.
     public mutating func start() -> [Output] {
-        guard role == .initiator, state == .start else { return [] }
+        guard role == .initiator, case .start = state else { return [] }
         state = .awaitingNonce
         return [.send([Message.commit.rawValue] + Self.commitment(handshakeHash, ownNonce))]
     }
@@ -107,51 +139,48 @@ public struct PairingMachine: Sendable {
         let body = Array(message.dropFirst())
         switch (type, state) {
         case (.commit, .awaitingCommit) where body.count == 32:
-            peerCommit = body
-            state = .awaitingReveal
+            state = .awaitingReveal(peerCommit: body)
             return [.send([Message.nonce.rawValue] + ownNonce)]
         case (.nonce, .awaitingNonce) where body.count == 16:
-            state = .deciding
             let c = Self.code(handshakeHash, initiatorNonce: ownNonce, responderNonce: body)
-            code = c
+            state = .deciding(code: c, confirmedHere: false, confirmedThere: false)
             return [.send([Message.reveal.rawValue] + ownNonce), .showCode(c)]
-        case (.reveal, .awaitingReveal) where body.count == 16:
+        case (.reveal, .awaitingReveal(let peerCommit)) where body.count == 16:
             guard Self.commitment(handshakeHash, body) == peerCommit else { return fail(.commitMismatch, tell: true) }
-            state = .deciding
             let c = Self.code(handshakeHash, initiatorNonce: body, responderNonce: ownNonce)
-            code = c
+            state = .deciding(code: c, confirmedHere: false, confirmedThere: false)
             return [.showCode(c)]
-        case (.confirm, .deciding):
-            confirmedThere = true
-            return confirmedHere ? finish() : []
-        case (.reject, _) where state != .done:
-            state = .done
+        case (.confirm, .deciding(let code, let here, _)):
+            state = .deciding(code: code, confirmedHere: here, confirmedThere: true)
+            return here ? finish() : []
+        case (.reject, _) where !isFinished:
+            state = .done(code: code)
             return [.failed(.fromPeer(body.first ?? 1))]
         default:
-            return fail(.protocolError("unexpected message \(type) in state \(state)"), tell: true)
+            return fail(.protocolError("unexpected message \(type) in state \(state.name)"), tell: true)
         }
     }
 
     /// The user here confirmed that both machines show the same code.
     public mutating func confirm() -> [Output] {
-        guard state == .deciding, !confirmedHere else { return [] }
-        confirmedHere = true
-        return [.send([Message.confirm.rawValue])] + (confirmedThere ? finish() : [])
+        guard case .deciding(let code, false, let there) = state else { return [] }
+        state = .deciding(code: code, confirmedHere: true, confirmedThere: there)
+        return [.send([Message.confirm.rawValue])] + (there ? finish() : [])
     }
 
     /// The user here rejected (codes differ), or cancelled, or the window timed out.
     public mutating func abort(_ reason: PairingFailure) -> [Output] {
-        guard state != .done else { return [] }
+        if case .done = state { return [] }
         return fail(reason, tell: true)
     }
 
     private mutating func finish() -> [Output] {
-        state = .done
+        state = .done(code: code)
         return [.pinned]
     }
 
     private mutating func fail(_ reason: PairingFailure, tell: Bool) -> [Output] {
-        state = .done
+        state = .done(code: code)
         return (tell ? [.send([Message.reject.rawValue, reason.wireCode])] : []) + [.failed(reason)]
     }
 
