@@ -48,6 +48,43 @@ public struct StreamMachine: Sendable {
         case data(offset: UInt64, count: Int)
     }
 
+    /// Where our direction's end stands. A resume from a peer that did not get our fin takes
+    /// `finSent` back to `appEnded`, and the fin goes again.
+    enum OutEnd: Sendable, Equatable {
+        case open
+        /// Our app half-closed: a fin follows the last byte.
+        case appEnded
+        case finSent
+        case finAcked
+    }
+
+    /// Where the peer's direction's end stands.
+    enum InEnd: Sendable, Equatable {
+        case open
+        /// The peer's fin came after `at` bytes; our app has not had them all yet.
+        case finAt(UInt64)
+        /// Every byte and the end reached our app.
+        case delivered(UInt64)
+    }
+
+    /// Where the peer stands in resuming on the session we ride now.
+    enum PeerResume: Sendable, Equatable {
+        /// The stream opened on this session: nothing to resume (one is still allowed).
+        case notExpected
+        /// A new session: nothing of ours is sent until the peer says where it stands.
+        case awaited
+        /// It did: a second resume on this session is a violation.
+        case received
+    }
+
+    /// The session under the stream, and what is owed on it.
+    enum Session: Sendable, Equatable {
+        case detached
+        /// `resumeOwed`: our resume is due on this session; `ackOwed`: an ack, sent with the
+        /// figures of the moment the session asks for it.
+        case attached(resumeOwed: Bool, ackOwed: Bool, peer: PeerResume)
+    }
+
     public let id: UInt64
     public let settings: Settings
 
@@ -55,34 +92,44 @@ public struct StreamMachine: Sendable {
     public private(set) var acked: UInt64 = 0
     public private(set) var sent: UInt64 = 0
     public private(set) var peerWindow: UInt64
-    public private(set) var appInputEnded = false
-    public private(set) var finSent = false
-    public private(set) var finAcked = false
     private var retained = RetainedBytes()
+    private(set) var outEnd = OutEnd.open
 
     // The peer's direction: peer -> app.
     public private(set) var received: UInt64 = 0
     public private(set) var delivered: UInt64 = 0
-    public private(set) var finAt: UInt64?
-    public private(set) var finDelivered = false
     private var lastAck: UInt64 = 0
-    /// An ack is owed: sent with the figures of the moment the session asks for it.
-    private var ackDue = false
+    private(set) var inEnd = InEnd.open
 
-    public private(set) var attached: Bool
-    /// After a new session: our resume is owed, and nothing of ours is sent until the peer says
-    /// where it stands.
-    private var resumeDue = false
-    private var awaitingResume = false
-    /// The peer resumed on the session we ride now: a second resume there is a violation.
-    private var peerResumed = false
+    private(set) var session: Session
+    /// Why the stream ended in error; nil while it runs.
     public private(set) var failure: (code: FailureCode, message: String)?
 
     public init(id: UInt64, settings: Settings = Settings(), peerWindow: UInt64, attached: Bool = true) {
         self.id = id
         self.settings = settings
         self.peerWindow = min(peerWindow, UInt64(settings.maxRetain))
-        self.attached = attached
+        session = attached ? .attached(resumeOwed: false, ackOwed: false, peer: .notExpected) : .detached
+    }
+
+    public var attached: Bool { if case .attached = session { true } else { false } }
+    public var appInputEnded: Bool { outEnd != .open }
+    public var finSent: Bool { outEnd == .finSent || outEnd == .finAcked }
+    public var finAcked: Bool { outEnd == .finAcked }
+    /// Where the peer's direction ends, once its fin came.
+    public var finAt: UInt64? {
+        switch inEnd {
+        case .open: nil
+        case .finAt(let at), .delivered(let at): at
+        }
+    }
+    public var finDelivered: Bool { if case .delivered = inEnd { true } else { false } }
+    /// Nothing of ours is sent until the peer says where it stands (after a new session).
+    private var awaitingResume: Bool { if case .attached(_, _, .awaited) = session { true } else { false } }
+
+    /// An ack is owed on the session now.
+    private mutating func oweAck() {
+        if case .attached(let resume, _, let peer) = session { session = .attached(resumeOwed: resume, ackOwed: true, peer: peer) }
     }
 
     /// Where both directions stand, for logs.
@@ -108,10 +155,10 @@ public struct StreamMachine: Sendable {
 
     /// Whether `nextOutgoing` has a frame now.
     public var wantsToSend: Bool {
-        guard attached, failure == nil else { return false }
-        if resumeDue || ackDue { return true }
-        guard !awaitingResume else { return false }
-        return sent < min(readEnd, acked + peerWindow) || (appInputEnded && !finSent && sent == readEnd)
+        guard case .attached(let resumeOwed, let ackOwed, let peer) = session, failure == nil else { return false }
+        if resumeOwed || ackOwed { return true }
+        guard peer != .awaited else { return false }
+        return sent < min(readEnd, acked + peerWindow) || (outEnd == .appEnded && sent == readEnd)
     }
 
     // MARK: - Our app
@@ -128,20 +175,20 @@ public struct StreamMachine: Sendable {
 
     /// Our app half-closed its end (or closed it): a fin follows the last byte.
     public mutating func appEnded() {
-        guard failure == nil else { return }
-        appInputEnded = true
+        guard failure == nil, outEnd == .open else { return }
+        outEnd = .appEnded
     }
 
     /// `count` bytes of a `deliver` reached our app.
     public mutating func delivered(_ count: Int) -> [Action] {
         guard failure == nil else { return [] }
         delivered += UInt64(count)
-        if let finAt, delivered == finAt, !finDelivered {
-            finDelivered = true
-            ackDue = true
+        if case .finAt(let at) = inEnd, delivered == at {
+            inEnd = .delivered(at)
+            oweAck()
             return [.endAppOutput]
         }
-        if delivered - lastAck >= UInt64(max(1, settings.window / 4)) { ackDue = true }
+        if delivered - lastAck >= UInt64(max(1, settings.window / 4)) { oweAck() }
         return []
     }
 
@@ -164,44 +211,38 @@ public struct StreamMachine: Sendable {
 
     /// The session dropped: nothing is sent until another one is attached.
     public mutating func detach() {
-        attached = false
-        awaitingResume = true
-        resumeDue = false
+        session = .detached
     }
 
     /// A new session to the peer: we owe it where we stand in its direction (a resume, then an
     /// ack of what we delivered), and send nothing of ours until it says where it stands.
     public mutating func attach() {
         guard failure == nil else { return }
-        attached = true
-        awaitingResume = true
-        peerResumed = false
-        resumeDue = true
-        ackDue = true
+        session = .attached(resumeOwed: true, ackOwed: true, peer: .awaited)
     }
 
     /// The next frame for the peer, or nil when nothing is due (or the window is full).
     public mutating func nextOutgoing() -> Outgoing? {
-        guard attached, failure == nil else { return nil }
-        if resumeDue {
-            resumeDue = false
+        guard case .attached(let resumeOwed, let ackOwed, let peer) = session, failure == nil else { return nil }
+        if resumeOwed {
+            session = .attached(resumeOwed: false, ackOwed: ackOwed, peer: peer)
             let finReceived: UInt64 = (finAt != nil && received == finAt) ? 1 : 0
             return .frame(.resume(stream: id, offset: received + finReceived))
         }
-        if ackDue {
-            ackDue = false
+        if ackOwed {
+            session = .attached(resumeOwed: false, ackOwed: false, peer: peer)
             lastAck = delivered
             return .frame(.ack(stream: id, offset: delivered + (finDelivered ? 1 : 0), window: UInt32(clamping: settings.window)))
         }
-        guard !awaitingResume else { return nil }
+        guard peer != .awaited else { return nil }
         let limit = min(readEnd, acked + peerWindow)
         if sent < limit {
             let count = Int(min(limit - sent, UInt64(settings.maxPayload)))
             defer { sent += UInt64(count) }
             return .data(offset: sent, count: count)
         }
-        if appInputEnded, !finSent, sent == readEnd {
-            finSent = true
+        if outEnd == .appEnded, sent == readEnd {
+            outEnd = .finSent
             return .frame(.fin(stream: id, offset: readEnd))
         }
         return nil
@@ -225,7 +266,7 @@ public struct StreamMachine: Sendable {
             // An older ack (from a session that ended) says nothing new.
             guard offset >= acked else { return [] }
             acked = min(offset, readEnd)
-            if finSent, offset == readEnd + 1 { finAcked = true }
+            if outEnd == .finSent, offset == readEnd + 1 { outEnd = .finAcked }
             retained.drop(before: acked)
             peerWindow = min(UInt64(window), UInt64(settings.maxRetain))
             return []
@@ -233,26 +274,29 @@ public struct StreamMachine: Sendable {
             guard offset >= received, finAt == nil || finAt == offset else {
                 return violation("the end at byte \(offset) contradicts what was received (\(received))")
             }
-            finAt = offset
-            if delivered == offset, !finDelivered {
-                finDelivered = true
-                ackDue = true
+            if finDelivered { return [] }
+            if delivered == offset {
+                inEnd = .delivered(offset)
+                oweAck()
                 return [.endAppOutput]
             }
+            inEnd = .finAt(offset)
             return []
         case .reset(_, let code, let message):
             failure = (FailureCode(code), message)
             return [.failed(code: FailureCode(code), message: message)]
         case .resume(_, let offset):
-            guard !peerResumed else { return violation("a second resume on one session") }
+            if case .attached(_, _, .received) = session { return violation("a second resume on one session") }
             let limit = readEnd + (finSent ? 1 : 0)
             guard offset >= acked, offset <= limit else {
                 return violation("resume from byte \(offset), outside what is unacknowledged (\(acked)...\(limit))")
             }
-            peerResumed = true
+            if case .attached(let resumeOwed, let ackOwed, _) = session {
+                session = .attached(resumeOwed: resumeOwed, ackOwed: ackOwed, peer: .received)
+            }
             sent = min(offset, readEnd)
-            finSent = offset > readEnd
-            awaitingResume = false
+            // The peer has our fin (its resume counts it), or wants it again.
+            if offset > readEnd, outEnd == .appEnded { outEnd = .finSent } else if offset <= readEnd, outEnd == .finSent { outEnd = .appEnded }
             return []
         }
     }
