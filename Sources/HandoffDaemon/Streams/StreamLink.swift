@@ -22,52 +22,62 @@ import NIOPosix
 /// acknowledged (in the machine), and the peer's bytes not yet written to the app (`toApp`,
 /// written one write at a time); its frames are made when the session asks (`StreamSender`).
 final class StreamLink: StreamSender, @unchecked Sendable {
-    let token: String
-    let id: UInt64
-    let peerID: PeerID
-    let peerName: String
-    /// This machine's device name, in what the stream's end tells.
-    private let here: String
-    let activityID: UUID
+    /// What the stream is, fixed at its start.
+    struct Facts: Sendable {
+        let token: String
+        let id: UInt64
+        let peerID: PeerID
+        let peerName: String
+        /// This machine's device name, in what the stream's end tells.
+        let here: String
+        let activityID: UUID
+    }
+
+    /// How long the stream waits for the link to come back, and whom it tells what became of it.
+    struct Hooks: Sendable {
+        let resumeDeadline: TimeAmount
+        let logger: Logger
+        /// The session under it closed: Streams looks for another (`attach`).
+        let onDetached: @Sendable (StreamLink) -> Void
+        let onEnd: @Sendable (StreamLink) -> Void
+    }
+
+    /// The session under the stream: none yet, or none since one dropped (the resume deadline
+    /// running), one it rides, or the stream has ended. Each holds what matters in it alone.
+    private enum Ride {
+        case waiting(deadline: Scheduled<Void>?)
+        case riding(LinkSession)
+        case ended
+    }
+
+    let facts: Facts
+    private let hooks: Hooks
     private let lock = NIOLock()
     private var machine: StreamMachine
-    private var session: LinkSession?
-    private var app: Channel?
-    private var appHandler: AppEndHandler?
-    private var deadline: Scheduled<Void>?
+    private var ride = Ride.waiting(deadline: nil)
+    private var app: (channel: Channel, handler: AppEndHandler)?
     private var client: ControlClient?
-    private var ended = false
     private var io = StreamIO()
-    private let resumeDeadline: TimeAmount
-    /// The session under it closed: Streams looks for another (`attach`).
-    private let onDetached: @Sendable (StreamLink) -> Void
-    private let onEnd: @Sendable (StreamLink) -> Void
-    private let logger: Logger
 
-    init(
-        token: String, id: UInt64, peerID: PeerID, peerName: String, here: String, activityID: UUID, machine: StreamMachine,
-        resumeDeadline: TimeAmount,
-        logger: Logger, onDetached: @escaping @Sendable (StreamLink) -> Void, onEnd: @escaping @Sendable (StreamLink) -> Void
-    ) {
-        self.token = token
-        self.id = id
-        self.peerID = peerID
-        self.peerName = peerName
-        self.here = here
-        self.activityID = activityID
+    var token: String { facts.token }
+    var id: UInt64 { facts.id }
+    var peerID: PeerID { facts.peerID }
+    var peerName: String { facts.peerName }
+    var activityID: UUID { facts.activityID }
+    private var logger: Logger { hooks.logger }
+    /// The session it rides now.
+    private var session: LinkSession? { if case .riding(let session) = ride { session } else { nil } }
+    private var ended: Bool { if case .ended = ride { true } else { false } }
+
+    init(facts: Facts, machine: StreamMachine, hooks: Hooks) {
+        self.facts = facts
         self.machine = machine
-        self.resumeDeadline = resumeDeadline
-        self.logger = logger
-        self.onDetached = onDetached
-        self.onEnd = onEnd
+        self.hooks = hooks
     }
 
     /// Our end of the app's socket, once made.
     func setApp(_ channel: Channel, handler: AppEndHandler) {
-        lock.withLock {
-            app = channel
-            appHandler = handler
-        }
+        lock.withLock { app = (channel, handler) }
     }
 
     /// Who hears how the stream ended (the app that opened or accepted it).
@@ -108,8 +118,6 @@ final class StreamLink: StreamSender, @unchecked Sendable {
         let resumed = lock.withLock { () -> UInt64? in
             guard self.session == nil, !ended, session.channel.isActive else { return nil }
             watch(session)
-            deadline?.cancel()
-            deadline = nil
             machine.attach()
             settle()
             return machine.received
@@ -119,8 +127,10 @@ final class StreamLink: StreamSender, @unchecked Sendable {
         }
     }
 
+    /// Rides `session` from now on; a resume deadline that ran is over.
     private func watch(_ session: LinkSession) {
-        self.session = session
+        if case .waiting(let deadline) = ride { deadline?.cancel() }
+        ride = .riding(session)
         // A turn asked of the last session is not this one's.
         io.queued = false
         session.channel.closeFuture.whenComplete { [weak self] _ in self?.sessionClosed(session) }
@@ -128,23 +138,24 @@ final class StreamLink: StreamSender, @unchecked Sendable {
 
     private func sessionClosed(_ closed: LinkSession) {
         let detached = lock.withLock { () -> Bool in
-            guard session === closed, !ended else { return false }
-            session = nil
+            guard session === closed else { return false }
             machine.detach()
-            if let loop = app?.eventLoop {
-                let seconds = resumeDeadline.nanoseconds / 1_000_000_000
-                deadline = loop.scheduleTask(in: resumeDeadline) { [weak self] in
-                    self?.fail(
-                        code: .streamLinkLost,
-                        message: "the link to \(self?.peerName ?? "the peer") stayed down for more than \(seconds) s; the stream ended")
-                }
+            ride = .waiting(deadline: nil)
+            if let loop = app?.channel.eventLoop {
+                let seconds = hooks.resumeDeadline.nanoseconds / 1_000_000_000
+                ride = .waiting(
+                    deadline: loop.scheduleTask(in: hooks.resumeDeadline) { [weak self] in
+                        self?.fail(
+                            code: .streamLinkLost,
+                            message: "the link to \(self?.peerName ?? "the peer") stayed down for more than \(seconds) s; the stream ended")
+                    })
             }
             return true
         }
         if detached {
             logger.info(
                 "a stream lost its session; waiting to resume", metadata: ["peer.id": "\(peerID.rawValue.prefix(16))", "stream.token": "\(token)"])
-            onDetached(self)
+            hooks.onDetached(self)
         }
     }
 
@@ -203,8 +214,6 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             watch(session)
             guard !machine.attached else { return false }
             // The peer is back on a new session before we noticed it: resume on that one.
-            deadline?.cancel()
-            deadline = nil
             machine.attach()
             return true
         }
@@ -262,14 +271,14 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             guard !ended else { return }
             machine.appEnded()
             if !(machine.appInputEnded && machine.finDelivered) {
-                perform(machine.fail(code: .streamAppClosed, message: "the app closed the stream on \(here) before it ended"))
+                perform(machine.fail(code: .streamAppClosed, message: "the app closed the stream on \(facts.here) before it ended"))
             } else {
                 settle()
             }
         }
     }
 
-    func appFailed(_ why: String) { fail(code: .streamAppClosed, message: "the app's socket failed on \(here): \(why)") }
+    func appFailed(_ why: String) { fail(code: .streamAppClosed, message: "the app's socket failed on \(facts.here): \(why)") }
 
     func fail(code: FailureCode, message: String) { lock.withLock { perform(machine.fail(code: code, message: message)) } }
 
@@ -287,7 +296,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             case .deliver(let bytes):
                 io.toApp.writeBytes(bytes)
             case .endAppOutput:
-                guard let app else { continue }
+                guard let app = app?.channel else { continue }
                 app.eventLoop.execute { app.close(mode: .output, promise: nil) }
             case .failed(let code, let message):
                 end(failure: (code, message))
@@ -308,7 +317,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
             io.queued = true
             session.schedule(self)
         }
-        if io.readHeld, machine.mayReadFromApp, let app, let handler = appHandler {
+        if io.readHeld, machine.mayReadFromApp, let (app, handler) = app {
             io.readHeld = false
             app.eventLoop.execute { handler.resumeReading() }
         }
@@ -317,7 +326,7 @@ final class StreamLink: StreamSender, @unchecked Sendable {
     /// What the peer sent and the app has not taken goes to it in one write at a time: a peer's
     /// many small frames to an app that does not read cost one buffer, not a write each.
     private func deliver() {
-        guard !io.writing, io.toApp.readableBytes > 0, let app else { return }
+        guard !io.writing, io.toApp.readableBytes > 0, let app = app?.channel else { return }
         io.writing = true
         var taken = ByteBuffer()
         swap(&taken, &io.toApp)
@@ -335,11 +344,14 @@ final class StreamLink: StreamSender, @unchecked Sendable {
     }
 
     private func end(failure: (code: FailureCode, message: String)?) {
-        guard !ended else { return }
-        ended = true
-        deadline?.cancel()
-        deadline = nil
-        if let app { app.eventLoop.execute { app.close(promise: nil) } }
+        let loop = app?.channel.eventLoop ?? session?.channel.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
+        switch ride {
+        case .ended: return
+        case .waiting(let deadline): deadline?.cancel()
+        case .riding: break
+        }
+        ride = .ended
+        if let app = app?.channel { app.eventLoop.execute { app.close(promise: nil) } }
         var fields: [String: PropertyListValue] = [
             "stream": .string(token), "activity": .string(activityID.canonicalString), "peer": .string(peerName),
             "sent": .integer(Int64(machine.acked)), "received": .integer(Int64(machine.delivered))
@@ -361,31 +373,12 @@ final class StreamLink: StreamSender, @unchecked Sendable {
                 metadata: ["stream.token": "\(token)", "stream.sent": "\(machine.acked)", "stream.received": "\(machine.delivered)"])
         }
         let client = self.client
-        let onEnd = self.onEnd
+        let onEnd = hooks.onEnd
         let told = fields
         // Told outside the lock: an outlet may write, and Streams takes its own lock.
-        let loop = app?.eventLoop ?? session?.channel.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         loop.execute { [self] in
             client?.send(event: "streamClosed", told)
             onEnd(self)
         }
     }
-}
-
-/// The link's own bookkeeping between the machine and the two sockets.
-private struct StreamIO {
-    /// The peer's bytes not yet handed to the app's socket.
-    var toApp = ByteBuffer()
-    /// A write to the app's socket is on its way.
-    var writing = false
-    /// The session we ride has us in its turn (`LinkSession.schedule`).
-    var queued = false
-    /// Our end holds a read of the app until the window opens.
-    var readHeld = false
-}
-
-/// A stream link held weakly across a hop to another event loop.
-private struct WeakLink: @unchecked Sendable {
-    weak var value: StreamLink?
-    init(_ value: StreamLink) { self.value = value }
 }

@@ -321,10 +321,11 @@ final class Streams: Sendable {
                 message: "this machine holds its most streams (\(settings.maxPerPeer) per machine, \(settings.maxTotal) in all); close one first")
         }
         let link = StreamLink(
-            token: token, id: key.stream, peerID: key.peerID, peerName: peerName, here: device, activityID: activityID,
+            facts: .init(token: token, id: key.stream, peerID: key.peerID, peerName: peerName, here: device, activityID: activityID),
             machine: StreamMachine(id: key.stream, settings: machineSettings, peerWindow: peerWindow),
-            resumeDeadline: .nanoseconds(Int64(settings.resumeDeadline.components.seconds) * 1_000_000_000), logger: logger,
-            onDetached: { [weak self] in self?.detached($0) }, onEnd: { [weak self] in self?.ended($0) })
+            hooks: .init(
+                resumeDeadline: .nanoseconds(Int64(settings.resumeDeadline.components.seconds) * 1_000_000_000), logger: logger,
+                onDetached: { [weak self] in self?.detached($0) }, onEnd: { [weak self] in self?.ended($0) }))
         let handler = AppEndHandler(link: link)
         do {
             let (channel, theirs) = try await AppEnd.make(group: loop ?? group, chunk: Self.appRead) { handler }
