@@ -28,15 +28,14 @@ public actor PeerLinks {
 
     private let endpoint: LinkEndpoint
     private let logger: Logger
-    private var serve: Server = { _, _ in nil }
-    private var table = SessionTable()
+    /// What serves the peer's requests, and who hears of every session adopted.
+    private var hooks = Hooks()
+    /// The decisions, kept apart from the sockets (LinkBook).
+    private var book = LinkBook()
     /// Our requests' answers, by request id; the owner is the session the request went out on.
     private let answers = Waiters<Int64, PeerMessage>()
     /// Peers a connection is being opened to: concurrent requests wait for that one.
     private var opening = SessionsBeingOpened()
-    private var admission = PeerAdmission()
-    private var window = RequestWindow()
-    private var refusals = RefusalLog()
     /// Sessions to read, handed to `run()`.
     private let adopted: (stream: AsyncStream<LinkSession>, continuation: AsyncStream<LinkSession>.Continuation)
     /// First session up, last session down: read by Peers.
@@ -49,23 +48,27 @@ public actor PeerLinks {
         presence = AsyncStream.makeStream(of: LinkPresence.self)
     }
 
-    public func setServer(_ server: @escaping Server) { serve = server }
+    struct Hooks {
+        var serve: Server = { _, _ in nil }
+        var onAdopt: (@Sendable (LinkSession) -> Void)?
+    }
+
+    public func setServer(_ server: @escaping Server) { hooks.serve = server }
 
     /// Told of every session adopted (the streams resume on it).
-    public func setOnAdopt(_ hook: @escaping @Sendable (LinkSession) -> Void) { onAdopt = hook }
-    private var onAdopt: (@Sendable (LinkSession) -> Void)?
+    public func setOnAdopt(_ hook: @escaping @Sendable (LinkSession) -> Void) { hooks.onAdopt = hook }
 
     /// The session our requests to a peer use now.
-    public func sessionID(of peerID: PeerID) -> UInt64? { table.current(peerID)?.serial }
+    public func sessionID(of peerID: PeerID) -> UInt64? { book.table.current(peerID)?.serial }
 
     /// The session our requests to a peer use now.
-    public func current(_ peerID: PeerID) -> LinkSession? { table.current(peerID) }
+    public func current(_ peerID: PeerID) -> LinkSession? { book.table.current(peerID) }
 
     /// Every session with the peer that is kept open (normally one).
-    public func sessions(of peerID: PeerID) -> [LinkSession] { table.open(peerID) }
+    public func sessions(of peerID: PeerID) -> [LinkSession] { book.table.open(peerID) }
 
     /// Peers with an open session right now (by identity id).
-    public var connectedPeerIDs: Set<PeerID> { table.peerIDs }
+    public var connectedPeerIDs: Set<PeerID> { book.table.peerIDs }
 
     /// Reads every adopted session until cancelled.
     public func run() async {
@@ -81,9 +84,9 @@ public actor PeerLinks {
     /// `closeRetired` closes it once nothing is in flight on it (both ends retire the same one).
     public func adopt(_ session: LinkSession) async {
         let localKeyIsLower = endpoint.identity.identity.publicKey.lexicographicallyPrecedes(session.peer.publicKey)
-        let (retired, first) = table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
+        let (retired, first) = book.table.add(session, at: .now, localKeyIsLower: localKeyIsLower)
         adopted.continuation.yield(session)
-        onAdopt?(session)
+        hooks.onAdopt?(session)
         if first { presence.continuation.yield(.present(session.peer, session)) }
         for s in retired {
             logger.info("retiring a duplicate session", metadata: ["peer.id": "\(s.peer.fingerprint)", "session.dialled": "\(s.initiatedLocally)"])
@@ -92,18 +95,20 @@ public actor PeerLinks {
 
     /// The peer greeted us on a session it opened: the older ones it opened are retired.
     func chosenByPeer(_ session: LinkSession) {
-        for s in table.chosenByPeer(session, at: .now) {
+        for s in book.table.chosenByPeer(session, at: .now) {
             logger.info("retiring a session the peer replaced", metadata: ["peer.id": "\(s.peer.fingerprint)"])
         }
     }
 
     /// Whether a retired session is still to close (`closeRetired`).
-    var hasRetired: Bool { table.hasRetiredToClose }
+    var hasRetired: Bool { book.table.hasRetiredToClose }
 
     /// Closes the retired sessions that are idle (none of our requests waits for an answer on
     /// them, none of the peer's is being served) or have waited long enough.
     func closeRetired() async {
-        let due = table.retiredToClose(at: .now) { s in
+        // Read from a copy: the table's change below holds `book` exclusively.
+        let admission = book.admission
+        let due = book.table.retiredToClose(at: .now) { s in
             answers.count(owner: ObjectIdentifier(s)) == 0 && admission.serving(session: ObjectIdentifier(s)) == 0
         }
         for s in due { await s.close() }
@@ -111,7 +116,7 @@ public actor PeerLinks {
 
     /// Closes one session, saying why when it was the peer's last (ping timeout, our address gone).
     func close(_ session: LinkSession, because reason: SessionEnd) async {
-        table.ending(session, reason)
+        book.table.ending(session, reason)
         await session.close()
     }
 
@@ -122,7 +127,7 @@ public actor PeerLinks {
                 // Its goodbye still counts: a stopping peer closes right after it, and the close
                 // often arrives in the same read, before this loop has taken the goodbye.
                 guard session.channel.isActive else {
-                    if case .goodbye? = try? PeerMessage(decoding: bytes) { table.ending(session, .goodbye) }
+                    if case .goodbye? = try? PeerMessage(decoding: bytes) { book.table.ending(session, .goodbye) }
                     continue
                 }
                 let message: PeerMessage
@@ -134,14 +139,14 @@ public actor PeerLinks {
                 }
                 if case .goodbye = message {
                     logger.info("peer said goodbye", metadata: ["peer.id": "\(session.peer.fingerprint)"])
-                    table.ending(session, .goodbye)
+                    book.table.ending(session, .goodbye)
                     await session.close()
                     continue
                 }
                 // An answer counts only from the session its request went out on: another paired
                 // peer that learnt or guessed the id must not answer for this one.
                 if let id = message.answerID, answers.resumeOldest(id, with: message, ownedBy: ObjectIdentifier(session)) { continue }
-                let serve = self.serve
+                let serve = hooks.serve
                 if message.isOneWay {
                     // Served in order, before the next message is read: a peer's pushes apply in
                     // the order it sent them, and a notification (a `continued` report) takes no
@@ -170,32 +175,20 @@ public actor PeerLinks {
 
     /// Logs a refusal once per peer and reason a minute, with how many there were.
     private func refused(_ session: LinkSession, _ reason: FailureCode) {
-        guard let count = refusals.note(peerID: session.peer.id, reason: reason.rawValue, at: .now) else { return }
+        guard let count = book.refusals.note(peerID: session.peer.id, reason: reason.rawValue, at: .now) else { return }
         logger.notice(
             "refused a peer's messages", metadata: ["peer.id": "\(session.peer.fingerprint)", "reason": "\(reason)", "count": "\(count)"])
     }
 
-    /// nil if the request may be served now; else the error to answer with.
+    /// nil if the request may be served now; else the error to answer with (the refusal logged).
     private func admit(_ message: PeerMessage, on session: LinkSession) -> PeerMessage? {
-        let isPush = if case .push = message { true } else { false }
-        switch admission.admit(isPush: isPush, session: ObjectIdentifier(session), peerID: session.peer.id) {
-        case nil:
-            return nil
-        case .busy:
-            refused(session, .busy)
-            return .error(
-                id: message.requestID, code: .busy,
-                message: "too many requests at once (at most \(PeerAdmission.maxInFlightPerSession)); wait for answers before asking more")
-        case .rateLimited:
-            refused(session, .rateLimited)
-            return .error(
-                id: message.requestID, code: .rateLimited,
-                message: "too many pushes (at most \(Int(PeerAdmission.pushesPerSecond)) a second); try again shortly")
-        }
+        guard let (reply, reason) = book.admit(message, on: ObjectIdentifier(session), peerID: session.peer.id) else { return nil }
+        refused(session, reason)
+        return reply
     }
 
     private func served(_ request: PeerMessage, reply: PeerMessage?, on session: LinkSession) {
-        admission.served(session: ObjectIdentifier(session))
+        book.admission.served(session: ObjectIdentifier(session))
         if let reply, !request.isOneWay { send(reply, answering: request, on: session) }
     }
 
@@ -203,24 +196,9 @@ public actor PeerLinks {
     /// so that the asking peer hears why instead of waiting for its timeout. Queued, not awaited
     /// (as every reply: a peer that does not read is closed at the write deadline).
     private func send(_ reply: PeerMessage, answering request: PeerMessage, on session: LinkSession) {
-        var bytes: [UInt8]
-        do throws(CodecError) {
-            bytes = try reply.encoded()
-        } catch {
-            logger.warning("a reply could not be encoded", metadata: ["peer.id": "\(session.peer.fingerprint)", "error": "\(error)"])
-            bytes =
-                (try? PeerMessage.error(
-                    id: request.requestID, code: .replyTooLarge,
-                    message: "the answer could not be encoded: \(error)"
-                ).encoded()) ?? []
-        }
-        if bytes.count > session.maxMessage {
-            logger.warning("a reply does not fit a frame", metadata: ["peer.id": "\(session.peer.fingerprint)", "reply.bytes": "\(bytes.count)"])
-            bytes =
-                (try? PeerMessage.error(
-                    id: request.requestID, code: .replyTooLarge,
-                    message: "the answer is \(bytes.count) bytes, more than a link frame carries (\(session.maxMessage))"
-                ).encoded()) ?? []
+        let (bytes, problem) = PeerReply.bytes(reply, answering: request, maxMessage: session.maxMessage)
+        if let problem {
+            logger.warning("a reply could not be sent as it was", metadata: ["peer.id": "\(session.peer.fingerprint)", "reason": "\(problem)"])
         }
         session.post(bytes)
     }
@@ -232,16 +210,16 @@ public actor PeerLinks {
 
     private func closed(_ session: LinkSession) {
         // A peer that stopped taking what we write is absent as `stalled`, whatever else we knew.
-        if session.closeReason == .stalled { table.ending(session, .stalled) }
-        admission.closed(session: ObjectIdentifier(session))
+        if session.closeReason == .stalled { book.table.ending(session, .stalled) }
+        book.admission.closed(session: ObjectIdentifier(session))
         answers.end(owner: ObjectIdentifier(session))
-        if let (reason, last) = table.remove(session), last { presence.continuation.yield(.absent(session.peer, reason)) }
+        if let (reason, last) = book.table.remove(session), last { presence.continuation.yield(.absent(session.peer, reason)) }
     }
 
     /// An open session to `peer`, opening one at `host`:`port` if there is none; `opened` is true
     /// when this call opened it (the caller greets the peer first).
     public func session(to peer: PeerIdentity, host: String?, port: Int?) async throws(PeerRequestError) -> (session: LinkSession, opened: Bool) {
-        if let s = table.current(peer.id), s.channel.isActive { return (s, false) }
+        if let s = book.table.current(peer.id), s.channel.isActive { return (s, false) }
         if opening.peers.contains(peer.id) {
             switch await opening.done.wait(for: peer.id) {
             case .value(let result): return (try result.get(), false)
@@ -276,7 +254,7 @@ public actor PeerLinks {
     public func requestIfOpen(
         _ make: @Sendable (Int64) -> PeerMessage, peerID: PeerID, timeout: Duration
     ) async throws(PeerRequestError) -> PeerMessage? {
-        guard let open = table.current(peerID), open.channel.isActive else { return nil }
+        guard let open = book.table.current(peerID), open.channel.isActive else { return nil }
         return try await request(make, on: open, timeout: timeout)
     }
 
@@ -286,14 +264,17 @@ public actor PeerLinks {
         timeout: Duration = .seconds(5)
     ) async throws(PeerRequestError) -> PeerMessage {
         let slot = ObjectIdentifier(session)
-        if let ticket = window.take(slot, deadline: timeout) {
+        if let ticket = book.window.take(slot, deadline: timeout) {
+            // The window is copied out (it shares its waiters): `book` is not held across the
+            // wait, while other requests on this actor change it.
+            let window = book.window
             switch await window.wait(ticket) {
             case .value: break
             case .timedOut: throw .timedOut(session.peer.fingerprint, after: timeout)
             case .ended, .cancelled: throw .sessionClosed(session.peer.fingerprint)
             }
         }
-        defer { window.give(slot) }
+        defer { book.window.give(slot) }
         return try await answer(try await ask(make, on: session, timeout: timeout))
     }
 
@@ -345,12 +326,12 @@ public actor PeerLinks {
     /// is about to settle (both machines dialled at once), the one kept may be the other.
     public func notify(_ message: PeerMessage, peerIDs: some Sequence<PeerID>) -> Int {
         guard let bytes = try? message.encoded() else { return 0 }
-        return peerIDs.reduce(0) { taken, id in taken + (table.open(id).map { $0.post(bytes) }.contains(true) ? 1 : 0) }
+        return peerIDs.reduce(0) { taken, id in taken + (book.table.open(id).map { $0.post(bytes) }.contains(true) ? 1 : 0) }
     }
 
     /// Closes every session with a peer (after unpairing, or `handoffctl disconnect`).
     public func drop(peerID: PeerID) async {
-        for s in table.open(peerID) { await close(s, because: .closedHere) }
+        for s in book.table.open(peerID) { await close(s, because: .closedHere) }
     }
 
     private static let goodbye = (try? PeerMessage.goodbye.encoded()) ?? []
@@ -359,7 +340,7 @@ public actor PeerLinks {
     /// this machine absent now, not once the other components have stopped; each peer closes its
     /// end. Queued, not awaited: a peer that stopped reading holds up no part of the shutdown.
     public func sayGoodbye() {
-        for s in table.all { _ = s.post(Self.goodbye) }
+        for s in book.table.all { _ = s.post(Self.goodbye) }
     }
 
     /// At shutdown: a goodbye on every session, so that peers mark this machine absent at once
@@ -367,8 +348,8 @@ public actor PeerLinks {
     public func closeAll() async {
         let goodbye = Self.goodbye
         await withDiscardingTaskGroup { group in
-            for s in table.all {
-                table.ending(s, .closedHere)
+            for s in book.table.all {
+                book.table.ending(s, .closedHere)
                 group.addTask {
                     try? await s.send(goodbye)
                     await s.close()
@@ -378,23 +359,4 @@ public actor PeerLinks {
         adopted.continuation.finish()
         presence.continuation.finish()
     }
-}
-
-extension PeerMessage {
-    /// The id of an answer to one of our requests (hello is both a request and its answer).
-    var answerID: Int64? {
-        switch self {
-        case .hello(let id, _), .activities(let id, _), .activity(let id, _), .outcome(let id, _), .pong(let id): id
-        case .streamAccepted(let id, _, _): id
-        case .error(let id, _, _): id
-        default: nil
-        }
-    }
-}
-
-/// Peers a session is being opened to, and the requests waiting for that one instead of
-/// opening their own.
-struct SessionsBeingOpened {
-    var peers: Set<PeerID> = []
-    let done = Waiters<PeerID, Result<LinkSession, PeerRequestError>>()
 }
