@@ -6,7 +6,7 @@ import PackageDescription
 // demangled and its requirements checked by a search through all of the binary's conformance
 // records, and in a process that lives for one command every use is a first one
 // (docs/PERFORMANCE.md, "handoffctl's start"). Not for handoffd: its restart and its push
-// did not move with it (bench-presence, bench-edges), and it starts once.
+// did not move with it (docs/PERFORMANCE.md), and it starts once.
 let prespecialized: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-prespecialize-generic-metadata"], .when(configuration: .release))]
 
 let package = Package(
@@ -229,7 +229,7 @@ let package = Package(
                 "HawkNotesApp", "HawkNotesTerminal", "HawkNotes", "HandoffClient", "HandoffControl", "HandoffContent", "HandoffCore",
                 "HandoffAsync", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
-        // The floor of a push on SwiftNIO (Benchmarks/scripts/bench-edges.sh): Benchmarks/scripts/push-relay.c's relays
+        // The floor of a push on SwiftNIO (docs/PERFORMANCE.md): Benchmarks/scripts/push-relay.c's relays
         // on NIO, each read through a task and an actor as handoffd moves a message.
         .executableTarget(
             name: "handoff-push-relay",

@@ -31,7 +31,7 @@ public enum WaitOutcome<Value: Sendable>: Sendable {
 ///
 /// Inlinable, so that each user's `Waiters<Key, Value>` is specialized in its own module: called
 /// across modules as generic code, every dictionary access on the slots looked up their generic
-/// metadata in the runtime's caches, 18 µs per `register` (perf, a push between two daemons).
+/// metadata in the runtime's caches, 18 µs per `register` (docs/PERFORMANCE.md).
 /// The continuation kept is an `UnsafeContinuation`: `CheckedContinuation` is a resilient type of
 /// the Concurrency library, so a slot holding one had no layout known at compile time and every
 /// copy of a slot went through its metadata and value witnesses (perf, a push: a third of a

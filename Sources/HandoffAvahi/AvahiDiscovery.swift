@@ -115,7 +115,7 @@ public final class AvahiDiscovery: Discovery, @unchecked Sendable {
     // (creating a group, adding a service, committing), so they are made on the poll thread, in
     // order: handoffd calls these from its event loop, which serves the link meanwhile. At start,
     // the advert's publish held the loop 2 ms while a restarted peer's handshake waited; at a
-    // restart among 49 peers, taking the poll lock for them held it 31 ms (scale.sh, perf).
+    // restart among 49 peers, taking the poll lock for them held it 31 ms (docs/PERFORMANCE.md).
 
     public func publish(_ advert: ServiceAdvert, slot: AdvertSlot) throws(DiscoveryError) {
         try advertise(slot) { (m) throws(DiscoveryError) in try m.publish(advert) }

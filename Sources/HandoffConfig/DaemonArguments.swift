@@ -1,7 +1,7 @@
 /// handoffd's command line: eight options, read by hand. swift-argument-parser (which handoffctl
 /// and hawknotes keep) builds each command from a Mirror over its properties, and every property
 /// wrapper's type is checked against protocols by scanning all the binary's conformance records:
-/// a third of handoffd's start before its event loop (perf over restarts, bench-presence), while
+/// a third of handoffd's start before its event loop (docs/PERFORMANCE.md), while
 /// a restarted daemon's peers wait for its first handshake. docs/ARCHITECTURE.md, "What we wrote
 /// ourselves".
 public struct DaemonArguments: Equatable, Sendable {

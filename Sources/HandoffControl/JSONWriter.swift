@@ -28,7 +28,7 @@ public enum JSONWriter {
     /// One line of `fields` with `activity` under `key` (not among them): the same bytes as
     /// `line` of them all, the activity written from its fields in order. Building its
     /// dictionary and sorting it again for a push's `continue` line was a third of that line's
-    /// instructions (callgrind, bench-push-work).
+    /// instructions (docs/PERFORMANCE.md).
     public static func line(_ fields: [String: PropertyListValue], activity: UserActivity, under key: String) -> [UInt8] {
         assert(fields[key] == nil)
         var out: [UInt8] = []

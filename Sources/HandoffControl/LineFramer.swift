@@ -16,7 +16,7 @@ public struct LineFramer: Sendable {
 
     /// Any bytes; contiguous ones (a ByteBufferView, an array) are read in place. A per-byte loop
     /// through `Sequence` cost the clients' and the control server's reading most of its time
-    /// in generic metadata lookups (perf, bench-throughput).
+    /// in generic metadata lookups (docs/PERFORMANCE.md).
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Item] {
         if let items = bytes.withContiguousStorageIfAvailable({ feed(UnsafeRawBufferPointer($0)) }) { return items }
         return Array(bytes).withUnsafeBytes { feed($0) }

@@ -40,7 +40,7 @@ public struct CanonicalEncoder: Sendable {
     /// A dictionary given as its entries in canonical key order (UTF-8 byte order; checked in
     /// debug builds), written as it is given: a message around the activity it carries. The
     /// same bytes as the dictionary's; a push spent a third of its encoding building and sorting
-    /// the message's and the activity's dictionaries (callgrind, bench-push-work).
+    /// the message's and the activity's dictionaries (docs/PERFORMANCE.md).
     public func encodedBytes(ordered entries: [(key: String, value: Piece)]) throws(CodecError) -> [UInt8] {
         assert(zip(entries, entries.dropFirst()).allSatisfy { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
         var writer = Writer(limits: limits)

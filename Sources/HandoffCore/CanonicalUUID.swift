@@ -9,7 +9,7 @@ extension UUID {
     /// 8th, 12th, 16th and 20th digit): Foundation also takes lower and mixed case, which gave one
     /// id many spellings on the wire. Read here digit by digit: Foundation's parser is `sscanf`,
     /// and checking the spelling meant writing it again with `snprintf`, together about 2 % of
-    /// the daemon's CPU at load (perf, Benchmarks/scripts/bench-throughput.sh).
+    /// the daemon's CPU at load (docs/PERFORMANCE.md).
     public init?(canonical text: String) {
         var text = text
         guard let uuid = text.withUTF8({ Self.canonicalBytes($0) }) else { return nil }

@@ -7,7 +7,7 @@
 extension UUID {
     /// A version 4 UUID from the system's generator (getrandom(2), 8 bytes a call): Foundation's
     /// `UUID()` on Linux opens /dev/urandom, reads it and closes it each time, three system calls
-    /// that were a sixth of a live handler's offer on a push (perf). The daemon's tokens use it.
+    /// that were a sixth of a live handler's offer on a push (docs/PERFORMANCE.md). The daemon's tokens use it.
     public static func random() -> UUID {
         var generator = SystemRandomNumberGenerator()
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

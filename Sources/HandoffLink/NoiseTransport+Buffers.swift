@@ -27,7 +27,7 @@ extension NoiseTransport {
     /// Opens a frame's readable bytes (ciphertext, then the tag) into a new buffer. The sealed box
     /// is made from one buffer, nonce || ciphertext || tag, filled with two copies: the box's
     /// initialiser from the three parts joins them with `Data`'s generic `+`, which was half of
-    /// opening a push (perf, bench-edges).
+    /// opening a push (docs/PERFORMANCE.md).
     public mutating func open(_ frame: ByteBuffer, allocator: ByteBufferAllocator) throws(NoiseError) -> ByteBuffer {
         guard frame.readableBytes >= 16 else { throw .decryptFailed }
         let plain = try receive.withNextCounter(failing: .decryptFailed) { key, counter in

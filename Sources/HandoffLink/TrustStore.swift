@@ -28,7 +28,7 @@ public struct TrustedPeer: Sendable, Equatable {
 public protocol TrustStore: Sendable {
     func peer(withKey publicKey: [UInt8]) throws -> TrustedPeer?
     /// The peer whose `PeerIdentity.id` this is: a session's peer already has it, and deriving
-    /// it again from the key (SHA-256, hex) was a third of serving a push (perf).
+    /// it again from the key (SHA-256, hex) was a third of serving a push (docs/PERFORMANCE.md).
     func peer(withID id: PeerID) throws -> TrustedPeer?
     func peers() throws -> [TrustedPeer]
     func pin(_ peer: TrustedPeer) throws

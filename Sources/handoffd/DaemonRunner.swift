@@ -212,7 +212,7 @@ struct Readiness: Service {
 /// `"\(service)"`, and a type that does not describe itself is described by reflecting every
 /// field, and theirs (the daemon, its logger, ...), each field's type looked up in the
 /// runtime's conformance records: 1-1.5 ms of the start, before the restarted daemon's first
-/// handshake (Benchmarks/scripts/bench-presence.sh).
+/// handshake (docs/PERFORMANCE.md).
 struct NamedService: Service, CustomStringConvertible {
     let description: String
     let service: any Service

@@ -6,7 +6,7 @@
 // the client (handoff_avahi_client_load), not by the loader at exec: it brings libdbus-1, and
 // libdbus-1 brings libsystemd with libgcrypt, libgpg-error, liblz4, liblzma, libzstd and libcap,
 // whose mapping and 3,000 symbol relocations were most of the loader's work before handoffd's
-// first line ran, while a restarted peer waited for its first dial (Benchmarks/scripts/bench-presence.sh).
+// first line ran, while a restarted peer waited for its first dial (docs/PERFORMANCE.md).
 #include <avahi-client/client.h>
 #include <avahi-client/lookup.h>
 #include <avahi-client/publish.h>

@@ -82,7 +82,7 @@ struct DaemonControl: ControlOperations {
     }
 
     /// A continue fetches the activity from the other machine before its turn: a client's
-    /// continues then wait for the network side by side (Benchmarks/scripts/bench-throughput.sh). A refresh
+    /// continues then wait for the network side by side (docs/PERFORMANCE.md). A refresh
     /// answers a needsSave question that a peer's fetch waits on for at most 500 ms: it must not
     /// wait behind the client's scene saves. A handled answers a `continue` event, which a
     /// dispatch waits on: a handler that continues an activity itself, on its own connection,

@@ -146,10 +146,9 @@ public final class Daemon: Sendable {
         // The first handshakes before the rest of the start: they are what a restarted daemon's
         // peers wait on to see it present. Every task runs on the one event loop, which reads
         // its sockets only when no task is left to run, so the first handshake message waited
-        // for the advert and the services' first steps (1.3 ms after the connection was up, on
-        // this project's test VM), and for the listener too once the dial came before it.
-        // bench-presence, restarted -> present p50 23.4 -> 20.4 ms (docs/ARCHITECTURE.md,
-        // "Presence"). Bounded: an address that does not answer holds the start 10 ms at most.
+        // for the advert and the services' first steps, and for the listener too once the dial
+        // came before it (docs/PERFORMANCE.md, "Presence"). Bounded: an address that does not
+        // answer holds the start 10 ms at most.
         // Our port goes in the hello, which is sent once the services run.
         await peers.dialAtOnce()
         await peers.firstDialsEnded(within: .milliseconds(10))

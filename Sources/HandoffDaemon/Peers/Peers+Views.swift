@@ -90,7 +90,7 @@ extension Peers {
     /// that name with a session open is found with two questions, its session and its advert,
     /// where `resolve` builds every peer's whole view (ten calls into the parts for each): at
     /// thousands of continues a second those calls were a good part of the daemon's work
-    /// (bench-throughput), and a restarted hub's search read its 49 peers with 49 x 49 views.
+    /// (docs/PERFORMANCE.md), and a restarted hub's search read its 49 peers with 49 x 49 views.
     /// Anything else (no session, a name two peers share, a fingerprint) goes through `resolve`.
     func resolveForRequest(_ text: String) async throws(ControlError) -> PeerView {
         let named = ((try? trusted()) ?? []).filter { $0.name == text }

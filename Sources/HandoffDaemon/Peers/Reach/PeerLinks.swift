@@ -297,7 +297,7 @@ public actor PeerLinks {
         let ticket = answers.register(id, owner: ObjectIdentifier(session), deadline: timeout)
         // Queued, not awaited: the answer is what is waited for, and a write that fails closes
         // the session, which ends its waiting answers. Awaiting the write cost a hop back onto
-        // this actor per request (bench-throughput).
+        // this actor per request (docs/PERFORMANCE.md).
         guard let bytes = try? make(id).encoded(), session.post(bytes) else {
             answers.forget(ticket)
             throw .sessionClosed(session.peer.fingerprint)
