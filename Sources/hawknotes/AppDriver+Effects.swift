@@ -136,7 +136,7 @@ extension AppDriver {
             do throws(ClientError) {
                 let report = try await client.perform(ContinueRequest(peer: offer.peer, activity: offer.activityID, scene: scene))
                 if report.failed {
-                    apply(.notice("not continued: \(report.message ?? report.code ?? "it failed")"))
+                    apply(.notice("not continued: \(report.message ?? report.code?.rawValue ?? "it failed")"))
                 } else if report.handler != DaemonLink.handlerName, let content = report.content, let input = mapping.input(showing: content) {
                     // handoffd routed it itself (into this window's scene): show where it went.
                     apply(input)
