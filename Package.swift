@@ -239,6 +239,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
+        // The browser extension's side of handoffd, pure: native messaging frames, the messages,
+        // which pages may leave the browser or open in it (docs/BROWSER.md).
+        .target(name: "HandoffBrowser", dependencies: ["HandoffCore", "HandoffControl"]),
+        // The native messaging host the browser starts for the extension: a client of handoffd.
+        .executableTarget(
+            name: "handoff-browser-host",
+            dependencies: [
+                "HandoffBrowser", "HandoffClient", "HandoffControl", "HandoffCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ]),
         // A peer that misbehaves on purpose (hostile pairing names), for the end-to-end tests.
         .executableTarget(
             name: "handoff-rogue-peer",
@@ -264,6 +274,7 @@ let package = Package(
             name: "HandoffAsyncTests",
             dependencies: ["HandoffAsync", "HandoffTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "HandoffBusTests", dependencies: ["HandoffBus"]),
+        .testTarget(name: "HandoffBrowserTests", dependencies: ["HandoffBrowser", "HandoffControl", "HandoffCore"]),
         // The client against the daemon's own control server, over real sockets.
         .testTarget(
             name: "HandoffClientTests",
@@ -290,6 +301,7 @@ let package = Package(
             name: "HandoffDaemonTests",
             dependencies: [
                 "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
+                "HandoffBrowser",
                 "HandoffConfig", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink", "HandoffAsync", "HandoffBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")

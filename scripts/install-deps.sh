@@ -41,6 +41,7 @@ TESTS=(
   dunst                 # a real notification server (org.freedesktop.Notifications), in test hosts
   xvfb                  # the display dunst needs, in test hosts
   nftables              # random loss and outages on test links only (Tests/Rigs/chaos.sh; no netem here)
+  nodejs                # the browser extension's tests (node --test browser/tests/)
 )
 # scripts/install-deps.sh [--demo] [--list]: --demo installs what the demo needs alone; --list
 # prints the packages instead of installing them.

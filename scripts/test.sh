@@ -28,6 +28,7 @@ fi
 # daemons in blocking calls, which would take Swift concurrency threads from other suites, and
 # their real daemons must not compete for this machine's two cores with another suite's.
 swift test --skip-build --disable-xctest --skip EndToEndTests
+node --test browser/tests/
 took "unit and component tests"
 # As root, the Debian package (its release build: ten minutes of both cores on a 2-core machine;
 # then a minute of xz and lintian) is made beside the end-to-end suites, which mostly wait on the

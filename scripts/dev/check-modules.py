@@ -30,6 +30,7 @@ ALLOWED = {
     "HandoffDiscovery": {"HandoffCore", "Logging"},
     "HandoffBusAPI": {"HandoffCore", "HandoffControl"},
     "HandoffCommandLine": set(),
+    "HandoffBrowser": {"HandoffCore", "HandoffControl"},
 }
 
 # What a module must never reach, directly or through its dependencies.
@@ -41,6 +42,10 @@ FORBIDDEN = {
     # The app's model knows nothing of the network.
     "HawkNotes": NIO | {"HandoffDaemon", "HandoffLink", "HandoffDiscovery", "HandoffClient", "HandoffProtocol", "HandoffAdvert"},
     "HandoffControl": NIO | {"HandoffDaemon", "HandoffLink"},
+    # The browser's side as values: no socket, no daemon.
+    "HandoffBrowser": NIO | {"HandoffDaemon", "HandoffLink", "HandoffClient"},
+    # The browser's host reaches handoffd through its client, as every app.
+    "handoff-browser-host": {"HandoffDaemon", "HandoffLink", "HandoffState"},
     # The D-Bus API as values: no bus, no daemon.
     "HandoffBusAPI": NIO | {"HandoffDaemon", "HandoffLink", "CSystemdBus", "HandoffBus"},
     # The bus connection knows nothing of what handoffd serves on it.
