@@ -42,6 +42,8 @@ TESTS=(
   xvfb                  # the display dunst needs, in test hosts
   nftables              # random loss and outages on test links only (Tests/Rigs/chaos.sh; no netem here)
   nodejs                # the browser extension's tests (node --test browser/tests/)
+  chromium              # the browser end-to-end tests: the extension in Chromium, headless
+  firefox-esr           # ... and in Firefox ESR, installed over WebDriver BiDi
 )
 # scripts/install-deps.sh [--demo] [--list]: --demo installs what the demo needs alone; --list
 # prints the packages instead of installing them.
