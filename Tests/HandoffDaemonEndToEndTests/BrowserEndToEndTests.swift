@@ -1,5 +1,6 @@
 import Foundation
 import HandoffBrowser
+import HandoffCore
 import HandoffTestSupport
 import Testing
 
@@ -91,20 +92,26 @@ struct BrowserEndToEndTests {
         return Browser(process: process, driver: driver)
     }
 
-    /// A page served on the host's loopback, so that it loads (the host has no other network).
-    static func serve(_ hosts: TestHostSet, _ i: Int, in dir: String, pages: [String: String]) throws -> ChildProcess {
+    /// Pages served on the host's loopback, so that they load (the host has no other network);
+    /// returned once the server answers (a page asked for before would show the browser's error).
+    static func serve(_ hosts: TestHostSet, _ i: Int, in dir: String, pages: [String: String]) async throws -> ChildProcess {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for (name, title) in pages {
             try "<!doctype html><title>\(title)</title><p>\(title)</p>".write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
         }
-        return try hosts.spawn(i, "/usr/bin/python3", ["-m", "http.server", "8000", "--bind", "127.0.0.1", "--directory", dir])
+        let server = try hosts.spawn(i, "/usr/bin/python3", ["-m", "http.server", "8000", "--bind", "127.0.0.1", "--directory", dir])
+        let probe = "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/', timeout=1); print('up')"
+        try await waitUntil("host \(i)'s page server answers", timeout: 20) {
+            await offPool { (try? hosts.run(i, ["/usr/bin/python3", "-c", probe]))?.contains("up") == true }
+        }
+        return server
     }
 
     @Test func aTabOnAlphasChromiumIsListedOnBetaAndOpensInBetasFirefox() async throws {
         let hosts = try TestHostSet(count: 2)
         defer { hosts.tearDown() }
         let (a, b) = try await startPaired(hosts)
-        let server = try Self.serve(
+        let server = try await Self.serve(
             hosts, 1, in: a.dir + "/www",
             pages: [
                 "tides.html": "Tide tables", "secret.html": "Private notes", "harbour.html": "Harbour charts", "bank.html": "Bank statement",
@@ -178,11 +185,11 @@ struct BrowserEndToEndTests {
             try b.ctl(["activities", "--remote"]).output.contains("Lighthouse log")
         }
 
-        // The popup lists what `activities --remote` lists: beta's Firefox tab, on alpha.
-        let serverB = try Self.serve(hosts, 2, in: b.dir + "/www", pages: ["clock.html": "Tide clock"])
-        defer { serverB.stop() }
-        #expect(await firefox.command(#"{"cmd":"open","url":"http://127.0.0.1:8000/clock.html"}"#) != nil)
-        try await waitUntil("alpha lists beta's tab", timeout: 20) { try a.ctl(["activities", "--remote"]).output.contains("Tide clock") }
+        // The popup lists what `activities --remote` lists: a web page beta offers, on alpha.
+        var clock = UserActivity(type: WebBrowsing.type, title: "Tide clock")
+        try clock.setWebpageURL(URL(string: "https://example.org/clock")!)
+        _ = try await b.request("publish", ["activity": clock.propertyList, "keep": true])
+        try await waitUntil("alpha lists beta's page", timeout: 20) { try a.ctl(["activities", "--remote"]).output.contains("Tide clock") }
         let popup = "chrome-extension://\(BrowserCaller.chromiumID)/popup.html"
         #expect(await chromium.command(#"{"cmd":"open","url":"\#(popup)"}"#) != nil)
         var text = ""
