@@ -19,14 +19,14 @@ trap end_daemons_and_hosts EXIT
 paired_hosts
 EXT=$REPO/browser/extension
 # Alpha: pages on its loopback, Chromium with the extension and this build's host.
-mkdir -p "$WORK/www" "$WORK/chromium/NativeMessagingHosts" "$WORK/firefox/profile"
+mkdir -p "$WORK/www" "$WORK/chromium/NativeMessagingHosts" "$WORK/chromium/tmp" "$WORK/firefox/profile"
 for i in $(seq 0 $((N + 10))); do echo "<!doctype html><title>Page $i</title><p>$i" > "$WORK/www/p$i.html"; done
 Tests/Rigs/testhosts.sh exec ${SET}1 /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 --directory "$WORK/www" >/dev/null 2>&1 &
 cat > "$WORK/chromium/NativeMessagingHosts/org.handoffd.browser.json" <<JSON
 {"name": "org.handoffd.browser", "description": "handoffd", "path": "$BIN/handoff-browser-host", "type": "stdio",
  "allowed_origins": ["chrome-extension://dpckoceeejgnaeeflonbbjoeddmeknea/"]}
 JSON
-Tests/Rigs/testhosts.sh exec ${SET}1 env HANDOFF_SOCKET="$WORK/alpha/run/control.sock" HOME="$WORK/chromium" \
+Tests/Rigs/testhosts.sh exec ${SET}1 env HANDOFF_SOCKET="$WORK/alpha/run/control.sock" HOME="$WORK/chromium" TMPDIR="$WORK/chromium/tmp" \
   /usr/lib/chromium/chromium --headless=new --no-sandbox --user-data-dir="$WORK/chromium" --disable-extensions-except="$EXT" \
   --load-extension="$EXT" --remote-debugging-port=9222 --no-first-run --disable-gpu about:blank >/dev/null 2>&1 &
 # Beta: Firefox with the extension (installed by the probe over BiDi) and the host's manifest.

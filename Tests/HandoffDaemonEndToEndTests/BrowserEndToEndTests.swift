@@ -64,6 +64,8 @@ struct BrowserEndToEndTests {
     static func startChromium(_ hosts: TestHostSet, _ i: Int, daemon: DaemonHost) async throws -> Browser {
         let profile = daemon.dir + "/chromium"
         try FileManager.default.createDirectory(atPath: profile + "/NativeMessagingHosts", withIntermediateDirectories: true)
+        // Chromium's own temporary files (its singleton socket's folder) go with the test's.
+        try FileManager.default.createDirectory(atPath: profile + "/tmp", withIntermediateDirectories: true)
         try manifest(allowing: "allowed_origins", "chrome-extension://\(BrowserCaller.chromiumID)/")
             .write(toFile: profile + "/NativeMessagingHosts/org.handoffd.browser.json", atomically: true, encoding: .utf8)
         let process = try hosts.spawn(
@@ -71,7 +73,7 @@ struct BrowserEndToEndTests {
             [
                 "--headless=new", "--no-sandbox", "--user-data-dir=\(profile)", "--disable-extensions-except=\(extensionDir)",
                 "--load-extension=\(extensionDir)", "--remote-debugging-port=9222", "--no-first-run", "--disable-gpu", "about:blank"
-            ], environment: ["HANDOFF_SOCKET": daemon.socket, "HOME": daemon.dir])
+            ], environment: ["HANDOFF_SOCKET": daemon.socket, "HOME": daemon.dir, "TMPDIR": profile + "/tmp"])
         let driver = try hosts.spawn(i, "/usr/bin/python3", [Self.driver, "chromium", "9222"])
         #expect(await offPool { driver.waitForJSON(timeout: 30) { $0.object["ready"] as? Bool == true } } != nil, "\(driver.output)")
         return Browser(process: process, driver: driver)
