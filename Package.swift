@@ -246,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "handoff-browser-host",
             dependencies: [
-                "HandoffBrowser", "HandoffClient", "HandoffControl", "HandoffCore",
+                "HandoffAsync", "HandoffBrowser", "HandoffClient", "HandoffControl", "HandoffCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ]),
         // A peer that misbehaves on purpose (hostile pairing names), for the end-to-end tests.

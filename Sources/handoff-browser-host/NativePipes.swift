@@ -1,11 +1,16 @@
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #endif
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
 import Dispatch
+import HandoffAsync
 import HandoffBrowser
 import NIOConcurrencyHelpers
 
@@ -28,7 +33,7 @@ final class NativePipes: Sendable {
 
     /// Reads stdin until the browser closes it; the stream then ends.
     func startReading() {
-        let thread = Thread { [self] in
+        let started = BlockingThread.start(name: "browser-stdin") { [self] in
             var decoder = NativeFrameDecoder(maxMessage: Self.maxFromBrowser)
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
@@ -42,7 +47,8 @@ final class NativePipes: Sendable {
             }
             continuation.finish()
         }
-        thread.start()
+        // No thread for stdin: nothing can be read, so the browser is treated as gone.
+        if started != 0 { continuation.finish() }
     }
 
     /// The handler took a message: the reader may hand over another.

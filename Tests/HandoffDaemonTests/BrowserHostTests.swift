@@ -4,6 +4,7 @@ import HandoffClient
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
+import HandoffLink
 import HandoffTestSupport
 import Testing
 
@@ -73,6 +74,48 @@ import Testing
             let devices = list.objects("devices")
             #expect(devices.map { $0["peer"] as? String } == ["alpha"], "\(list.fields)")
             #expect((devices.first?["tabs"] as? [[String: Any]])?.first?["title"] as? String == "Tide tables", "\(list.fields)")
+        }
+    }
+
+    /// "Send this tab to alpha": beta's host pushes the page, alpha's host opens it in alpha's
+    /// browser; a machine whose `refuse_pushes_from` names the sender refuses, and the popup is
+    /// told why.
+    @Test func aSentTabOpensInTheOtherBrowserUnlessPushesAreRefused() async throws {
+        for refused in [false, true] {
+            let network = FakeNetwork()
+            let a = try await LoopbackDaemon("alpha", on: network) { $0.refusePushesFrom = refused ? ["beta"] : [] }
+            let b = try await LoopbackDaemon("beta", on: network, avahiRunning: true)
+            a.trust.pin(TrustedPeer(identity: b.identity.identity, name: "beta", pairedAt: Date(), advertisingKey: b.trust.ownAdvertisingKey()))
+            b.trust.pin(TrustedPeer(identity: a.identity.identity, name: "alpha", pairedAt: Date(), advertisingKey: a.trust.ownAdvertisingKey()))
+            try await withStopping(a, b) {
+                let there = try Self.host(a), here = try Self.host(b)
+                defer {
+                    Task {
+                        await there.end()
+                        await here.end()
+                    }
+                }
+                for host in [there, here] {
+                    #expect(await host.message(timeout: 10) { $0.string("daemon") == "up" } != nil)
+                }
+                try await waitUntil("alpha's host handles web pages", timeout: 10) {
+                    try await a.request("status")?.dictionaryValue?["liveHandlers"] == .integer(1)
+                }
+                let opener = Task {
+                    guard let open = await there.message(timeout: refused ? 3 : 20, { $0.string("type") == "open-tab" }) else { return "" }
+                    there.send(#"{"type":"opened","token":"\#(open.string("token") ?? "")","ok":true}"#)
+                    return open.string("url") ?? ""
+                }
+                here.send(#"{"type":"send","id":3,"peer":"alpha","url":"https://example.org/sent","title":"Sent"}"#)
+                let reply = try #require(await here.message(timeout: 20) { $0.int("id") == 3 })
+                if refused {
+                    #expect(reply.bool("ok") == false && reply.string("code") == FailureCode.pushRefused.rawValue, "\(reply.fields)")
+                    #expect(await opener.value == "", "a refused push opened a tab")
+                } else {
+                    #expect(reply.bool("ok") == true, "\(reply.fields)")
+                    #expect(await opener.value == "https://example.org/sent")
+                }
+            }
         }
     }
 

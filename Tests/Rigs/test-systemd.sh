@@ -129,6 +129,22 @@ waitfor 10 in_ct systemctl is-active avahi-daemon
 check "dpkg -i installs, the maintainer script creates the system user" \
   bash -c "nsenter -t $ct -a -- dpkg -i /root/handoffd.deb >/dev/null && nsenter -t $ct -a -- getent passwd handoffd | cut -d: -f1,6"
 
+# The browser extension where each browser finds it with no download: the host's manifests name
+# the installed host and our extension alone; the host serves our extension's ids and no other.
+check "the browser extension: host manifests, the extension for both browsers, the host's caller check" bash -c '
+  inside() { nsenter -t '"$ct"' -a -- "$@"; }
+  host=/usr/libexec/handoffd/handoff-browser-host
+  for m in /etc/chromium/native-messaging-hosts /etc/opt/chrome/native-messaging-hosts /usr/lib/mozilla/native-messaging-hosts; do
+    inside grep -q "\"path\": \"$host\"" $m/org.handoffd.browser.json || { echo "$m: no manifest naming $host"; exit 1; }
+  done
+  inside grep -q "chrome-extension://dpckoceeejgnaeeflonbbjoeddmeknea/" /etc/chromium/native-messaging-hosts/org.handoffd.browser.json || exit 1
+  inside grep -q "\"allowed_extensions\": \[\"browser@handoffd.org\"\]" /usr/lib/mozilla/native-messaging-hosts/org.handoffd.browser.json || exit 1
+  inside test -f /usr/share/chromium/extensions/handoffd/manifest.json || { echo "no extension for chromium"; exit 1; }
+  inside grep -q browser@handoffd.org "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/browser@handoffd.org/manifest.json" || { echo "no extension for firefox"; exit 1; }
+  inside $host chrome-extension://dpckoceeejgnaeeflonbbjoeddmeknea/ </dev/null || { echo "the host did not end when its stdin closed"; exit 1; }
+  ! inside $host chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/ </dev/null >/dev/null 2>&1 || { echo "the host served another extension"; exit 1; }
+  echo "chromium, chrome, firefox"'
+
 # 4. The system unit.
 start_ms=$(date +%s%3N)
 in_ct systemctl enable --now handoffd >/dev/null 2>&1

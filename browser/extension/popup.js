@@ -55,4 +55,10 @@ async function show() {
   }
 }
 
+// Sharing on or off, here as in the options: installed with the package it is on in every
+// browser, so the popup shows it where the person looks.
+const sharing = document.getElementById("sharing");
+api.storage.local.get({ enabled: true }).then((s) => { sharing.checked = s.enabled !== false; });
+sharing.addEventListener("change", () => api.storage.local.set({ enabled: sharing.checked }));
+
 show();
