@@ -185,7 +185,7 @@ let package = Package(
             name: "HandoffDaemon",
             dependencies: [
                 "HandoffCore", "HandoffContent", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink",
-                "HandoffControl", "HandoffConfig", "CHandoffShims", "HandoffBus", "HandoffBusAPI",
+                "HandoffControl", "HandoffConfig", "CHandoffShims", "HandoffBus", "HandoffBusAPI", "HandoffClipboard",
                 "HandoffAsync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -242,6 +242,11 @@ let package = Package(
         // The browser extension's side of handoffd, pure: native messaging frames, the messages,
         // which pages may leave the browser or open in it (docs/BROWSER.md).
         .target(name: "HandoffBrowser", dependencies: ["HandoffCore", "HandoffControl"]),
+        // The shared clipboard as values: what a copy may share, the offers heard, who owns the
+        // clipboard (docs/CLIPBOARD.md).
+        .target(
+            name: "HandoffClipboard",
+            dependencies: ["HandoffCore", "HandoffProtocol", .product(name: "Crypto", package: "swift-crypto")]),
         // The native messaging host the browser starts for the extension: a client of handoffd.
         .executableTarget(
             name: "handoff-browser-host",
@@ -275,6 +280,7 @@ let package = Package(
             dependencies: ["HandoffAsync", "HandoffTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "HandoffBusTests", dependencies: ["HandoffBus"]),
         .testTarget(name: "HandoffBrowserTests", dependencies: ["HandoffBrowser", "HandoffControl", "HandoffCore"]),
+        .testTarget(name: "HandoffClipboardTests", dependencies: ["HandoffClipboard", "HandoffCore", "HandoffProtocol"]),
         // The client against the daemon's own control server, over real sockets.
         .testTarget(
             name: "HandoffClientTests",
@@ -301,7 +307,7 @@ let package = Package(
             name: "HandoffDaemonTests",
             dependencies: [
                 "HandoffDaemon", "HandoffControl", "HandoffClient", "HandoffContent", "HawkNotes", "HandoffState", "HandoffTestSupport",
-                "HandoffBrowser",
+                "HandoffBrowser", "HandoffClipboard",
                 "HandoffConfig", "HandoffDiscovery", "HandoffProtocol", "HandoffAdvert", "HandoffLink", "HandoffAsync", "HandoffBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")

@@ -164,7 +164,17 @@ public enum HandoffBusAPI {
         map("Unpair", UnpairRequest.name, in: [("peer", "s", optional: false)], answer: .object),
         map("Connect", ConnectRequest.name, in: [("peer", "s", optional: false)]),
         map("Disconnect", DisconnectRequest.name, in: [("peer", "s", optional: false)]),
-        map("RotateAdvert", RotateAdvertRequest.name, answer: .object)
+        map("RotateAdvert", RotateAdvertRequest.name, answer: .object),
+        // The shared clipboard (docs/CLIPBOARD.md).
+        map("ClipboardStatus", ClipboardStatusRequest.name, answer: .object),
+        map(
+            "ClipboardCopy", ClipboardCopyRequest.name,
+            in: [("copy", "s", optional: false), ("items", "aa{sv}", optional: false), ("last", "b", optional: false)], answer: .object),
+        map(
+            "ClipboardPaste", ClipboardPasteRequest.name,
+            in: [("peer", "s", optional: true), ("mime", "s", optional: true), ("offset", "x", optional: false)], answer: .object),
+        map("SetClipboardEnabled", ClipboardSwitchRequest.name, in: [("enabled", "b", optional: false)]),
+        map("ClipboardAgent", ClipboardAgentRequest.name, in: [("backend", "s", optional: true), ("problem", "s", optional: true)])
     ]
 
     /// `Event(name, fields)`: what `watch` streams, and the `continue` and `needsSave` events of a

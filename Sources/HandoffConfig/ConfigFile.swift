@@ -46,6 +46,13 @@ struct ConfigFile: Decodable {
         var receive_directory: String?
     }
 
+    struct Clipboard: Decodable {
+        var enabled: Bool?
+        var refuse_from: [String]?
+        var max_bytes: Int?
+        var offer_seconds: Int?
+    }
+
     struct WideArea: Decodable {
         var domain: String?
         var server: String?
@@ -70,6 +77,7 @@ struct ConfigFile: Decodable {
     var scene_opener: [String]?
     var desktop: Desktop?
     var streams: Streams?
+    var clipboard: Clipboard?
     var limits: Limits?
     var activity_types: [ActivityTypeEntry]?
     var app_directories: [String]?
@@ -82,7 +90,7 @@ struct ConfigFile: Decodable {
         "limits.handshake_timeout_seconds", "limits.max_unauthenticated", "limits.max_unauthenticated_per_source",
         "limits.max_sessions_per_peer", "limits.max_sessions", "limits.write_deadline_ms",
         "limits.max_control_clients", "limits.max_control_line_bytes", "streams.window_bytes", "streams.max_per_peer",
-        "streams.max_total", "streams.resume_seconds", "streams.accept_seconds"
+        "streams.max_total", "streams.resume_seconds", "streams.accept_seconds", "clipboard.max_bytes", "clipboard.offer_seconds"
     ]
 
     /// Every key the file may hold, by section, for the unknown-key check.
@@ -93,8 +101,9 @@ struct ConfigFile: Decodable {
             "runtime_directory",
             "log_level",
             "library",
-            "limits", "activity_types", "app_directories", "handlers", "opener", "scene_opener", "desktop", "streams"
+            "limits", "activity_types", "app_directories", "handlers", "opener", "scene_opener", "desktop", "streams", "clipboard"
         ],
+        "clipboard": ["enabled", "refuse_from", "max_bytes", "offer_seconds"],
         "streams": ["window_bytes", "max_per_peer", "max_total", "resume_seconds", "accept_seconds", "receive_directory"],
         "desktop": ["dbus", "notifications", "notifications_off_for", "search"],
         "limits": [

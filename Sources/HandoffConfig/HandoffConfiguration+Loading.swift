@@ -164,6 +164,19 @@ extension HandoffConfiguration {
             if let a = try within(st.accept_seconds, "accept_seconds", 1...300) { streams.acceptDeadline = .seconds(a) }
             streams.receiveDirectory = try absolute(st.receive_directory, "streams.receive_directory") ?? streams.receiveDirectory
         }
+        if let cb = raw.clipboard {
+            func within(_ v: Int?, _ key: String, _ range: ClosedRange<Int>, _ otherwise: Int) throws(ConfigError) -> Int {
+                guard let v else { return otherwise }
+                guard range.contains(v) else {
+                    throw .invalid(file: file, key: "clipboard.\(key)", reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+                }
+                return v
+            }
+            clipboard.enabled = cb.enabled ?? clipboard.enabled
+            clipboard.refuseFrom = cb.refuse_from ?? []
+            clipboard.maxBytes = try within(cb.max_bytes, "max_bytes", 1...(256 << 20), clipboard.maxBytes)
+            clipboard.offerSeconds = try within(cb.offer_seconds, "offer_seconds", 5...86_400, clipboard.offerSeconds)
+        }
         if let d = raw.desktop {
             if let bus = d.dbus {
                 guard let choice = DesktopSettings.Bus(rawValue: bus) else {

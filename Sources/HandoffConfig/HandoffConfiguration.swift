@@ -51,6 +51,7 @@ public struct HandoffConfiguration: Sendable {
     /// The D-Bus API, notifications and search (docs/DBUS.md).
     public var desktop = DesktopSettings()
     public var streams = StreamSettings()
+    public var clipboard = ClipboardConfiguration()
 
     /// Built-in defaults: what handoffd runs with when there is no configuration file.
     public init() {
@@ -185,6 +186,20 @@ public struct StreamSettings: Sendable, Equatable {
     /// Where `handoffctl receive` writes files sent with `handoffctl send-file` (empty: the
     /// receiver's working directory).
     public var receiveDirectory = ""
+
+    public init() {}
+}
+
+/// The shared clipboard (the `clipboard:` block; docs/CLIPBOARD.md).
+public struct ClipboardConfiguration: Sendable, Equatable {
+    /// Shared at all; off, this machine neither offers nor takes offers.
+    public var enabled = true
+    /// Paired machines (names) this one neither offers its copies to nor takes offers from.
+    public var refuseFrom: [String] = []
+    /// A copy larger than this stays on its machine.
+    public var maxBytes = 16 << 20
+    /// How long an offer may be pasted (Apple's Universal Clipboard: about two minutes).
+    public var offerSeconds = 120
 
     public init() {}
 }

@@ -164,6 +164,20 @@ public struct FailureCode: Hashable, Sendable, CustomStringConvertible, Expressi
     /// The activity is offered by more than one machine; name the peer.
     public static let ambiguousOrigin = FailureCode("ambiguous-origin")
 
+    // Clipboard
+    /// The shared clipboard is off on this machine.
+    public static let clipboardOff = FailureCode("clipboard-off")
+    /// A password manager marked the copy secret.
+    public static let clipboardSecret = FailureCode("clipboard-secret")
+    /// The copy came from a paired machine.
+    public static let clipboardEcho = FailureCode("clipboard-echo")
+    /// None of the copy's types is shared.
+    public static let clipboardNothingShared = FailureCode("clipboard-nothing-shared")
+    /// No offer (or no longer: expired, replaced, its machine gone) to paste from.
+    public static let clipboardNoOffer = FailureCode("clipboard-no-offer")
+    /// The offer has no such type.
+    public static let clipboardNoType = FailureCode("clipboard-no-type")
+
     // The client library, on its own side
     /// No daemon listens on the control socket.
     public static let daemonNotRunning = FailureCode("daemon-not-running")
@@ -247,6 +261,12 @@ public struct FailureCode: Hashable, Sendable, CustomStringConvertible, Expressi
         (.streamEnded, "the stream ended before the operation"),
         (.streamDaemonStopping, "handoffd is stopping"),
         (.ambiguousOrigin, "the activity is offered by more than one machine; name the peer"),
+        (.clipboardOff, "the shared clipboard is off on this machine"),
+        (.clipboardSecret, "a password manager marked the copy secret; it stays on its machine"),
+        (.clipboardEcho, "the copy came from a paired machine and is not offered back"),
+        (.clipboardNothingShared, "none of the copy's types is shared"),
+        (.clipboardNoOffer, "no offer to paste (none, expired, replaced, or its machine is gone)"),
+        (.clipboardNoType, "the offer has no such type"),
         (.daemonNotRunning, "no daemon listens on the control socket"),
         (.socketPath, "the control socket's path is not usable"),
         (.connectionLost, "the connection to the daemon closed"),

@@ -94,6 +94,8 @@ extension PeerMessage {
         case .error(let id, let code, let message):
             d = ["type": "error", "code": .string(code.rawValue), "message": .string(message)]
             if let id { d["id"] = .integer(id) }
+        case .clipboard(let message):
+            d = message.fields
         }
         return .dictionary(d)
     }
@@ -108,9 +110,9 @@ extension PeerMessage {
     }
 
     /// The types of the messages that ask for no answer (`isOneWay`).
-    static let oneWayTypes: Set<String> = [
+    static let oneWayTypes: Set<String> = Set([
         "continued", "changed", "invalidated", "goodbye", "error", "activities", "activity", "outcome", "pong", "streamAccepted"
-    ]
+    ]).union(ClipboardMessage.oneWayTypes)
 
     /// nil for a message type this version does not know.
     static func parse(_ value: PropertyListValue) throws(CodecError) -> PeerMessage? {
@@ -175,6 +177,8 @@ extension PeerMessage {
         case "error":
             return .error(
                 id: f.fields["id"] == nil ? nil : try f.integer("id"), code: FailureCode(try f.string("code")), message: try f.string("message"))
+        case let clip where clip.hasPrefix(ClipboardMessage.prefix):
+            return try ClipboardMessage.parse(clip, f).map(PeerMessage.clipboard)
         default:
             return nil
         }
@@ -186,6 +190,7 @@ extension PeerMessage {
         switch self {
         case .continued, .changed, .invalidated, .goodbye, .error, .activities, .activity, .outcome, .pong, .streamAccepted: true
         case .hello, .list, .fetch, .push, .ping, .streamOpen: false
+        case .clipboard(let message): message.isOneWay
         }
     }
 
@@ -193,6 +198,7 @@ extension PeerMessage {
     public var requestID: Int64? {
         switch self {
         case .hello(let id, _), .list(let id), .fetch(let id, _), .push(let id, _), .ping(let id), .streamOpen(let id, _, _, _): id
+        case .clipboard(let message): message.requestID
         default: nil
         }
     }

@@ -35,6 +35,8 @@ public enum PeerMessage: Sendable, Equatable {
     case streamAccepted(id: Int64, stream: UInt64, window: UInt32)
     /// An answer that says why a request could not be served (`id` nil: not a request).
     case error(id: Int64?, code: FailureCode, message: String)
+    /// The shared clipboard: offers, withdrawals, and the bytes fetched on paste.
+    case clipboard(ClipboardMessage)
 }
 
 /// What a `hello` says.

@@ -95,6 +95,6 @@ struct Handoffctl: ParsableCommand {
         subcommands: [
             Status.self, Peers.self, Pair.self, Unpair.self, Trust.self, RotateAdvert.self, Activities.self, Publish.self, Resign.self,
             Invalidate.self, Continue.self, Send.self, Handle.self, Scenes.self, SceneCommand.self, Watch.self,
-            Connect.self, Disconnect.self, Search.self, StreamCommand.self, SendFile.self, Receive.self, Apps.self
+            Connect.self, Disconnect.self, Search.self, StreamCommand.self, SendFile.self, Receive.self, Apps.self, Clipboard.self
         ])
 }

@@ -9,7 +9,9 @@ public enum ControlOperationTable {
         ScenesRequest.self, SceneRequest.self, SceneConnectRequest.self, SceneUpdateRequest.self, SceneLaunchedRequest.self,
         SceneDisconnectRequest.self, SceneDestroyRequest.self, DeleteSavedRequest.self,
         SearchRequest.self, SearchOpenRequest.self,
-        StreamOpenRequest.self, StreamAcceptRequest.self, StreamRefuseRequest.self, AppsRequest.self
+        StreamOpenRequest.self, StreamAcceptRequest.self, StreamRefuseRequest.self, AppsRequest.self,
+        ClipboardStatusRequest.self, ClipboardCopyRequest.self, ClipboardPasteRequest.self, ClipboardSwitchRequest.self,
+        ClipboardAgentRequest.self
     ]
 
     public static var names: [String] { all.map { $0.name } }

@@ -40,6 +40,7 @@ struct DaemonControl: ControlOperations {
         await daemon.continuations.live.remove(client)
         await activities.clientLeft(client)
         await daemon.pairing.clientLeft(client)
+        await peers.clipboard.clientLeft(client.key)
     }
 
     /// Every operation the daemon serves (ControlRoutes), built once.
@@ -49,6 +50,7 @@ struct DaemonControl: ControlOperations {
         activityRoutes(&routes)
         sceneRoutes(&routes)
         streamRoutes(&routes)
+        clipboardRoutes(&routes)
         return routes
     }()
 

@@ -5,6 +5,7 @@
 #endif
 import HandoffAdvert
 import HandoffConfig
+import HandoffClipboard
 import HandoffContent
 import HandoffControl
 import HandoffCore
@@ -103,7 +104,10 @@ public final class Daemon: Sendable {
         let apps = Apps(configuration: configuration, builtIn: HandoffConfiguration.builtInTypes, events: events, logger: logger)
         peers = Peers(
             endpoint: endpoint,
-            settings: PeersSettings(device: configuration.deviceName, declared: apps.declared, staticPeers: configuration.staticPeers),
+            settings: PeersSettings(
+                device: configuration.deviceName, declared: apps.declared, staticPeers: configuration.staticPeers,
+                clipboard: ClipboardSettings(configuration.clipboard),
+                clipboardOffMarker: configuration.stateDirectory.isEmpty ? nil : configuration.stateDirectory + "/clipboard-off"),
             discovery: parts.discovery, events: events, logger: logger)
         activities = Activities(
             settings: ActivitiesSettings(device: configuration.deviceName, sizePolicy: configuration.sizePolicy, declared: apps.declared),

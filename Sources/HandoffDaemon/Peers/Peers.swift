@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffClipboard
 import HandoffControl
 import HandoffCore
 import HandoffDiscovery
@@ -18,6 +19,9 @@ struct PeersSettings: Sendable {
     /// The types this machine declares, told to peers in each hello.
     var declared: DeclaredTypes
     var staticPeers: [PeerEndpoint] = []
+    /// The shared clipboard's settings, and the file that keeps `handoffctl clipboard off`.
+    var clipboard = ClipboardSettings()
+    var clipboardOffMarker: String?
     /// How long a request waits for a paired peer's advert when nothing else says where it is.
     var listingGrace: Duration = .seconds(3)
     /// How often a session is pinged, how long a ping may take before the peer is dialled afresh,
@@ -40,6 +44,8 @@ public final class Peers: Service, Sendable {
     let listing: PeerListing
     let reach: PeerReach
     let asking: PeerAsking
+    /// The shared clipboard: offers to and from the paired machines, fetched on paste.
+    let clipboard: Clipboard
     private let endpoint: LinkEndpoint
     private let discovery: any Discovery
     private let logger: Logger
@@ -51,6 +57,7 @@ public final class Peers: Service, Sendable {
         listing = PeerListing(trustStore: endpoint.trustStore, events: events, logger: logger, listingGrace: settings.listingGrace)
         reach = PeerReach(endpoint: endpoint, settings: settings, events: events, logger: logger)
         asking = PeerAsking(reach: reach, listing: listing, events: events, declared: settings.declared)
+        clipboard = Clipboard(settings: settings.clipboard, offMarker: settings.clipboardOffMarker, reach: reach, events: events, logger: logger)
     }
 
     public var links: PeerLinks { reach.links }

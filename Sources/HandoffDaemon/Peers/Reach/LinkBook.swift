@@ -51,6 +51,7 @@ extension PeerMessage {
         case .hello(let id, _), .activities(let id, _), .activity(let id, _), .outcome(let id, _), .pong(let id): id
         case .streamAccepted(let id, _, _): id
         case .error(let id, _, _): id
+        case .clipboard(.data(let id, _, _, _)): id
         default: nil
         }
     }

@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import HandoffClipboard
 import HandoffCore
 import HandoffLink
 import HandoffProtocol
@@ -105,7 +106,9 @@ extension PeerReach {
 
     /// Our hello, as a request or as the answer to the peer's.
     func ownHello() -> Hello {
-        Hello(device: settings.device, types: settings.declared.names, port: port == 0 ? nil : Int64(port), addresses: LocalAddresses.shareable())
+        // A machine that shares its clipboard says so as a type: offers go only to those that do.
+        let types = settings.declared.names + (settings.clipboard.enabled ? [ClipboardMessage.capability] : [])
+        return Hello(device: settings.device, types: types, port: port == 0 ? nil : Int64(port), addresses: LocalAddresses.shareable())
     }
 
     /// The answer to a peer's hello: ours, or why the versions do not match.

@@ -338,4 +338,7 @@ actor PeerReach {
     nonisolated func name(of identity: PeerIdentity) -> String {
         (try? endpoint.trustStore.peer(withID: identity.id))??.name ?? identity.fingerprint
     }
+
+    /// A paired machine's name; nil if it is not paired.
+    nonisolated func name(ofPeerID id: PeerID) -> String? { (try? endpoint.trustStore.peer(withID: id))??.name }
 }

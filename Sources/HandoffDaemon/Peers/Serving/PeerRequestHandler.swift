@@ -63,7 +63,8 @@ public struct PeerRequestHandler: Sendable {
             return .activity(id: id, activity: await freshest(entry.activity))
         case .ping(let id):
             return .pong(id: id)
-        case .push, .continued, .changed, .invalidated, .activities, .activity, .outcome, .pong, .error, .goodbye, .streamOpen, .streamAccepted:
+        case .push, .continued, .changed, .invalidated, .activities, .activity, .outcome, .pong, .error, .goodbye, .streamOpen, .streamAccepted,
+            .clipboard:
             // Handled by the daemon's session logic (dispatch, events), or replies we did not ask for.
             return message.requestID.map { .error(id: $0, code: .unexpected, message: "not handled here") }
         }

@@ -63,6 +63,8 @@ struct PeerServer: Sendable {
             return nil
         case .streamOpen(let id, let stream, let activityID, let window):
             return await continuations.streams.offered(stream: stream, activityID: activityID, window: window, requestID: id, on: session)
+        case .clipboard(let clipboard):
+            return await peers.clipboard.heard(clipboard, from: peer)
         case .error(nil, let code, _):
             logger.notice("peer reported an error", metadata: ["peer.id": "\(peer.fingerprint)", "error.code": "\(code)"])
             return nil
