@@ -54,6 +54,19 @@ let package = Package(
         // ncurses (ncursesw), seen only by HawkNotesTerminal. Not through pkg-config: the module map
         // names the library, the headers are in /usr/include.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
+        // libxcb and its XFixes extension: the X11 clipboard, for the clipboard agent alone.
+        .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]),
+        // The only importer of CXCB: an X display's clipboard read and owned.
+        .target(name: "HandoffX11", dependencies: ["CXCB", "HandoffClipboard", "HandoffCore", "HandoffAsync"]),
+        // libwayland-client and the data-control protocols' code (scripts/dev/wayland-protocols.sh
+        // makes it from protocols/): a Wayland session's clipboard, for the clipboard agent alone.
+        .target(name: "CWaylandClipboard", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
+        // The only importer of CWaylandClipboard.
+        .target(name: "HandoffWayland", dependencies: ["CWaylandClipboard", "HandoffClipboard", "HandoffCore", "HandoffAsync"]),
+        // The session agent of the shared clipboard: a client of handoffd like any app.
+        .executableTarget(
+            name: "handoff-clipboard-agent",
+            dependencies: ["HandoffX11", "HandoffWayland", "HandoffClient", "HandoffControl", "HandoffCore", "HandoffAsync"]),
         // The only importer of CNcurses: keys in, a Screen painted.
         .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp", "HandoffCore"]),
         // libyaml, seen only by HandoffConfig. Not through pkg-config: the header is in
@@ -281,6 +294,8 @@ let package = Package(
         .testTarget(name: "HandoffBusTests", dependencies: ["HandoffBus"]),
         .testTarget(name: "HandoffBrowserTests", dependencies: ["HandoffBrowser", "HandoffControl", "HandoffCore"]),
         .testTarget(name: "HandoffClipboardTests", dependencies: ["HandoffClipboard", "HandoffCore", "HandoffProtocol"]),
+        .testTarget(name: "HandoffX11Tests", dependencies: ["HandoffX11", "HandoffAsync", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffWaylandTests", dependencies: ["HandoffWayland", "HandoffAsync", "HandoffTestSupport"]),
         // The client against the daemon's own control server, over real sockets.
         .testTarget(
             name: "HandoffClientTests",

@@ -22,6 +22,9 @@ DEMO=(
   libncurses-dev        # ncursesw: the Hawk Notes terminal app
   tmux                  # the terminal the demo shows Hawk Notes in (inside a test host)
   libsystemd-dev        # sd-bus and sd-event: the D-Bus API (HandoffBus)
+  libxcb1-dev           # libxcb: the X11 clipboard (HandoffX11, the clipboard agent)
+  libxcb-xfixes0-dev    # ... its XFixes extension: told when the clipboard changes
+  libwayland-dev        # libwayland-client: a Wayland session's clipboard (HandoffWayland)
 )
 # What the tests and the package add (scripts/test.sh, .ci/run).
 TESTS=(
@@ -44,6 +47,9 @@ TESTS=(
   nodejs                # the browser extension's tests (node --test browser/tests/)
   chromium              # the browser end-to-end tests: the extension in Chromium, headless
   firefox-esr           # ... and in Firefox ESR, installed over WebDriver BiDi
+  xclip                 # the clipboard tests' X11 program that copies and pastes
+  sway                  # a Wayland compositor with data-control, headless, in test hosts
+  wl-clipboard          # wl-copy and wl-paste: the clipboard tests' Wayland programs
 )
 # scripts/install-deps.sh [--demo] [--list]: --demo installs what the demo needs alone; --list
 # prints the packages instead of installing them.

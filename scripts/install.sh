@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs handoffd where Debian expects it (run as root, or with DESTDIR for packaging):
 #   /usr/bin/handoffd, /usr/bin/handoffctl, /usr/bin/hawknotes (the Hawk Notes app)
+#   the clipboard agent (docs/CLIPBOARD.md): /usr/libexec/handoffd/handoff-clipboard-agent, its user
+#   unit and /etc/xdg/autostart/handoff-clipboard-agent.desktop
 #   the browser extension (docs/BROWSER.md): its native host /usr/libexec/handoffd/handoff-browser-host,
 #   the host's manifests for Chromium, Chrome and Firefox, and the extension itself where Debian's
 #   webext-* packages put theirs (/usr/share/chromium/extensions, /usr/share/mozilla/extensions)
@@ -19,7 +21,7 @@ D=${DESTDIR:-}
 
 # In the release build's own directory: the debug build's (.build) is locked while a `swift
 # test` runs, and scripts/test.sh packages beside the end-to-end suites.
-scripts/dev/build-release.sh handoffd handoffctl hawknotes handoff-browser-host
+scripts/dev/build-release.sh handoffd handoffctl hawknotes handoff-browser-host handoff-clipboard-agent
 BIN=$(scripts/dev/build-release.sh --bin-path)
 
 install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/usr/lib/sysusers.d" "$D/etc/handoffd" "$D/usr/share/handoffd" \
@@ -27,12 +29,12 @@ install -d "$D/usr/bin" "$D/lib/systemd/system" "$D/usr/lib/systemd/user" "$D/us
   "$D/usr/share/fish/vendor_completions.d" "$D/usr/share/doc/handoffd"
 install -d "$D/usr/libexec/handoffd"
 install -m 0755 "$BIN/handoffd" "$BIN/handoffctl" "$BIN/hawknotes" "$D/usr/bin/"
-install -m 0755 "$BIN/handoff-browser-host" "$D/usr/libexec/handoffd/"
+install -m 0755 "$BIN/handoff-browser-host" "$BIN/handoff-clipboard-agent" "$D/usr/libexec/handoffd/"
 # Shipped stripped of debug info and symbols (the symbol table alone is tens of MB of mangled
 # names). With DEBUG_SYMBOLS=DIR, each binary's debug info and symbols are kept there first, under
 # .build-id/xx/rest.debug as gdb and eu-addr2line look for them (a crash's addresses in the journal
 # resolve with them: `eu-addr2line -e DIR/.build-id/...debug ADDRESS`).
-for installed in usr/bin/handoffd usr/bin/handoffctl usr/bin/hawknotes usr/libexec/handoffd/handoff-browser-host; do
+for installed in usr/bin/handoffd usr/bin/handoffctl usr/bin/hawknotes usr/libexec/handoffd/handoff-browser-host usr/libexec/handoffd/handoff-clipboard-agent; do
   b=$(basename "$installed")
   if [ -n "${DEBUG_SYMBOLS:-}" ]; then
     id=$(readelf -n "$BIN/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
@@ -43,6 +45,11 @@ for installed in usr/bin/handoffd usr/bin/handoffctl usr/bin/hawknotes usr/libex
 done
 install -m 0644 systemd/handoffd.service "$D/lib/systemd/system/handoffd.service"
 install -m 0644 systemd/user/handoffd.service "$D/usr/lib/systemd/user/handoffd.service"
+# The clipboard's session agent: a user unit of the graphical session, and XDG autostart for
+# sessions without one (docs/CLIPBOARD.md).
+install -m 0644 systemd/user/handoff-clipboard-agent.service "$D/usr/lib/systemd/user/"
+install -d "$D/etc/xdg/autostart"
+install -m 0644 config/desktop/handoff-clipboard-agent.desktop "$D/etc/xdg/autostart/"
 install -m 0644 systemd/sysusers.d/handoffd.conf "$D/usr/lib/sysusers.d/handoffd.conf"
 [ -e "$D/etc/handoffd/handoffd.yaml" ] || install -m 0644 config/handoffd.yaml "$D/etc/handoffd/handoffd.yaml"
 install -m 0644 config/library.json "$D/usr/share/handoffd/library.json"

@@ -31,6 +31,7 @@ ALLOWED = {
     "HandoffBusAPI": {"HandoffCore", "HandoffControl"},
     "HandoffCommandLine": set(),
     "HandoffBrowser": {"HandoffCore", "HandoffControl"},
+    "HandoffClipboard": {"HandoffCore", "HandoffProtocol", "Crypto"},
 }
 
 # What a module must never reach, directly or through its dependencies.
@@ -46,6 +47,12 @@ FORBIDDEN = {
     "HandoffBrowser": NIO | {"HandoffDaemon", "HandoffLink", "HandoffClient"},
     # The browser's host reaches handoffd through its client, as every app.
     "handoff-browser-host": {"HandoffDaemon", "HandoffLink", "HandoffState"},
+    # The clipboard as values: no socket, no display, no daemon.
+    "HandoffClipboard": NIO | {"HandoffDaemon", "HandoffLink", "HandoffClient", "CXCB", "CWaylandClipboard"},
+    # The displays' clipboards know nothing of handoffd; the agent reaches it as every app.
+    "HandoffX11": {"HandoffDaemon", "HandoffLink", "HandoffClient", "CWaylandClipboard"},
+    "HandoffWayland": {"HandoffDaemon", "HandoffLink", "HandoffClient", "CXCB"},
+    "handoff-clipboard-agent": {"HandoffDaemon", "HandoffLink", "HandoffState"},
     # The D-Bus API as values: no bus, no daemon.
     "HandoffBusAPI": NIO | {"HandoffDaemon", "HandoffLink", "CSystemdBus", "HandoffBus"},
     # The bus connection knows nothing of what handoffd serves on it.
@@ -71,7 +78,7 @@ FORBIDDEN = {
 # One module touches each C library.
 C_LIBRARIES = {
     "CAvahi": "HandoffAvahi", "CLDNS": "HandoffWideArea", "CNcurses": "HawkNotesTerminal", "CSystemdBus": "HandoffBus",
-    "CSQLite": "HandoffState", "CYAML": "HandoffConfig",
+    "CSQLite": "HandoffState", "CYAML": "HandoffConfig", "CXCB": "HandoffX11", "CWaylandClipboard": "HandoffWayland",
 }
 
 IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?([\w]+)", re.M)

@@ -42,7 +42,7 @@ size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 # Shared libraries the binaries link, as package dependencies (dpkg-shlibdeps wants a debian/control).
 shlib=$(mktemp -d /tmp/handoffd-shlibs-XXXXXX)
 mkdir "$shlib/debian" && printf 'Source: handoffd\n\nPackage: handoffd\nArchitecture: any\n' > "$shlib/debian/control"
-libs=$(cd "$shlib" && dpkg-shlibdeps -O -e"$stage/usr/bin/handoffd" -e"$stage/usr/bin/handoffctl" -e"$stage/usr/bin/hawknotes" -e"$stage/usr/libexec/handoffd/handoff-browser-host" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+libs=$(cd "$shlib" && dpkg-shlibdeps -O -e"$stage/usr/bin/handoffd" -e"$stage/usr/bin/handoffctl" -e"$stage/usr/bin/hawknotes" -e"$stage/usr/libexec/handoffd/handoff-browser-host" -e"$stage/usr/libexec/handoffd/handoff-clipboard-agent" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 rm -rf "$shlib"
 [ -n "$libs" ] || { echo "package-deb: could not compute the shared library dependencies" >&2; exit 1; }
 sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@SIZE@/$size/" -e "s/@SHLIBS@/$libs/" packaging/debian/control > "$stage/DEBIAN/control"
