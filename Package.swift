@@ -66,7 +66,7 @@ let package = Package(
         // The session agent of the shared clipboard: a client of handoffd like any app.
         .executableTarget(
             name: "handoff-clipboard-agent",
-            dependencies: ["HandoffX11", "HandoffWayland", "HandoffClient", "HandoffControl", "HandoffCore", "HandoffAsync"]),
+            dependencies: ["HandoffX11", "HandoffWayland", "HandoffClient", "HandoffControl", "HandoffCore", "HandoffAsync", "CHandoffShims"]),
         // The only importer of CNcurses: keys in, a Screen painted.
         .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp", "HandoffCore"]),
         // libyaml, seen only by HandoffConfig. Not through pkg-config: the header is in

@@ -50,6 +50,7 @@ TESTS=(
   xclip                 # the clipboard tests' X11 program that copies and pastes
   sway                  # a Wayland compositor with data-control, headless, in test hosts
   wl-clipboard          # wl-copy and wl-paste: the clipboard tests' Wayland programs
+  python3-xlib          # the clipboard benchmark's copying and pasting X programs
 )
 # scripts/install-deps.sh [--demo] [--list]: --demo installs what the demo needs alone; --list
 # prints the packages instead of installing them.

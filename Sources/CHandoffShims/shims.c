@@ -172,3 +172,5 @@ int handoff_stop_signals_fd(void) {
     }
     return fd;
 }
+
+void handoff_return_large_allocations(long bytes) { mallopt(M_MMAP_THRESHOLD, (int)bytes); }

@@ -6,6 +6,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import CHandoffShims
 import HandoffAsync
 import HandoffClient
 import HandoffControl
@@ -29,6 +30,8 @@ struct ClipboardAgent {
                 "usage: handoff-clipboard-agent [--primary]\n  Shares this session's clipboard through handoffd (docs/CLIPBOARD.md).\n")
             exit(0)
         }
+        // Copies and pastes are up to 16 MiB: their buffers go back to the system when done.
+        handoff_return_large_allocations(256 * 1024)
         let environment = ProcessInfo.processInfo.environment
         let socket = environment["HANDOFF_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? HandoffClient.defaultSocketPath
         let displayName = environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DISPLAY"] ?? ""
