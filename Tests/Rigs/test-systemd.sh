@@ -145,6 +145,17 @@ check "the browser extension: host manifests, the extension for both browsers, t
   ! inside $host chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/ </dev/null >/dev/null 2>&1 || { echo "the host served another extension"; exit 1; }
   echo "chromium, chrome, firefox"'
 
+# The clipboard agent: its user unit enabled for every user's graphical session by the package,
+# the autostart entry for sessions without systemd, and the agent saying why it has no display
+# (a container has none) rather than failing.
+check "the clipboard agent: user unit enabled globally, autostart entry, no display said plainly" bash -c '
+  inside() { nsenter -t '"$ct"' -a -- "$@"; }
+  inside test -L /etc/systemd/user/graphical-session.target.wants/handoff-clipboard-agent.service || { echo "not enabled for the users"; exit 1; }
+  inside grep -q "^X-systemd-skip=true" /etc/xdg/autostart/handoff-clipboard-agent.desktop || { echo "no autostart entry"; exit 1; }
+  out=$(inside env -u DISPLAY -u WAYLAND_DISPLAY XDG_RUNTIME_DIR=/tmp timeout 2 /usr/libexec/handoffd/handoff-clipboard-agent 2>&1 || true)
+  echo "$out" | grep -q "not a graphical session" || { echo "the agent said: $out"; exit 1; }
+  echo "graphical-session.target.wants, autostart"'
+
 # 4. The system unit.
 start_ms=$(date +%s%3N)
 in_ct systemctl enable --now handoffd >/dev/null 2>&1
