@@ -39,7 +39,7 @@ if [ "$(id -u)" -eq 0 ]; then
   setsid nice -n 19 scripts/dev/package-deb.sh >"$SCRATCH/package.log" 2>&1 &
   package=$!
 fi
-suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ExampleAppEndToEndTests BrowserEndToEndTests ClipboardEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ZoneOwnershipEndToEndTests ConformanceEndToEndTests"
+suites="AvahiDiscoveryEndToEndTests HawkNotesEndToEndTests DesktopEndToEndTests ExampleAppEndToEndTests BrowserEndToEndTests ClipboardEndToEndTests X11SelectionEndToEndTests WaylandDataControlEndToEndTests ContinuationEndToEndTests StreamEndToEndTests LifecycleEndToEndTests SceneEndToEndTests PairingEndToEndTests PresenceEndToEndTests PrivacyEndToEndTests WideAreaEndToEndTests ZoneOwnershipEndToEndTests ConformanceEndToEndTests"
 unlisted=$(swift test list --skip-build 2>/dev/null | grep -o '\.[A-Za-z]*EndToEndTests/' | tr -d './' | sort -u | grep -vxF -f <(tr ' ' '\n' <<<"$suites") || true)
 [ -z "$unlisted" ] || { echo "test.sh: end-to-end suites missing from its list: $unlisted" >&2; exit 1; }
 for suite in $suites; do

@@ -18,7 +18,7 @@ enum X11Server {
 /// its socket file) and xclip as the other program: copies are read, INCR included, and an owned
 /// clipboard serves pastes.
 @Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: X11Server.unavailableReason == nil, Comment(rawValue: X11Server.unavailableReason ?? "")))
-struct X11ClipboardTests {
+struct X11SelectionEndToEndTests {
     final class Server: @unchecked Sendable {
         let hosts: TestHostSet
         let xvfb: ChildProcess
@@ -27,7 +27,7 @@ struct X11ClipboardTests {
         var clients: [ChildProcess] = []
 
         init() async throws {
-            hosts = try TestHostSet(count: 1)
+            hosts = try await offPool { Result { try TestHostSet(count: 1) } }.get()
             dir = try temporaryDirectory()
             // The socket file as well as the abstract one: this process is outside the host's
             // network namespace, where the abstract socket lives.

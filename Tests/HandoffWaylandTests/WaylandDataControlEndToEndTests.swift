@@ -21,7 +21,7 @@ enum WaylandCompositor {
 @Suite(
     .serialized, .timeLimit(.minutes(2)),
     .enabled(if: WaylandCompositor.unavailableReason == nil, Comment(rawValue: WaylandCompositor.unavailableReason ?? "")))
-struct WaylandClipboardTests {
+struct WaylandDataControlEndToEndTests {
     final class Compositor: @unchecked Sendable {
         let hosts: TestHostSet
         let sway: ChildProcess
@@ -32,7 +32,7 @@ struct WaylandClipboardTests {
         var environment: [String: String] { ["XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": "wayland-1"] }
 
         init() async throws {
-            hosts = try TestHostSet(count: 1)
+            hosts = try await offPool { Result { try TestHostSet(count: 1) } }.get()
             dir = try temporaryDirectory()
             chmod(dir.path, 0o755)
             runtime = dir.path + "/runtime"
