@@ -68,7 +68,8 @@ final class ClipboardDisplay: @unchecked Sendable {
         case .x11: command = ["/bin/sh", "-c", "exec /usr/bin/xclip -quiet -selection clipboard -t '\(type)' -i '\(file)' >/dev/null"]
         case .wayland: command = ["/bin/sh", "-c", "exec /usr/bin/wl-copy --foreground --type '\(type)' < '\(file)'"]
         }
-        clients.append(try hosts.spawn(index, command[0], Array(command.dropFirst()), environment: environment))
+        // wl-copy keeps its buffer in a temporary folder: the test's, removed with it.
+        clients.append(try hosts.spawn(index, command[0], Array(command.dropFirst()), environment: environment.merging(["TMPDIR": dir]) { $1 }))
     }
 
     /// A program's paste of `type` into `file`: its exit status and how long it took.

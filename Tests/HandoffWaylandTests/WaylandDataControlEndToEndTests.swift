@@ -72,7 +72,9 @@ struct WaylandDataControlEndToEndTests {
             try bytes.write(to: file)
             clients.append(
                 try hosts.spawn(
-                    1, "/bin/sh", ["-c", "exec /usr/bin/wl-copy --foreground --type '\(type)' < '\(file.path)'"], environment: environment))
+                    1, "/bin/sh", ["-c", "exec /usr/bin/wl-copy --foreground --type '\(type)' < '\(file.path)'"],
+                    // wl-copy keeps its buffer in a temporary folder: the test's, removed with it.
+                    environment: environment.merging(["TMPDIR": dir.path]) { $1 }))
         }
 
         func stop() {
