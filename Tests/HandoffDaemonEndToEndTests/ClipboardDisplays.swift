@@ -68,8 +68,7 @@ final class ClipboardDisplay: @unchecked Sendable {
         case .x11: command = ["/bin/sh", "-c", "exec /usr/bin/xclip -quiet -selection clipboard -t '\(type)' -i '\(file)' >/dev/null"]
         case .wayland: command = ["/bin/sh", "-c", "exec /usr/bin/wl-copy --foreground --type '\(type)' < '\(file)'"]
         }
-        // wl-copy keeps its buffer in a temporary folder: the test's, removed with it.
-        clients.append(try hosts.spawn(index, command[0], Array(command.dropFirst()), environment: environment.merging(["TMPDIR": dir]) { $1 }))
+        clients.append(try hosts.spawn(index, command[0], Array(command.dropFirst()), environment: environment))
     }
 
     /// A program's paste of `type` into `file`: its exit status and how long it took.
@@ -102,7 +101,13 @@ final class ClipboardDisplay: @unchecked Sendable {
         return output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    /// Ends the copying programs. wl-copy keeps its buffer in /tmp/wl-copy-buffer-* (not
+    /// $TMPDIR) and removes it only when its selection is taken: the clipboard is cleared first.
     func stopClients() {
+        if kind == .wayland, !clients.isEmpty {
+            _ = try? hosts.run(index, ["/usr/bin/env"] + environment.map { "\($0.key)=\($0.value)" } + ["/usr/bin/wl-copy", "--clear"])
+            for client in clients { _ = client.waitForExit(timeout: 5) }
+        }
         for client in clients { client.stop() }
         clients = []
     }

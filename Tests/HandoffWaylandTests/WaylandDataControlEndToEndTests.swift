@@ -33,7 +33,10 @@ struct WaylandDataControlEndToEndTests {
 
         init() async throws {
             hosts = try await offPool { Result { try TestHostSet(count: 1) } }.get()
-            dir = try temporaryDirectory()
+            // Under /tmp itself, not $TMPDIR: sway runs as nobody, and test.sh's TMPDIR is root's
+            // own (0700), which nobody cannot enter.
+            dir = URL(fileURLWithPath: "/tmp/handoff-wayland-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             chmod(dir.path, 0o755)
             runtime = dir.path + "/runtime"
             try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
@@ -72,12 +75,15 @@ struct WaylandDataControlEndToEndTests {
             try bytes.write(to: file)
             clients.append(
                 try hosts.spawn(
-                    1, "/bin/sh", ["-c", "exec /usr/bin/wl-copy --foreground --type '\(type)' < '\(file.path)'"],
-                    // wl-copy keeps its buffer in a temporary folder: the test's, removed with it.
-                    environment: environment.merging(["TMPDIR": dir.path]) { $1 }))
+                    1, "/bin/sh", ["-c", "exec /usr/bin/wl-copy --foreground --type '\(type)' < '\(file.path)'"], environment: environment))
         }
 
         func stop() {
+            // wl-copy keeps its buffer in /tmp/wl-copy-buffer-* (not $TMPDIR) and removes it only
+            // when its selection is taken: the clipboard is cleared first.
+            let env = environment.map { "\($0.key)=\($0.value)" }
+            _ = try? hosts.run(1, ["/usr/bin/env"] + env + ["/usr/bin/wl-copy", "--clear"])
+            for c in clients { _ = c.waitForExit(timeout: 5) }
             for c in clients { c.stop() }
             sway.stop()
             hosts.tearDown()
