@@ -138,4 +138,25 @@ struct WaylandDataControlEndToEndTests {
         clipboard.release()
         try await waitUntil("the clipboard was given up", timeout: 10) { (await offPool { compositor.types() }).isEmpty }
     }
+
+    /// With `primary`, the primary selection is watched and owned as well.
+    @Test func primaryTooWhenAsked() async throws {
+        let compositor = try await Compositor()
+        defer { compositor.stop() }
+        let clipboard = try WaylandClipboard.open(display: compositor.socket, primary: true, limit: 16 << 20).get()
+        #expect(clipboard.start() == 0)
+        let file = compositor.dir.appendingPathComponent("selected")
+        try Data("selected words".utf8).write(to: file)
+        let command = "exec /usr/bin/wl-copy --foreground --primary --type 'text/plain;charset=utf-8' < '\(file.path)'"
+        compositor.clients.append(try compositor.hosts.spawn(1, "/bin/sh", ["-c", command], environment: compositor.environment))
+        let selected = await Self.next(clipboard.copies)
+        #expect(selected?.items.first?.bytes == Array("selected words".utf8))
+        clipboard.own(["text/plain;charset=utf-8"]) { _ in Array("from the other machine".utf8) }
+        let env = compositor.environment.map { "\($0.key)=\($0.value)" }
+        let paste = "/usr/bin/wl-paste --primary --no-newline --type text/plain; echo; echo rc=$?"
+        try await waitUntil("the primary selection is ours", timeout: 10) {
+            let out = await offPool { (try? compositor.hosts.run(1, ["/usr/bin/env"] + env + ["/bin/sh", "-c", paste])) ?? "" }
+            return out.hasPrefix("from the other machine")
+        }
+    }
 }

@@ -116,4 +116,21 @@ struct X11SelectionEndToEndTests {
         #expect(!clipboard.holdsClipboard)
         #expect((await offPool { server.xclip("-selection clipboard -o -t TARGETS") }).status != 0, "the clipboard was not given up")
     }
+
+    /// With `primary`, PRIMARY (the middle button's selection) is watched and owned as well.
+    @Test func primaryTooWhenAsked() async throws {
+        let server = try await Server()
+        defer { server.stop() }
+        let clipboard = try X11Clipboard(display: server.display, primary: true, limit: 16 << 20)
+        #expect(clipboard.start() == 0)
+        let file = server.dir.appendingPathComponent("selected")
+        try Data("selected words".utf8).write(to: file)
+        let command = "exec /usr/bin/xclip -quiet -selection primary -t UTF8_STRING -i '\(file.path)' >/dev/null"
+        server.clients.append(try server.hosts.spawn(1, "/bin/sh", ["-c", command], environment: ["DISPLAY": server.display]))
+        let selected = await Self.next(clipboard.copies)
+        #expect(selected?.items.first?.bytes == Array("selected words".utf8))
+        clipboard.own(["text/plain;charset=utf-8"]) { _ in Array("from the other machine".utf8) }
+        #expect((await offPool { server.xclip("-selection primary -o -t UTF8_STRING") }).output == Data("from the other machine".utf8))
+        #expect((await offPool { server.xclip("-selection clipboard -o -t UTF8_STRING") }).output == Data("from the other machine".utf8))
+    }
 }
