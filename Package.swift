@@ -66,7 +66,10 @@ let package = Package(
         // The session agent of the shared clipboard: a client of handoffd like any app.
         .executableTarget(
             name: "handoff-clipboard-agent",
-            dependencies: ["HandoffX11", "HandoffWayland", "HandoffClient", "HandoffControl", "HandoffCore", "HandoffAsync", "CHandoffShims"]),
+            dependencies: [
+                "HandoffX11", "HandoffWayland", "HandoffClipboard", "HandoffClient", "HandoffControl", "HandoffCore", "HandoffAsync",
+                "CHandoffShims"
+            ]),
         // The only importer of CNcurses: keys in, a Screen painted.
         .target(name: "HawkNotesTerminal", dependencies: ["CNcurses", "HawkNotesApp", "HandoffCore"]),
         // libyaml, seen only by HandoffConfig. Not through pkg-config: the header is in
@@ -294,8 +297,8 @@ let package = Package(
         .testTarget(name: "HandoffBusTests", dependencies: ["HandoffBus"]),
         .testTarget(name: "HandoffBrowserTests", dependencies: ["HandoffBrowser", "HandoffControl", "HandoffCore"]),
         .testTarget(name: "HandoffClipboardTests", dependencies: ["HandoffClipboard", "HandoffCore", "HandoffProtocol"]),
-        .testTarget(name: "HandoffX11Tests", dependencies: ["HandoffX11", "HandoffAsync", "HandoffTestSupport"]),
-        .testTarget(name: "HandoffWaylandTests", dependencies: ["HandoffWayland", "HandoffAsync", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffX11Tests", dependencies: ["HandoffX11", "HandoffClipboard", "HandoffAsync", "HandoffTestSupport"]),
+        .testTarget(name: "HandoffWaylandTests", dependencies: ["HandoffWayland", "HandoffClipboard", "HandoffAsync", "HandoffTestSupport"]),
         // The client against the daemon's own control server, over real sockets.
         .testTarget(
             name: "HandoffClientTests",

@@ -1,3 +1,10 @@
+/// A copy another program made on the display, as the agent read it: each shared type with its
+/// bytes, by MIME type (a password manager's copy: its hint alone, with no bytes).
+public struct DisplayCopy: Sendable {
+    public let items: [(mime: String, bytes: [UInt8])]
+    public init(items: [(mime: String, bytes: [UInt8])]) { self.items = items }
+}
+
 /// How the shared MIME types meet what programs on a display offer and ask for (X11 targets,
 /// Wayland MIME types). Text goes by several names: UTF8_STRING is what most X11 programs ask
 /// for, `text/plain;charset=utf-8` what GTK and Qt offer beside it on both displays.

@@ -25,7 +25,7 @@ extension WaylandClipboard {
         // A copy by another client: the clipboard is theirs now.
         if !isPrimary { lock.withLock { state.owned = nil } }
         if types.contains(DisplayTypes.hint) {
-            continuation.yield(LocalCopy(items: [(DisplayTypes.hint, [])]))
+            continuation.yield(DisplayCopy(items: [(DisplayTypes.hint, [])]))
             return
         }
         let pipes = DisplayTypes.reads(types).compactMap { (name, mime) -> (String, Int32)? in
@@ -44,7 +44,7 @@ extension WaylandClipboard {
                 total += bytes.count
                 items.append((mime, bytes))
             }
-            if !items.isEmpty { continuation.yield(LocalCopy(items: items)) }
+            if !items.isEmpty { continuation.yield(DisplayCopy(items: items)) }
         }
     }
 

@@ -26,18 +26,14 @@ public enum WaylandProblem: Error, Sendable, CustomStringConvertible {
 /// client makes is read (its shared types) and handed over; `own` makes the agent the clipboard's
 /// source, the bytes coming from `serve` when a client pastes. Its events run on a thread of its own.
 public final class WaylandClipboard: @unchecked Sendable {
-    public struct LocalCopy: Sendable {
-        public let items: [(mime: String, bytes: [UInt8])]
-    }
-
     let client: OpaquePointer
     let limit: Int
     let primary: Bool
     let lock = ThreadLock()
     /// What the event thread and the agent's calls share, under `lock`.
     var state = State()
-    let continuation: AsyncStream<LocalCopy>.Continuation
-    public let copies: AsyncStream<LocalCopy>
+    let continuation: AsyncStream<DisplayCopy>.Continuation
+    public let copies: AsyncStream<DisplayCopy>
     public let protocolName: String
 
     struct State {
@@ -110,7 +106,7 @@ public final class WaylandClipboard: @unchecked Sendable {
         self.primary = primary
         self.box = box
         protocolName = String(cString: hw_protocol(client))
-        (copies, continuation) = AsyncStream.makeStream(of: LocalCopy.self, bufferingPolicy: .bufferingNewest(4))
+        (copies, continuation) = AsyncStream.makeStream(of: DisplayCopy.self, bufferingPolicy: .bufferingNewest(4))
         box.clipboard = self
     }
 

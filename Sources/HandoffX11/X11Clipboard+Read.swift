@@ -10,11 +10,11 @@ extension X11Clipboard {
 
     /// The shared types of what another program copied. A password manager's copy is told by its
     /// hint alone: nothing else of it is read.
-    func read(_ selection: xcb_atom_t) -> LocalCopy? {
+    func read(_ selection: xcb_atom_t) -> DisplayCopy? {
         guard let targets = convert(selection, target: x.atom("TARGETS")), targets.type == x.atom("ATOM") else { return nil }
         let atoms = targets.bytes.withUnsafeBytes { raw in (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) } }
         let names = atoms.compactMap { x.name(of: $0) }
-        if names.contains(DisplayTypes.hint) { return LocalCopy(items: [(DisplayTypes.hint, [])]) }
+        if names.contains(DisplayTypes.hint) { return DisplayCopy(items: [(DisplayTypes.hint, [])]) }
         var items: [(mime: String, bytes: [UInt8])] = []
         var total = 0
         for (target, mime) in DisplayTypes.reads(names) {
@@ -23,7 +23,7 @@ extension X11Clipboard {
             guard total <= limit else { return nil }
             items.append((mime, got.bytes))
         }
-        return items.isEmpty ? nil : LocalCopy(items: items)
+        return items.isEmpty ? nil : DisplayCopy(items: items)
     }
 
     /// Asks the owner for one target into our window's property and reads it (INCR included).

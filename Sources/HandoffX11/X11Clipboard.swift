@@ -7,15 +7,10 @@ import HandoffCore
 #endif
 
 /// The X11 CLIPBOARD (and PRIMARY, if asked) of one display, for the clipboard agent: each copy
-/// another program makes is read (its shared types) and handed over as a `LocalCopy`; `own` makes
+/// another program makes is read (its shared types) and handed over as a `DisplayCopy`; `own` makes
 /// this program the owner, offering types whose bytes come from `serve` when a program pastes.
 /// Large transfers both ways use ICCCM's INCR protocol. Runs its own thread for the X events.
 public final class X11Clipboard: @unchecked Sendable {
-    /// A copy another program made: each shared type with its bytes (MIME names).
-    public struct LocalCopy: Sendable {
-        public let items: [(mime: String, bytes: [UInt8])]
-    }
-
     let x: X11Connection
     let selections: [xcb_atom_t]
     let limit: Int
@@ -26,8 +21,8 @@ public final class X11Clipboard: @unchecked Sendable {
     var sending: [TransferKey: Transfer] = [:]
     /// Events that came while the thread waited for another (handled after).
     var deferred: [UnsafeMutablePointer<xcb_generic_event_t>] = []
-    let continuation: AsyncStream<LocalCopy>.Continuation
-    public let copies: AsyncStream<LocalCopy>
+    let continuation: AsyncStream<DisplayCopy>.Continuation
+    public let copies: AsyncStream<DisplayCopy>
 
     struct Owned {
         let mimes: [String]
@@ -54,7 +49,7 @@ public final class X11Clipboard: @unchecked Sendable {
         var names = ["CLIPBOARD"]
         if primary { names.append("PRIMARY") }
         selections = names.map { x.atom($0) }
-        (copies, continuation) = AsyncStream.makeStream(of: LocalCopy.self, bufferingPolicy: .bufferingNewest(4))
+        (copies, continuation) = AsyncStream.makeStream(of: DisplayCopy.self, bufferingPolicy: .bufferingNewest(4))
         let mask = UInt32(XCB_XFIXES_SELECTION_EVENT_MASK_SET_SELECTION_OWNER.rawValue)
         for selection in selections { xcb_xfixes_select_selection_input(x.c, x.window, selection, mask) }
         // The atoms the reads and answers use, interned once here rather than on the event thread.

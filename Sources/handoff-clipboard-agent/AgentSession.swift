@@ -63,9 +63,9 @@ struct AgentSession: Sendable {
             return
         }
         let copying = Task {
-            for await items in display.copies {
+            for await copy in display.copies {
                 do throws(ClientError) {
-                    _ = try await requests.copyToClipboard(items.map { ($0.mime, Data($0.bytes)) })
+                    _ = try await requests.copyToClipboard(copy.items.map { ($0.mime, Data($0.bytes)) })
                 } catch {
                     // A secret, an echo, the switch off, a type not shared: kept here by design.
                     if ![.clipboardSecret, .clipboardEcho, .clipboardOff, .clipboardNothingShared].contains(error.code) {

@@ -1,24 +1,18 @@
+import HandoffClipboard
 import HandoffX11
 
 /// The X11 clipboard (XFixes selection notifications through libxcb).
 struct X11Display: DisplayClipboard {
     let clipboard: X11Clipboard
     let name: String
-    let copies: AsyncStream<[(mime: String, bytes: [UInt8])]>
 
     init(display: String?, primary: Bool, limit: Int) throws(X11Error) {
         clipboard = try X11Clipboard(display: display, primary: primary, limit: limit)
         name = primary ? "x11 (CLIPBOARD and PRIMARY, XFixes)" : "x11 (CLIPBOARD, XFixes)"
-        let source = clipboard.copies
-        copies = AsyncStream { continuation in
-            let pump = Task {
-                for await copy in source { continuation.yield(copy.items) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in pump.cancel() }
-        }
         _ = clipboard.start()
     }
+
+    var copies: AsyncStream<DisplayCopy> { clipboard.copies }
 
     func own(_ mimes: [String], serve: @escaping @Sendable (String) async -> [UInt8]?) { clipboard.own(mimes, serve: serve) }
     func release() { clipboard.release() }

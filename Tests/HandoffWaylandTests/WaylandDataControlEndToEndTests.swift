@@ -1,5 +1,6 @@
 import Foundation
 import HandoffAsync
+import HandoffClipboard
 import HandoffTestSupport
 import HandoffWayland
 import Testing
@@ -91,7 +92,7 @@ struct WaylandDataControlEndToEndTests {
         }
     }
 
-    static func next(_ copies: AsyncStream<WaylandClipboard.LocalCopy>) async -> WaylandClipboard.LocalCopy? {
+    static func next(_ copies: AsyncStream<DisplayCopy>) async -> DisplayCopy? {
         await Timeout.race(.seconds(10)) {
             for await copy in copies { return copy }
             return nil

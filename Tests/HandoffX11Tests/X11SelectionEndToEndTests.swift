@@ -1,5 +1,6 @@
 import Foundation
 import HandoffAsync
+import HandoffClipboard
 import HandoffTestSupport
 import HandoffX11
 import Testing
@@ -67,7 +68,7 @@ struct X11SelectionEndToEndTests {
         }
     }
 
-    static func next(_ copies: AsyncStream<X11Clipboard.LocalCopy>) async -> X11Clipboard.LocalCopy? {
+    static func next(_ copies: AsyncStream<DisplayCopy>) async -> DisplayCopy? {
         await Timeout.race(.seconds(10)) {
             for await copy in copies { return copy }
             return nil
